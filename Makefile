@@ -1,0 +1,94 @@
+# tgroup - top-level build.
+#
+#   make                 module + user space
+#   make module          tgroup.ko against KDIR (W=1)
+#   make check           every test: unit, lint, in-guest (VM) suites
+#   make demo            boot the guest and walk through the filesystem
+#   make deps            install missing Debian packages
+#   make checkpatch      scripts/checkpatch.pl --strict on the kernel sources
+#   make clean
+#
+# KDIR defaults to the running kernel's build dir if it exists, else the
+# newest installed Debian cloud kernel headers (the kernel the guest boots).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KVER ?= $(shell tests/vm/kver.sh 2>/dev/null)
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),/lib/modules/$(KVER)/build)
+# The guest boots $(GUEST_KVER): the headers the test module is built with.
+GUEST_KVER ?= $(KVER)
+GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
+
+CC ?= gcc
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
+GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread
+
+CORE_SRC := $(wildcard core/*.c)
+KSRC := $(wildcard module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]) Kbuild
+GUEST_SRC := $(wildcard tests/guest/*.c)
+GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
+GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
+
+.PHONY: all module user deps check demo checkpatch unit vm-check clean guest
+
+all: module user
+
+deps:
+	@scripts/deps.sh
+
+module: tgroup.ko
+
+tgroup.ko: $(KSRC)
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+# The module built for the guest kernel (same as tgroup.ko unless the host
+# runs a different kernel with headers installed).
+$(BUILD)/guest-ko/tgroup.ko: $(KSRC)
+	@mkdir -p $(dir $@)
+	$(MAKE) -C $(GUEST_KDIR) M=$(TOP) W=1 modules
+	cp tgroup.ko $@
+
+user: $(BUILD)/libtgcore.a
+
+$(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -ffreestanding -c -o $@ $<
+
+$(BUILD)/libtgcore.a: $(patsubst core/%.c,$(BUILD)/core/%.o,$(CORE_SRC))
+	ar rcs $@ $^
+
+$(BUILD)/guest/%: tests/guest/%.c tests/guest/harness.h tests/guest/util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+guest: $(GUEST_BIN)
+
+$(BUILD)/vm/initramfs.cpio.gz: $(BUILD)/guest-ko/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh
+	@mkdir -p $(BUILD)/vm/suites
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(BUILD)/vm/suites/
+	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(BUILD)/guest-ko/tgroup.ko $(BUILD)/vm/suites /usr/sbin/mke2fs
+
+# Unit tests of core/ (cmocka) and lint; each prints its own summary.
+unit:
+	@tests/run-unit.sh
+
+# In-guest suites; VM_SUITES picks a subset.
+VM_SUITES ?= fs,lifecycle
+vm-check: $(BUILD)/vm/initramfs.cpio.gz
+	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
+
+check: deps
+	@tests/check.sh
+
+demo: deps $(BUILD)/vm/initramfs.cpio.gz
+	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(BUILD)/vm/initramfs.cpio.gz demo >/dev/null; \
+	sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'
+
+checkpatch:
+	@scripts/checkpatch.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null 2>&1
+	rm -rf $(BUILD)

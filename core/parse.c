@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * parse.c - strict, all-or-nothing parsers for the writable tgroup files,
+ * and the matching formatters. Freestanding: see tg_compat.h.
+ */
+#include "tg_parse.h"
+
+const char *const tg_limit_keys[TG_NR_KINDS] = {
+	[TG_DRAM_READ]	= "dram_rbps",
+	[TG_DRAM_WRITE]	= "dram_wbps",
+	[TG_NVM_READ]	= "nvm_rbps",
+	[TG_NVM_WRITE]	= "nvm_wbps",
+};
+
+static size_t tg_strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* true if the len bytes at s spell exactly the NUL-terminated word */
+static bool tg_word_eq(const char *s, size_t len, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!word[i] || word[i] != s[i])
+			return false;
+	return word[len] == '\0';
+}
+
+static bool tg_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Drop one trailing newline: "accepted, not required". */
+static size_t tg_chomp(const char *buf, size_t len)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	return len;
+}
+
+/**
+ * tg_parse_u64() - parse an unsigned decimal number, nothing else
+ * @s:   digits (not NUL-terminated)
+ * @len: number of bytes
+ * @out: result, written only on success
+ * @msg: explanation on failure
+ *
+ * Return: 0, or -1 for an empty string, a sign, a non-digit or overflow.
+ */
+int tg_parse_u64(const char *s, size_t len, uint64_t *out, const char **msg)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!len) {
+		*msg = "empty number";
+		return -1;
+	}
+	if (s[0] == '-') {
+		*msg = "negative number";
+		return -1;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned int d;
+
+		if (s[i] < '0' || s[i] > '9') {
+			*msg = "not a decimal number";
+			return -1;
+		}
+		d = (unsigned int)(s[i] - '0');
+		if (v > (U64_MAX - d) / 10) {
+			*msg = "number out of range";
+			return -1;
+		}
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/**
+ * tg_parse_pid() - parse one pid/tid as written to cgroup.procs or tasks
+ * @buf: the write, one decimal number and an optional trailing newline
+ * @len: its length
+ * @pid: result (0 means "the writer itself")
+ * @msg: explanation on failure
+ *
+ * Return: 0, or -1 if the input is not exactly one pid in 0..TG_PID_MAX.
+ */
+int tg_parse_pid(const char *buf, size_t len, int32_t *pid, const char **msg)
+{
+	uint64_t v;
+
+	len = tg_chomp(buf, len);
+	if (tg_parse_u64(buf, len, &v, msg))
+		return -1;
+	if (v > TG_PID_MAX) {
+		*msg = "pid out of range";
+		return -1;
+	}
+	*pid = (int32_t)v;
+	return 0;
+}
+
+/**
+ * tg_parse_priority() - parse "high" or "low"
+ * @buf:  the write
+ * @len:  its length
+ * @prio: result
+ * @msg:  explanation on failure
+ *
+ * Return: 0 or -1.
+ */
+int tg_parse_priority(const char *buf, size_t len, enum tg_priority *prio,
+		      const char **msg)
+{
+	len = tg_chomp(buf, len);
+	if (tg_word_eq(buf, len, "high")) {
+		*prio = TG_PRIO_HIGH;
+		return 0;
+	}
+	if (tg_word_eq(buf, len, "low")) {
+		*prio = TG_PRIO_LOW;
+		return 0;
+	}
+	*msg = "priority must be 'high' or 'low'";
+	return -1;
+}
+
+const char *tg_priority_name(enum tg_priority prio)
+{
+	return prio == TG_PRIO_HIGH ? "high" : "low";
+}
+
+/*
+ * One "key=value" token. tg_kv_next() skips separators and returns 1 with
+ * the next token, 0 at the end, -1 (with *msg) for a token without '='.
+ */
+struct tg_kv {
+	const char *key, *val;
+	size_t klen, vlen;
+};
+
+static int tg_kv_next(const char **pos, const char *end, struct tg_kv *kv,
+		      const char **msg)
+{
+	const char *p = *pos, *tok, *eq = NULL;
+
+	while (p < end && tg_is_space(*p))
+		p++;
+	if (p == end)
+		return 0;
+	tok = p;
+	while (p < end && !tg_is_space(*p)) {
+		if (*p == '=' && !eq)
+			eq = p;
+		p++;
+	}
+	*pos = p;
+	if (!eq || eq == tok) {
+		*msg = "expected key=value";
+		return -1;
+	}
+	kv->key = tok;
+	kv->klen = (size_t)(eq - tok);
+	kv->val = eq + 1;
+	kv->vlen = (size_t)(p - eq - 1);
+	return 1;
+}
+
+void tg_limits_init(struct tg_limits *limits)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		limits->bps[k] = TG_UNLIMITED;
+}
+
+/**
+ * tg_parse_limits() - apply "key=V ..." to a set of limits
+ * @buf:    the write: a non-empty subset of dram_rbps, dram_wbps, nvm_rbps,
+ *          nvm_wbps, each at most once, V a byte rate or "max"
+ * @len:    its length
+ * @limits: current limits in, new limits out (unchanged on failure)
+ * @msg:    explanation on failure
+ *
+ * Return: 0 or -1.
+ */
+int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
+		    const char **msg)
+{
+	struct tg_limits next = *limits;
+	const char *p = buf, *end = buf + len;
+	unsigned int seen = 0;
+	struct tg_kv kv;
+	int r, k;
+
+	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
+		for (k = 0; k < TG_NR_KINDS; k++)
+			if (tg_word_eq(kv.key, kv.klen, tg_limit_keys[k]))
+				break;
+		if (k == TG_NR_KINDS) {
+			*msg = "unknown limit key (dram_rbps dram_wbps nvm_rbps nvm_wbps)";
+			return -1;
+		}
+		if (seen & (1u << k)) {
+			*msg = "limit key given twice";
+			return -1;
+		}
+		seen |= 1u << k;
+		if (tg_word_eq(kv.val, kv.vlen, "max"))
+			next.bps[k] = TG_UNLIMITED;
+		else if (tg_parse_u64(kv.val, kv.vlen, &next.bps[k], msg))
+			return -1;
+	}
+	if (r < 0)
+		return -1;
+	if (!seen) {
+		*msg = "no limit given";
+		return -1;
+	}
+	*limits = next;
+	return 0;
+}
+
+/**
+ * tg_parse_config() - apply "key=value ..." to the configuration
+ * @buf: the write: one or more key=value pairs separated by spaces or lines
+ * @len: its length
+ * @cfg: current configuration in, new one out (unchanged on failure)
+ * @msg: explanation on failure
+ *
+ * Known keys: period_ms (TG_PERIOD_MS_MIN..TG_PERIOD_MS_MAX).
+ *
+ * Return: 0 or -1.
+ */
+int tg_parse_config(const char *buf, size_t len, struct tg_config *cfg,
+		    const char **msg)
+{
+	struct tg_config next = *cfg;
+	const char *p = buf, *end = buf + len;
+	bool any = false;
+	struct tg_kv kv;
+	uint64_t v;
+	int r;
+
+	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
+		any = true;
+		if (tg_word_eq(kv.key, kv.klen, "period_ms")) {
+			if (tg_parse_u64(kv.val, kv.vlen, &v, msg))
+				return -1;
+			if (v < TG_PERIOD_MS_MIN || v > TG_PERIOD_MS_MAX) {
+				*msg = "period_ms must be 1..1000";
+				return -1;
+			}
+			next.period_ms = (uint32_t)v;
+		} else {
+			*msg = "unknown or read-only config key";
+			return -1;
+		}
+	}
+	if (r < 0)
+		return -1;
+	if (!any) {
+		*msg = "no key=value given";
+		return -1;
+	}
+	*cfg = next;
+	return 0;
+}
+
+/**
+ * tg_valid_group_name() - check a group directory name
+ * @name: the name (not necessarily NUL-terminated)
+ * @len:  its length
+ * @msg:  explanation on failure
+ *
+ * Return: 0 for 1..64 bytes of [A-Za-z0-9._-] other than "." and "..", else -1.
+ */
+int tg_valid_group_name(const char *name, size_t len, const char **msg)
+{
+	size_t i;
+
+	if (len < 1 || len > 64) {
+		*msg = "group name must be 1..64 bytes";
+		return -1;
+	}
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) {
+			*msg = "group name may only use [A-Za-z0-9._-]";
+			return -1;
+		}
+	}
+	if (tg_word_eq(name, len, ".") || tg_word_eq(name, len, "..")) {
+		*msg = "group name may not be . or ..";
+		return -1;
+	}
+	return 0;
+}
+
+/* Append a string; pos tracks the length, -1 once the buffer is too small. */
+static void tg_put(char *buf, size_t size, int *pos, const char *s)
+{
+	size_t n;
+
+	if (*pos < 0)
+		return;
+	n = tg_strlen(s);
+	if ((size_t)*pos + n + 1 > size) {
+		*pos = -1;
+		return;
+	}
+	while (*s)
+		buf[(*pos)++] = *s++;
+	buf[*pos] = '\0';
+}
+
+/**
+ * tg_fmt_u64() - decimal representation of v
+ * @buf:  output
+ * @size: its size
+ * @v:    value
+ *
+ * Return: length written, or -1 if it does not fit.
+ */
+int tg_fmt_u64(char *buf, size_t size, uint64_t v)
+{
+	char tmp[21];
+	int n = 0, pos = 0;
+
+	do {
+		tmp[n++] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	if ((size_t)n + 1 > size)
+		return -1;
+	while (n)
+		buf[pos++] = tmp[--n];
+	buf[pos] = '\0';
+	return pos;
+}
+
+/* "k0=v0 k1=v1 k2=v2 k3=v3\n" with U64_MAX printed as "max" if allowed */
+static int tg_fmt_kinds(char *buf, size_t size, const uint64_t *v,
+			bool max_word)
+{
+	char num[21];
+	int pos = 0, k;
+
+	if (!size)
+		return -1;
+	buf[0] = '\0';
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		if (k)
+			tg_put(buf, size, &pos, " ");
+		tg_put(buf, size, &pos, tg_limit_keys[k]);
+		tg_put(buf, size, &pos, "=");
+		if (max_word && v[k] == TG_UNLIMITED)
+			tg_put(buf, size, &pos, "max");
+		else if (tg_fmt_u64(num, sizeof(num), v[k]) >= 0)
+			tg_put(buf, size, &pos, num);
+	}
+	tg_put(buf, size, &pos, "\n");
+	return pos;
+}
+
+/**
+ * tg_fmt_limits() - the tgroup.limit line
+ * @buf:    output
+ * @size:   its size (TG_LINE_MAX always fits)
+ * @limits: limits to print
+ *
+ * Return: length written, or -1 if it does not fit.
+ */
+int tg_fmt_limits(char *buf, size_t size, const struct tg_limits *limits)
+{
+	return tg_fmt_kinds(buf, size, limits->bps, true);
+}
+
+/**
+ * tg_fmt_bw() - the tgroup.bandwidth line
+ * @buf:  output
+ * @size: its size (TG_LINE_MAX always fits)
+ * @bw:   bytes/s per kind
+ *
+ * Return: length written, or -1 if it does not fit.
+ */
+int tg_fmt_bw(char *buf, size_t size, const struct tg_bw *bw)
+{
+	return tg_fmt_kinds(buf, size, bw->v, false);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tg_parse.h - strict parsers and formatters for every writable tgroup file.
+ *
+ * Every parser takes the raw bytes of one write(2) (not NUL-terminated),
+ * is all-or-nothing (outputs are written only on success) and on failure
+ * returns -1 and points *msg at a static one-line explanation suitable for
+ * last_cmd_status. A single trailing newline is accepted, never required.
+ */
+#ifndef TG_PARSE_H
+#define TG_PARSE_H
+
+#include "tg_compat.h"
+
+enum tg_priority {
+	TG_PRIO_LOW = 0,
+	TG_PRIO_HIGH = 1,
+};
+
+/* The four bandwidth kinds, in the order the files print them. */
+enum tg_kind {
+	TG_DRAM_READ,
+	TG_DRAM_WRITE,
+	TG_NVM_READ,
+	TG_NVM_WRITE,
+	TG_NR_KINDS,
+};
+
+/* bytes/s (or bytes) per kind */
+struct tg_bw {
+	uint64_t v[TG_NR_KINDS];
+};
+
+/* A limit of TG_UNLIMITED prints and parses as "max". */
+#define TG_UNLIMITED U64_MAX
+
+struct tg_limits {
+	uint64_t bps[TG_NR_KINDS];
+};
+
+/* Settings behind tgroup.config that the parser knows. */
+struct tg_config {
+	uint32_t period_ms;
+};
+
+#define TG_PERIOD_MS_MIN	1
+#define TG_PERIOD_MS_MAX	1000
+#define TG_PERIOD_MS_DEFAULT	10
+
+/* Largest pid the kernel can hand out (PID_MAX_LIMIT on 64-bit). */
+#define TG_PID_MAX		(4 * 1024 * 1024)
+
+/* Key names of tgroup.limit / tgroup.bandwidth, indexed by enum tg_kind. */
+extern const char *const tg_limit_keys[TG_NR_KINDS];
+
+int tg_parse_u64(const char *s, size_t len, uint64_t *out, const char **msg);
+int tg_parse_pid(const char *buf, size_t len, int32_t *pid, const char **msg);
+int tg_parse_priority(const char *buf, size_t len, enum tg_priority *prio,
+		      const char **msg);
+int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
+		    const char **msg);
+int tg_parse_config(const char *buf, size_t len, struct tg_config *cfg,
+		    const char **msg);
+int tg_valid_group_name(const char *name, size_t len, const char **msg);
+
+void tg_limits_init(struct tg_limits *limits);
+const char *tg_priority_name(enum tg_priority prio);
+
+/*
+ * Formatters write a NUL-terminated line into buf and return its length
+ * (without the NUL), or -1 if it would not fit in size bytes.
+ */
+#define TG_LINE_MAX 160
+int tg_fmt_limits(char *buf, size_t size, const struct tg_limits *limits);
+int tg_fmt_bw(char *buf, size_t size, const struct tg_bw *bw);
+int tg_fmt_u64(char *buf, size_t size, uint64_t v);
+
+#endif /* TG_PARSE_H */

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * group.c - the group registry: the static root group and the child groups
+ * created by mkdir, bounded by the max_groups module parameter.
+ *
+ * A group is built fully (tg_group_alloc), given its directory by the
+ * filesystem, and only then made visible (tg_group_activate). Removal marks
+ * it dead under both locks so that no task can join it afterwards; the
+ * memory lives on until the last inode pointing at it is freed.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "tgroup.h"
+
+DEFINE_MUTEX(tg_mutex);
+
+struct tg_group tg_root_group = {
+	.node		= LIST_HEAD_INIT(tg_root_group.node),
+	.members	= LIST_HEAD_INIT(tg_root_group.members),
+	.priority	= TG_PRIO_HIGH,		/* never throttled */
+	.mba_percent	= 100,
+	.cpu_quota_usec	= TG_QUOTA_MAX,
+};
+
+/* Child groups in creation order; RCU for the regulation loop. */
+LIST_HEAD(tg_groups);
+static unsigned int tg_nr_groups;
+static u64 tg_next_id = 1;
+
+static void tg_group_init_settings(struct tg_group *grp)
+{
+	grp->priority = TG_PRIO_LOW;
+	tg_limits_init(&grp->limits);
+	grp->mba_percent = 100;
+	grp->cpu_quota_usec = TG_QUOTA_MAX;
+}
+
+/**
+ * tg_group_alloc() - build a new, not yet visible group
+ * @name: a name already checked by tg_valid_group_name()
+ * @msg:  explanation on failure
+ *
+ * Context: Process context, tg_mutex held.
+ * Return: the group with one reference (the registry's), or ERR_PTR:
+ * -ENOSPC when max_groups groups exist, -ENOMEM.
+ */
+struct tg_group *tg_group_alloc(const char *name, const char **msg)
+{
+	struct tg_group *grp;
+
+	lockdep_assert_held(&tg_mutex);
+	if (tg_nr_groups >= tg_max_groups) {
+		*msg = "max_groups reached";
+		return ERR_PTR(-ENOSPC);
+	}
+	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	if (!grp) {
+		*msg = "out of memory";
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&grp->ref);
+	INIT_LIST_HEAD(&grp->node);
+	INIT_LIST_HEAD(&grp->members);
+	strscpy(grp->name, name, sizeof(grp->name));
+	tg_group_init_settings(grp);
+	return grp;
+}
+
+/**
+ * tg_group_activate() - make a fully built group visible
+ * @grp: group from tg_group_alloc()
+ *
+ * Context: Process context, tg_mutex held.
+ */
+void tg_group_activate(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_mutex);
+	grp->id = tg_next_id++;
+	list_add_tail_rcu(&grp->node, &tg_groups);
+	tg_nr_groups++;
+}
+
+static void tg_group_release(struct kref *ref)
+{
+	struct tg_group *grp = container_of(ref, struct tg_group, ref);
+
+	kfree_rcu(grp, rcu);
+}
+
+/**
+ * tg_group_get() - take a reference on a child group
+ * @grp: group (the root group is static and not counted)
+ */
+void tg_group_get(struct tg_group *grp)
+{
+	if (!tg_is_root(grp))
+		kref_get(&grp->ref);
+}
+
+/**
+ * tg_group_put() - drop a reference; the last one frees after a grace period
+ * @grp: group
+ *
+ * Context: Any context.
+ */
+void tg_group_put(struct tg_group *grp)
+{
+	if (!tg_is_root(grp))
+		kref_put(&grp->ref, tg_group_release);
+}
+
+/* Unlist a dead, empty group and drop the registry's reference. */
+static void tg_group_unlist(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_mutex);
+	list_del_rcu(&grp->node);
+	tg_nr_groups--;
+	tg_group_put(grp);
+}
+
+/**
+ * tg_group_remove() - remove an empty child group (rmdir)
+ * @grp: group
+ * @msg: explanation on failure
+ *
+ * Context: Process context, tg_mutex held.
+ * Return: 0, or -EBUSY while the group has tasks.
+ */
+int tg_group_remove(struct tg_group *grp, const char **msg)
+{
+	lockdep_assert_held(&tg_mutex);
+	spin_lock(&tg_member_lock);
+	if (grp->nr_tasks) {
+		spin_unlock(&tg_member_lock);
+		*msg = "group has tasks";
+		return -EBUSY;
+	}
+	grp->dead = true;
+	spin_unlock(&tg_member_lock);
+	tg_group_unlist(grp);
+	return 0;
+}
+
+/**
+ * tg_group_remove_all() - unmount: every task back to root, every group gone
+ *
+ * Context: Process context, tg_mutex held.
+ */
+void tg_group_remove_all(void)
+{
+	struct tg_group *grp, *tmp;
+
+	lockdep_assert_held(&tg_mutex);
+	tg_release_all_members();
+	spin_lock(&tg_member_lock);
+	list_for_each_entry(grp, &tg_groups, node)
+		grp->dead = true;
+	spin_unlock(&tg_member_lock);
+	list_for_each_entry_safe(grp, tmp, &tg_groups, node)
+		tg_group_unlist(grp);
+}
+
+/**
+ * tg_group_reset_root() - forget the root group's accounting (new mount)
+ *
+ * Context: Process context, tg_mutex held, no mount exists.
+ */
+void tg_group_reset_root(void)
+{
+	struct tg_group *root = &tg_root_group;
+
+	lockdep_assert_held(&tg_mutex);
+	memset(&root->bw, 0, sizeof(root->bw));
+	memset(&root->total, 0, sizeof(root->total));
+	root->nr_periods = 0;
+	root->nr_throttled = 0;
+	root->throttled_usec = 0;
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - tgroup.ko: find and throttle memory-bandwidth noisy neighbours on
+ * hybrid DRAM + slow-tier (Optane PMem, CXL) servers.
+ *
+ * Module parameters:
+ *  max_groups  most child groups that may exist at once (mkdir: ENOSPC)
+ *  period_ms   initial regulation period, 1..1000 (tgroup.config changes it)
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "tgroup.h"
+
+unsigned int tg_max_groups = 256;
+module_param_named(max_groups, tg_max_groups, uint, 0444);
+MODULE_PARM_DESC(max_groups, "Maximum number of groups (1..65536, default 256)");
+
+unsigned int tg_period_ms = TG_PERIOD_MS_DEFAULT;
+module_param_named(period_ms, tg_period_ms, uint, 0444);
+MODULE_PARM_DESC(period_ms, "Initial regulation period in ms (1..1000, default 10)");
+
+#define TG_MAX_GROUPS_LIMIT 65536
+
+static int __init tg_init(void)
+{
+	int ret;
+
+	if (tg_max_groups < 1 || tg_max_groups > TG_MAX_GROUPS_LIMIT) {
+		pr_err("tgroup: max_groups must be 1..%u\n", TG_MAX_GROUPS_LIMIT);
+		return -EINVAL;
+	}
+	if (tg_period_ms < TG_PERIOD_MS_MIN || tg_period_ms > TG_PERIOD_MS_MAX) {
+		pr_err("tgroup: period_ms must be %u..%u\n", TG_PERIOD_MS_MIN,
+		       TG_PERIOD_MS_MAX);
+		return -EINVAL;
+	}
+	ret = tg_membership_init();
+	if (ret)
+		return ret;
+	ret = tg_fs_init();
+	if (ret)
+		goto err_membership;
+	return 0;
+
+err_membership:
+	tg_membership_exit();
+	return ret;
+}
+
+static void __exit tg_exit(void)
+{
+	tg_fs_exit();
+	tg_membership_exit();
+}
+
+module_init(tg_init);
+module_exit(tg_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("tgroup: memory-bandwidth throttling groups for hybrid DRAM/NVM servers");

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * membership.c - which task is in which group.
+ *
+ * A loadable module cannot add a field to task_struct or hook
+ * cgroup_post_fork(), so membership is a hash of struct tg_member keyed by
+ * task_struct pointer, holding only tasks in child groups. It is kept
+ * correct by two tracepoints found by name:
+ *
+ *  - task_newtask (end of copy_process(), every process and thread the
+ *    kernel creates, before it first runs): the new task joins the group of
+ *    the task that created it, unless someone already moved it;
+ *  - sched_process_exit (do_exit(), after PF_EXITING is set): the task
+ *    leaves; what it consumed stays in its group's totals.
+ *
+ * Movers skip PF_EXITING tasks. Exit always takes tg_member_lock, so a
+ * mover either sees PF_EXITING or inserts before the exit hook runs and is
+ * then undone by it: no record outlives its task.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/tracepoint.h>
+
+#include "tgroup.h"
+
+#define TG_MEMBER_HASH_BITS	10
+/* How often a process move retries when threads keep appearing. */
+#define TG_MOVE_RETRIES		8
+
+DEFINE_SPINLOCK(tg_member_lock);
+static DEFINE_HASHTABLE(tg_member_hash, TG_MEMBER_HASH_BITS);
+static struct kmem_cache *tg_member_cache;
+/* New tasks that could not inherit a child group (GFP_NOWAIT failed). */
+atomic64_t tg_inherit_failures = ATOMIC64_INIT(0);
+
+static struct tg_member *tg_member_find(struct task_struct *task)
+{
+	struct tg_member *m;
+
+	hash_for_each_possible_rcu(tg_member_hash, m, hnode,
+				   (unsigned long)task,
+				   lockdep_is_held(&tg_member_lock))
+		if (m->task == task)
+			return m;
+	return NULL;
+}
+
+/**
+ * tg_task_group() - the group a task belongs to
+ * @task: task
+ *
+ * Context: rcu_read_lock() or tg_member_lock held.
+ * Return: its child group, or the root group.
+ */
+struct tg_group *tg_task_group(struct task_struct *task)
+{
+	struct tg_member *m = tg_member_find(task);
+
+	return m ? m->grp : &tg_root_group;
+}
+
+static void tg_member_attach(struct tg_member *m, struct task_struct *task,
+			     struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_member_lock);
+	get_task_struct(task);
+	m->task = task;
+	m->grp = grp;
+	list_add_tail(&m->gnode, &grp->members);
+	grp->nr_tasks++;
+	hash_add_rcu(tg_member_hash, &m->hnode, (unsigned long)task);
+}
+
+static void tg_member_free_rcu(struct rcu_head *rcu)
+{
+	struct tg_member *m = container_of(rcu, struct tg_member, rcu);
+
+	put_task_struct(m->task);
+	kmem_cache_free(tg_member_cache, m);
+}
+
+static void tg_member_detach(struct tg_member *m)
+{
+	lockdep_assert_held(&tg_member_lock);
+	hash_del_rcu(&m->hnode);
+	list_del(&m->gnode);
+	m->grp->nr_tasks--;
+	call_rcu(&m->rcu, tg_member_free_rcu);
+}
+
+static void tg_member_switch(struct tg_member *m, struct tg_group *dst)
+{
+	lockdep_assert_held(&tg_member_lock);
+	list_move_tail(&m->gnode, &dst->members);
+	m->grp->nr_tasks--;
+	dst->nr_tasks++;
+	WRITE_ONCE(m->grp, dst);
+}
+
+/* --- tracepoint probes ---------------------------------------------- */
+
+static void tg_on_newtask(void *data, struct task_struct *task,
+			  unsigned long clone_flags)
+{
+	struct tg_member *m;
+	bool parent_in_group;
+
+	rcu_read_lock();
+	parent_in_group = tg_member_find(current);
+	rcu_read_unlock();
+	if (!parent_in_group)
+		return;
+
+	/* Probes run with preemption disabled: no sleeping allocation. */
+	m = kmem_cache_alloc(tg_member_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!m) {
+		atomic64_inc(&tg_inherit_failures);
+		return;
+	}
+	spin_lock(&tg_member_lock);
+	{
+		struct tg_member *pm = tg_member_find(current);
+
+		/* A mover may have placed the new task already: it wins. */
+		if (pm && !tg_member_find(task) && !pm->grp->dead) {
+			tg_member_attach(m, task, pm->grp);
+			m = NULL;
+		}
+	}
+	spin_unlock(&tg_member_lock);
+	if (m)
+		kmem_cache_free(tg_member_cache, m);
+}
+
+static void tg_on_exit(void *data, struct task_struct *task)
+{
+	struct tg_member *m;
+
+	spin_lock(&tg_member_lock);
+	m = tg_member_find(task);
+	if (m)
+		tg_member_detach(m);
+	spin_unlock(&tg_member_lock);
+}
+
+static struct {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+} tg_tracepoints[] = {
+	{ .name = "task_newtask",	.probe = tg_on_newtask },
+	{ .name = "sched_process_exit",	.probe = tg_on_exit },
+};
+
+static void tg_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tg_tracepoints); i++)
+		if (!strcmp(tp->name, tg_tracepoints[i].name))
+			tg_tracepoints[i].tp = tp;
+}
+
+/* --- moving tasks ----------------------------------------------------- */
+
+/* cgroup v1 rule, with the credentials the file was opened with. */
+static bool tg_may_move(const struct file *file, struct task_struct *task)
+{
+	const struct cred *fcred = file->f_cred, *tcred;
+	bool ok;
+
+	if (file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = uid_eq(fcred->euid, tcred->uid) || uid_eq(fcred->euid, tcred->suid);
+	rcu_read_unlock();
+	return ok;
+}
+
+static unsigned int tg_count_threads(struct task_struct *task, bool threadgroup)
+{
+	struct task_struct *t;
+	unsigned int n = 0;
+
+	if (!threadgroup)
+		return 1;
+	rcu_read_lock();
+	for_each_thread(task, t)
+		n++;
+	rcu_read_unlock();
+	return n;
+}
+
+static void tg_free_spares(struct tg_member **spare, unsigned int n)
+{
+	while (n)
+		kmem_cache_free(tg_member_cache, spare[--n]);
+	kfree(spare);
+}
+
+/*
+ * Place one thread into dst using a spare record when it has none.
+ * Return: 1 if placed, 0 if skipped (exiting), -1 if out of spares.
+ */
+static int tg_place_thread(struct task_struct *t, struct tg_group *dst,
+			   struct tg_member **spare, unsigned int *nr_spare)
+{
+	struct tg_member *m;
+
+	lockdep_assert_held(&tg_member_lock);
+	if (t->flags & PF_EXITING)
+		return 0;
+	m = tg_member_find(t);
+	if (tg_is_root(dst)) {
+		if (m)
+			tg_member_detach(m);
+		return 1;
+	}
+	if (m) {
+		if (m->grp != dst)
+			tg_member_switch(m, dst);
+		return 1;
+	}
+	if (!*nr_spare)
+		return -1;
+	tg_member_attach(spare[--(*nr_spare)], t, dst);
+	return 1;
+}
+
+/*
+ * Move task (or its whole thread group) to dst. Threads that cannot be
+ * placed make the whole move fail before anything changed: the spares are
+ * counted first, so -EAGAIN only happens before the first placement.
+ */
+static int tg_move_task(struct tg_group *dst, struct task_struct *task,
+			bool threadgroup, const char **msg)
+{
+	struct tg_member **spare = NULL;
+	unsigned int want, nr_spare = 0, placed = 0, tries;
+	struct task_struct *t;
+	int ret;
+
+	for (tries = 0; tries < TG_MOVE_RETRIES; tries++) {
+		want = tg_is_root(dst) ? 0 : tg_count_threads(task, threadgroup);
+		spare = kcalloc(max(want, 1U), sizeof(*spare), GFP_KERNEL);
+		if (!spare)
+			goto nomem;
+		for (nr_spare = 0; nr_spare < want; nr_spare++) {
+			spare[nr_spare] = kmem_cache_alloc(tg_member_cache,
+							   GFP_KERNEL);
+			if (!spare[nr_spare]) {
+				tg_free_spares(spare, nr_spare);
+				goto nomem;
+			}
+		}
+
+		spin_lock(&tg_member_lock);
+		rcu_read_lock();
+		if (dst->dead) {
+			ret = -ENODEV;
+			*msg = "group has been removed";
+			goto unlock;
+		}
+		/* Enough spares for every thread that may need one? */
+		if (!tg_is_root(dst) &&
+		    tg_count_threads(task, threadgroup) > want) {
+			ret = -EAGAIN;
+			goto unlock;
+		}
+		ret = 0;
+		if (threadgroup) {
+			for_each_thread(task, t)
+				placed += tg_place_thread(t, dst, spare, &nr_spare) > 0;
+		} else {
+			placed = tg_place_thread(task, dst, spare, &nr_spare) > 0;
+		}
+		if (!placed) {
+			ret = -ESRCH;
+			*msg = "task is exiting";
+		}
+unlock:
+		rcu_read_unlock();
+		spin_unlock(&tg_member_lock);
+		tg_free_spares(spare, nr_spare);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	*msg = "threads kept appearing, try again";
+	return -EAGAIN;
+nomem:
+	*msg = "out of memory";
+	return -ENOMEM;
+}
+
+/**
+ * tg_move_pid() - the write side of cgroup.procs and tasks
+ * @dst:         destination group (the root group moves tasks out)
+ * @nr:          pid in the writer's pid namespace, 0 for the writer itself
+ * @threadgroup: move every thread of the process (cgroup.procs)
+ * @file:        the file written, for the permission check
+ * @msg:         explanation on failure
+ *
+ * Context: Process context; takes tg_member_lock.
+ * Return: 0, -ESRCH (no such pid, or exiting), -EINVAL (kernel thread),
+ * -EPERM (not CAP_SYS_ADMIN and euid matches neither uid nor suid),
+ * -ENODEV (group removed), -ENOMEM, -EAGAIN.
+ */
+int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
+		const struct file *file, const char **msg)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int ret;
+
+	if (nr) {
+		pid = find_get_pid(nr);
+		task = get_pid_task(pid, PIDTYPE_PID);
+		put_pid(pid);
+	} else {
+		task = get_task_struct(current);
+	}
+	if (!task) {
+		*msg = "no such pid in the writer's pid namespace";
+		return -ESRCH;
+	}
+	if (task->flags & PF_KTHREAD) {
+		*msg = "kernel threads cannot be moved";
+		ret = -EINVAL;
+	} else if (!tg_may_move(file, task)) {
+		*msg = "not permitted to move this task";
+		ret = -EPERM;
+	} else {
+		ret = tg_move_task(dst, task, threadgroup, msg);
+	}
+	put_task_struct(task);
+	return ret;
+}
+
+/**
+ * tg_release_all_members() - move every task back to the root group
+ *
+ * Context: Process context; takes tg_member_lock.
+ */
+void tg_release_all_members(void)
+{
+	struct tg_member *m;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock(&tg_member_lock);
+	hash_for_each_safe(tg_member_hash, bkt, tmp, m, hnode)
+		tg_member_detach(m);
+	spin_unlock(&tg_member_lock);
+}
+
+/* --- listing ------------------------------------------------------------ */
+
+static int tg_cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Fill pids[] (capacity cap) with the group's ids in ns; return how many
+ * there are, which may exceed cap (then the caller retries bigger).
+ */
+static size_t tg_collect(struct tg_group *grp, bool tgids,
+			 struct pid_namespace *ns, pid_t *pids, size_t cap)
+{
+	struct task_struct *p, *t;
+	struct tg_member *m;
+	size_t n = 0;
+	pid_t id;
+
+	if (!tg_is_root(grp)) {
+		spin_lock(&tg_member_lock);
+		list_for_each_entry(m, &grp->members, gnode) {
+			id = tgids ? task_tgid_nr_ns(m->task, ns)
+				   : task_pid_nr_ns(m->task, ns);
+			if (id && n < cap)
+				pids[n] = id;
+			n += id != 0;
+		}
+		spin_unlock(&tg_member_lock);
+		return n;
+	}
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if ((t->flags & PF_EXITING) || tg_member_find(t))
+			continue;
+		id = tgids ? task_tgid_nr_ns(t, ns) : task_pid_nr_ns(t, ns);
+		if (id && n < cap)
+			pids[n] = id;
+		n += id != 0;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * tg_group_pids() - the read side of cgroup.procs and tasks
+ * @grp:   group
+ * @tgids: list thread-group ids (cgroup.procs) instead of thread ids
+ * @pids:  out: kvmalloc'ed array, sorted ascending, no duplicates; kvfree it
+ * @nr:    out: number of entries
+ *
+ * Ids are those of the caller's pid namespace; tasks not visible there are
+ * left out.
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids, size_t *nr)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	size_t cap = 64, n, i, out;
+	pid_t *buf;
+
+	for (;;) {
+		buf = kvmalloc_array(cap, sizeof(*buf), GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		n = tg_collect(grp, tgids, ns, buf, cap);
+		if (n <= cap)
+			break;
+		kvfree(buf);
+		cap = n + n / 4 + 16;
+	}
+	sort(buf, n, sizeof(*buf), tg_cmp_pid, NULL);
+	for (i = 0, out = 0; i < n; i++)
+		if (!out || buf[out - 1] != buf[i])
+			buf[out++] = buf[i];
+	*pids = buf;
+	*nr = out;
+	return 0;
+}
+
+/* --- init / exit -------------------------------------------------------- */
+
+/**
+ * tg_membership_init() - set up the member cache and the fork/exit hooks
+ *
+ * Context: Module init.
+ * Return: 0, -ENOMEM, -ENOENT if a tracepoint does not exist, or the error
+ * of tracepoint_probe_register().
+ */
+int tg_membership_init(void)
+{
+	int i, ret;
+
+	tg_member_cache = KMEM_CACHE(tg_member, 0);
+	if (!tg_member_cache)
+		return -ENOMEM;
+	for_each_kernel_tracepoint(tg_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(tg_tracepoints); i++) {
+		if (!tg_tracepoints[i].tp) {
+			pr_err("tgroup: tracepoint %s not found\n",
+			       tg_tracepoints[i].name);
+			ret = -ENOENT;
+			goto err_unregister;
+		}
+		ret = tracepoint_probe_register(tg_tracepoints[i].tp,
+						tg_tracepoints[i].probe, NULL);
+		if (ret)
+			goto err_unregister;
+	}
+	return 0;
+
+err_unregister:
+	while (i--)
+		tracepoint_probe_unregister(tg_tracepoints[i].tp,
+					    tg_tracepoints[i].probe, NULL);
+	tracepoint_synchronize_unregister();
+	kmem_cache_destroy(tg_member_cache);
+	return ret;
+}
+
+/**
+ * tg_membership_exit() - unhook, release every member, free the cache
+ *
+ * Context: Module exit, after the filesystem is gone.
+ */
+void tg_membership_exit(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(tg_tracepoints) - 1; i >= 0; i--)
+		tracepoint_probe_unregister(tg_tracepoints[i].tp,
+					    tg_tracepoints[i].probe, NULL);
+	tracepoint_synchronize_unregister();
+	tg_release_all_members();
+	rcu_barrier();		/* tg_member_free_rcu() callbacks */
+	kmem_cache_destroy(tg_member_cache);
+}

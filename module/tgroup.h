@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tgroup - internal interfaces shared by module/ and cgroup-ui/.
+ *
+ * Object model:
+ *  - struct tg_group: one throttling group. The root group is static and
+ *    holds every task that is not in a child group; child groups are created
+ *    by mkdir and live in tg_groups (creation order, ascending id).
+ *  - struct tg_member: one task in a child group. Tasks in the root group
+ *    have no member record, so the context-switch path can leave early for
+ *    them once it exists.
+ *
+ * Locking (outermost first):
+ *  - tg_mutex: the group list, group settings (priority, limits), config,
+ *    last_cmd_status. Sleeping context only.
+ *  - tg_member_lock: the member hash, every group's member list and
+ *    nr_tasks. Taken from the fork and exit tracepoints, so it is a spinlock
+ *    and nothing allocates under it.
+ *  Readers of task->group on hot paths use RCU: members and groups are freed
+ *  after a grace period.
+ */
+#ifndef TGROUP_H
+#define TGROUP_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/rculist.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/atomic.h>
+
+#include "tg_parse.h"
+
+#define TG_NAME_MAX	64
+
+struct tg_group {
+	struct kref		ref;		/* inodes + registry; not used for root */
+	struct list_head	node;		/* tg_groups, under tg_mutex */
+	struct rcu_head		rcu;
+	u64			id;		/* unique, ascending; root is 0 */
+	bool			dead;		/* removed; under both locks */
+	char			name[TG_NAME_MAX + 1];
+
+	/* settings, under tg_mutex */
+	enum tg_priority	priority;
+	struct tg_limits	limits;
+
+	/* membership, under tg_member_lock */
+	struct list_head	members;
+	unsigned int		nr_tasks;
+
+	/*
+	 * Accounting published to the files. Written by the regulation loop
+	 * (one writer), read locklessly by the files.
+	 */
+	struct tg_bw		bw;		/* bytes/s, last 1 s window */
+	struct tg_bw		total;		/* cumulative bytes */
+	u64			nr_periods;
+	u64			nr_throttled;
+	u64			throttled_usec;
+	u32			mba_percent;
+	u64			cpu_quota_usec;	/* TG_QUOTA_MAX: unthrottled */
+};
+
+#define TG_QUOTA_MAX	U64_MAX
+
+struct tg_member {
+	struct hlist_node	hnode;		/* tg_member_hash */
+	struct list_head	gnode;		/* group->members */
+	struct task_struct	*task;		/* reference held */
+	struct tg_group		*grp;
+	struct rcu_head		rcu;
+};
+
+/* Global state (module/group.c) */
+extern struct tg_group tg_root_group;
+extern struct mutex tg_mutex;
+extern spinlock_t tg_member_lock;
+extern unsigned int tg_max_groups;
+extern unsigned int tg_period_ms;
+
+static inline bool tg_is_root(const struct tg_group *grp)
+{
+	return grp == &tg_root_group;
+}
+
+/* module/group.c */
+extern struct list_head tg_groups;
+struct tg_group *tg_group_alloc(const char *name, const char **msg);
+void tg_group_activate(struct tg_group *grp);
+int tg_group_remove(struct tg_group *grp, const char **msg);
+void tg_group_remove_all(void);
+void tg_group_get(struct tg_group *grp);
+void tg_group_put(struct tg_group *grp);
+void tg_group_reset_root(void);
+
+/* module/membership.c */
+int tg_membership_init(void);
+void tg_membership_exit(void);
+int tg_move_pid(struct tg_group *dst, pid_t pid, bool threadgroup,
+		const struct file *file, const char **msg);
+int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids,
+		  size_t *nr);
+void tg_release_all_members(void);
+struct tg_group *tg_task_group(struct task_struct *task);
+extern atomic64_t tg_inherit_failures;
+
+/* module/loop.c: the periodic regulation hook point */
+void tg_loop_start(void);
+void tg_loop_stop(void);
+
+/* Interference state behind tgroup.interference (written by the loop). */
+enum tg_intf_state {
+	TG_INTF_NONE,
+	TG_INTF_DRAM,
+	TG_INTF_NVM,
+	TG_INTF_BOTH,
+};
+
+struct tg_interference {
+	u64			lat_ns[TG_NR_KINDS];	/* by enum tg_kind */
+	enum tg_intf_state	state;
+};
+
+extern struct tg_interference tg_intf;
+
+/* cgroup-ui/ */
+int tg_fs_init(void);
+void tg_fs_exit(void);
+void tg_set_status(const char *fmt, ...) __printf(1, 2);
+void tg_set_status_ok(void);
+
+#endif /* TGROUP_H */

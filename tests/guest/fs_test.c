@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fs_test.c - the tgroup filesystem against docs/abi.md (and the contract
+ * it implements): files, modes, formats, errno values, membership.
+ *
+ * Expects tgroup.ko loaded with max_groups=TG_TEST_MAX_GROUPS and the
+ * filesystem mounted on /sys/fs/tgroup (the "fs" suite script does both).
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/prctl.h>
+
+#include "util.h"
+
+#define TG_TEST_MAX_GROUPS 16
+
+static void mk(const char *g)
+{
+	if (mkdir(p2(MNT, g), 0755))
+		FAIL("mkdir %s: %s", g, strerror(errno));
+}
+
+static void rm(const char *g)
+{
+	if (rmdir(p2(MNT, g)))
+		FAIL("rmdir %s: %s", g, strerror(errno));
+}
+
+/* the set of names in a directory, sorted, space separated */
+static const char *listdir(const char *path)
+{
+	static char out[1024];
+	char names[32][256], tmp[256];
+	struct dirent *de;
+	int n = 0, i, j;
+	DIR *d = opendir(path);
+
+	out[0] = '\0';
+	if (!d)
+		return out;
+	while ((de = readdir(d)) && n < 32)
+		if (de->d_name[0] != '.')
+			snprintf(names[n++], 256, "%s", de->d_name);
+	closedir(d);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (strcmp(names[i], names[j]) > 0) {
+				strcpy(tmp, names[i]);
+				strcpy(names[i], names[j]);
+				strcpy(names[j], tmp);
+			}
+	for (i = 0; i < n; i++) {
+		strcat(out, i ? " " : "");
+		strcat(out, names[i]);
+	}
+	return out;
+}
+
+static unsigned int mode_of(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		FAIL("stat %s: %s", path, strerror(errno));
+	return st.st_mode & 07777;
+}
+
+/* --- module and mount ---------------------------------------------------- */
+
+TEST(mount_point_and_magic)
+{
+	struct stat st;
+
+	EXPECT(stat(MNT, &st) == 0 && S_ISDIR(st.st_mode));
+	EXPECT_STR(listdir(MNT),
+		   "cgroup.procs last_cmd_status tasks tgroup.bandwidth tgroup.config tgroup.interference tgroup.stat");
+}
+
+TEST(root_file_modes)
+{
+	EXPECT_EQ_LL(mode_of(gp("", "cgroup.procs")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("", "tasks")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("", "tgroup.bandwidth")), 0444);
+	EXPECT_EQ_LL(mode_of(gp("", "tgroup.stat")), 0444);
+	EXPECT_EQ_LL(mode_of(gp("", "tgroup.interference")), 0444);
+	EXPECT_EQ_LL(mode_of(gp("", "tgroup.config")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("", "last_cmd_status")), 0444);
+}
+
+TEST(group_files_and_modes)
+{
+	mk("files");
+	EXPECT_STR(listdir(p2(MNT, "files")),
+		   "cgroup.procs tasks tgroup.bandwidth tgroup.limit tgroup.priority tgroup.stat");
+	EXPECT_EQ_LL(mode_of(gp("files", "cgroup.procs")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("files", "tasks")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("files", "tgroup.priority")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("files", "tgroup.limit")), 0644);
+	EXPECT_EQ_LL(mode_of(gp("files", "tgroup.bandwidth")), 0444);
+	EXPECT_EQ_LL(mode_of(gp("files", "tgroup.stat")), 0444);
+	EXPECT(!file_exists(gp("files", "tgroup.config")));
+	EXPECT(!file_exists(gp("files", "last_cmd_status")));
+	EXPECT(!file_exists(gp("files", "tgroup.interference")));
+	EXPECT(!file_exists(gp("", "tgroup.priority")));
+	EXPECT(!file_exists(gp("", "tgroup.limit")));
+	rm("files");
+}
+
+TEST(every_mount_shows_one_hierarchy)
+{
+	mkdir("/tmp/m2", 0755);
+	EXPECT_OK(mount("tgroup", "/tmp/m2", "tgroup", 0, NULL));
+	mk("shared");
+	EXPECT(file_exists("/tmp/m2/shared/tgroup.limit"));
+	EXPECT_OK(rmdir("/tmp/m2/shared"));
+	EXPECT(!file_exists(p2(MNT, "shared")));
+	EXPECT_OK(mkdir("/tmp/m2/other", 0755));
+	EXPECT_OK(umount("/tmp/m2"));
+	EXPECT(file_exists(gp("other", "tgroup.stat")), "group survives a second umount");
+	rm("other");
+}
+
+/* --- mkdir / rmdir --------------------------------------------------------- */
+
+TEST(mkdir_names)
+{
+	char name[80];
+
+	memset(name, 'a', 64);
+	name[64] = '\0';
+	mk(name);
+	rm(name);
+	mk("A-z_0.9");
+	rm("A-z_0.9");
+	mk("x");
+	rm("x");
+	name[64] = 'a';
+	name[65] = '\0';
+	EXPECT_ERRNO(mkdir(p2(MNT, name), 0755), EINVAL);
+	EXPECT(strstr(status(), "1..64"), "status: %s", status());
+	EXPECT_ERRNO(mkdir(p2(MNT, "a b"), 0755), EINVAL);
+	EXPECT_ERRNO(mkdir(p2(MNT, "a:b"), 0755), EINVAL);
+	EXPECT_ERRNO(mkdir(p2(MNT, "caf\xc3\xa9"), 0755), EINVAL);
+	EXPECT_ERRNO(mkdir(p2(MNT, "a*"), 0755), EINVAL);
+	EXPECT(strstr(status(), "[A-Za-z0-9._-]"), "status: %s", status());
+	mk("dup");
+	EXPECT_ERRNO(mkdir(p2(MNT, "dup"), 0755), EEXIST);
+	rm("dup");
+}
+
+TEST(mkdir_is_flat)
+{
+	mk("flat");
+	EXPECT_ERRNO(mkdir(MNT "/flat/sub", 0755), EPERM);
+	EXPECT(strstr(status(), "flat"), "status: %s", status());
+	rm("flat");
+}
+
+TEST(max_groups_enospc)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < TG_TEST_MAX_GROUPS; i++) {
+		snprintf(name, sizeof(name), "many%d", i);
+		mk(name);
+	}
+	EXPECT_ERRNO(mkdir(p2(MNT, "one-too-many"), 0755), ENOSPC);
+	EXPECT(strstr(status(), "max_groups"), "status: %s", status());
+	rm("many0");
+	mk("one-too-many");		/* room again */
+	rm("one-too-many");
+	for (i = 1; i < TG_TEST_MAX_GROUPS; i++) {
+		snprintf(name, sizeof(name), "many%d", i);
+		rm(name);
+	}
+}
+
+TEST(rmdir_busy_while_tasks)
+{
+	pid_t pid = spawn_sleeper(1);
+
+	mk("busy");
+	EXPECT(wrf(gp("busy", "cgroup.procs"), "%d", pid) > 0);
+	EXPECT_ERRNO(rmdir(p2(MNT, "busy")), EBUSY);
+	EXPECT(strstr(status(), "has tasks"), "status: %s", status());
+	EXPECT(wrf(gp("", "cgroup.procs"), "%d", pid) > 0);
+	rm("busy");
+	EXPECT(!file_exists(p2(MNT, "busy")));
+	EXPECT(!strstr(listdir(MNT), "busy"));
+	reap(pid);
+}
+
+TEST(rmdir_after_exit)
+{
+	pid_t pid = spawn_sleeper(3);
+
+	mk("exitrm");
+	EXPECT(wrf(gp("exitrm", "cgroup.procs"), "%d", pid) > 0);
+	reap(pid);
+	EXPECT_EQ_LL(read_ids(gp("exitrm", "tasks"), NULL, 0), 0);
+	rm("exitrm");
+}
+
+TEST(removed_group_files_enodev)
+{
+	int fd;
+
+	mk("gone");
+	fd = open(gp("gone", "tgroup.priority"), O_WRONLY);
+	EXPECT(fd >= 0);
+	rm("gone");
+	EXPECT_ERRNO(write(fd, "high", 4), ENODEV);
+	close(fd);
+}
+
+/* --- membership ------------------------------------------------------------ */
+
+TEST(procs_moves_every_thread)
+{
+	long tids[16], ids[16];
+	pid_t pid = spawn_sleeper(4);
+	int i, n;
+
+	mk("procs");
+	n = proc_tids(pid, tids, 16);
+	EXPECT_EQ_LL(n, 4);
+	EXPECT(wrf(gp("procs", "cgroup.procs"), "%d\n", pid) > 0);
+	EXPECT_STR(status(), "ok\n");
+	EXPECT_EQ_LL(read_ids(gp("procs", "cgroup.procs"), ids, 16), 1);
+	EXPECT_EQ_LL(ids[0], pid);
+	EXPECT_EQ_LL(read_ids(gp("procs", "tasks"), ids, 16), 4);
+	EXPECT(ids_ascending(gp("procs", "tasks")));
+	for (i = 0; i < n; i++) {
+		EXPECT(has_id(gp("procs", "tasks"), tids[i]));
+		EXPECT(!has_id(gp("", "tasks"), tids[i]));
+	}
+	EXPECT(!has_id(gp("", "cgroup.procs"), pid));
+	EXPECT(ids_ascending(gp("", "cgroup.procs")));
+	EXPECT(ids_ascending(gp("", "tasks")));
+	/* moving it again to the same group is fine */
+	EXPECT(wrf(gp("procs", "cgroup.procs"), "%d", pid) > 0);
+	EXPECT(wrf(gp("", "cgroup.procs"), "%d", pid) > 0);
+	EXPECT(has_id(gp("", "cgroup.procs"), pid));
+	EXPECT_EQ_LL(read_ids(gp("procs", "tasks"), NULL, 0), 0);
+	reap(pid);
+	rm("procs");
+}
+
+TEST(tasks_moves_one_thread)
+{
+	long tids[16];
+	pid_t pid = spawn_sleeper(3);
+	long other;
+	int n;
+
+	mk("thr");
+	n = proc_tids(pid, tids, 16);
+	EXPECT_EQ_LL(n, 3);
+	other = tids[0] == pid ? tids[1] : tids[0];
+	EXPECT(wrf(gp("thr", "tasks"), "%ld", other) > 0);
+	EXPECT_EQ_LL(read_ids(gp("thr", "tasks"), NULL, 0), 1);
+	EXPECT(has_id(gp("thr", "tasks"), other));
+	/* the process has threads in both: it is listed in both */
+	EXPECT(has_id(gp("thr", "cgroup.procs"), pid));
+	EXPECT(has_id(gp("", "cgroup.procs"), pid));
+	EXPECT(has_id(gp("", "tasks"), pid));
+	EXPECT(!has_id(gp("", "tasks"), other));
+	reap(pid);
+	EXPECT_EQ_LL(read_ids(gp("thr", "tasks"), NULL, 0), 0);
+	rm("thr");
+}
+
+TEST(pid_zero_is_the_writer)
+{
+	mk("self");
+	EXPECT(wr(gp("self", "cgroup.procs"), "0") > 0);
+	EXPECT(has_id(gp("self", "cgroup.procs"), getpid()));
+	EXPECT(wr(gp("", "cgroup.procs"), "0") > 0);
+	EXPECT(!has_id(gp("self", "cgroup.procs"), getpid()));
+	rm("self");
+}
+
+TEST(fork_clone_exec_inherit)
+{
+	int go[2], back[2];
+	pid_t pid;
+	char c;
+
+	mk("inherit");
+	EXPECT_OK(pipe(go));
+	EXPECT_OK(pipe(back));
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		/* now in the group: a thread and a child process */
+		pthread_create(&t, NULL, sleeper_thread, NULL);
+		if (fork() == 0) {
+			execl("/bin/busybox", "sleep", "30", (char *)NULL);
+			_exit(127);
+		}
+		c = 1;
+		if (write(back[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	EXPECT(wrf(gp("inherit", "cgroup.procs"), "%d", pid) > 0);
+	EXPECT(write(go[1], "x", 1) == 1);
+	EXPECT(read(back[0], &c, 1) == 1);
+	usleep(200 * 1000);	/* let the child exec */
+	{
+		long procs[8], tasks[8];
+		int np = read_ids(gp("inherit", "cgroup.procs"), procs, 8);
+		int nt = read_ids(gp("inherit", "tasks"), tasks, 8);
+		char comm[64] = "";
+		char path[64];
+
+		EXPECT_EQ_LL(np, 2);	/* the process and its exec'ed child */
+		EXPECT_EQ_LL(nt, 3);	/* + the new thread */
+		EXPECT(procs[0] == pid || procs[1] == pid);
+		snprintf(path, sizeof(path), "/proc/%ld/comm",
+			 procs[0] == pid ? procs[1] : procs[0]);
+		rd(path, comm, sizeof(comm));
+		EXPECT_STR(comm, "busybox\n");	/* it did exec */
+	}
+	{
+		long procs[8];
+		int i, np = read_ids(gp("inherit", "cgroup.procs"), procs, 8);
+
+		for (i = 0; i < np && i < 8; i++)
+			kill(procs[i], SIGKILL);
+	}
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 50 && read_ids(gp("inherit", "tasks"), NULL, 0); i++)
+		usleep(20000);	/* the grandchild is reaped by init */
+	rm("inherit");
+}
+
+TEST(exit_leaves_group)
+{
+	pid_t pid;
+	int i;
+
+	mk("leave");
+	EXPECT(wr(gp("leave", "cgroup.procs"), "0") > 0);
+	for (i = 0; i < 20; i++) {
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+	}
+	EXPECT_EQ_LL(read_ids(gp("leave", "tasks"), NULL, 0), 1);
+	EXPECT(wr(gp("", "cgroup.procs"), "0") > 0);
+	rm("leave");
+}
+
+/* --- write errors ------------------------------------------------------------ */
+
+TEST(pid_write_errors)
+{
+	char big[32];
+
+	mk("err");
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "abc"), EINVAL);
+	EXPECT(strstr(status(), "cgroup.procs: not a decimal number"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "-1"), EINVAL);
+	EXPECT(strstr(status(), "negative"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "99999999999999999999999"), EINVAL);
+	EXPECT(strstr(status(), "out of range"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "4194305"), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), ""), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "\n"), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "1 2"), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "1\n2\n"), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), " 1"), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "+1"), EINVAL);
+	EXPECT_ERRNO(wr(gp("err", "tasks"), "0x10"), EINVAL);
+	/* no such pid */
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "4000000"), ESRCH);
+	EXPECT(strstr(status(), "no such pid"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("err", "tasks"), "4000000"), ESRCH);
+	/* kernel thread (kthreadd) */
+	EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), "2"), EINVAL);
+	EXPECT(strstr(status(), "kernel thread"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("err", "tasks"), "2"), EINVAL);
+	/* nothing moved by any of that */
+	EXPECT_EQ_LL(read_ids(gp("err", "tasks"), NULL, 0), 0);
+	/* a too long write */
+	{
+		static char huge[8192];
+
+		memset(huge, '1', sizeof(huge) - 1);
+		EXPECT_ERRNO(wr(gp("err", "cgroup.procs"), huge), EINVAL);
+	}
+	snprintf(big, sizeof(big), "%d\n", getpid());
+	EXPECT(wr(gp("err", "cgroup.procs"), big) > 0);
+	EXPECT_STR(status(), "ok\n");
+	EXPECT(wr(gp("", "cgroup.procs"), big) > 0);
+	rm("err");
+}
+
+TEST(read_only_files_reject_writes)
+{
+	/* root may open 0444 files for writing; the write itself fails */
+	mk("ro");
+	EXPECT_ERRNO(wr(gp("ro", "tgroup.bandwidth"), "dram_rbps=1"), EINVAL);
+	EXPECT(strstr(status(), "read-only"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("ro", "tgroup.stat"), "x"), EINVAL);
+	EXPECT_ERRNO(wr(gp("", "tgroup.interference"), "x"), EINVAL);
+	EXPECT_ERRNO(wr(gp("", "last_cmd_status"), "ok"), EINVAL);
+	rm("ro");
+}
+
+TEST(priority_file)
+{
+	char buf[64];
+
+	mk("prio");
+	rd(gp("prio", "tgroup.priority"), buf, sizeof(buf));
+	EXPECT_STR(buf, "low\n");
+	EXPECT(wr(gp("prio", "tgroup.priority"), "high") == 4);
+	rd(gp("prio", "tgroup.priority"), buf, sizeof(buf));
+	EXPECT_STR(buf, "high\n");
+	EXPECT(wr(gp("prio", "tgroup.priority"), "low\n") == 4);
+	rd(gp("prio", "tgroup.priority"), buf, sizeof(buf));
+	EXPECT_STR(buf, "low\n");
+	EXPECT_ERRNO(wr(gp("prio", "tgroup.priority"), "HIGH"), EINVAL);
+	EXPECT(strstr(status(), "tgroup.priority: priority must be"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("prio", "tgroup.priority"), "high low"), EINVAL);
+	EXPECT_ERRNO(wr(gp("prio", "tgroup.priority"), "high\n\n"), EINVAL);
+	EXPECT_ERRNO(wr(gp("prio", "tgroup.priority"), " high"), EINVAL);
+	EXPECT_ERRNO(wr(gp("prio", "tgroup.priority"), "hig"), EINVAL);
+	EXPECT_ERRNO(wr(gp("prio", "tgroup.priority"), ""), EINVAL);
+	rd(gp("prio", "tgroup.priority"), buf, sizeof(buf));
+	EXPECT_STR(buf, "low\n");
+	rm("prio");
+}
+
+TEST(limit_file)
+{
+	const char *f;
+	char buf[256];
+
+	mk("lim");
+	f = gp("lim", "tgroup.limit");
+	rd(f, buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=max\n");
+	EXPECT(wr(f, "nvm_wbps=1000000") > 0);
+	rd(f, buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=1000000\n");
+	EXPECT(wr(f, "dram_rbps=5 nvm_rbps=18446744073709551614\n") > 0);
+	rd(f, buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=5 dram_wbps=max nvm_rbps=18446744073709551614 nvm_wbps=1000000\n");
+	EXPECT(wr(f, "nvm_wbps=max dram_wbps=0") > 0);
+	rd(f, buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=5 dram_wbps=0 nvm_rbps=18446744073709551614 nvm_wbps=max\n");
+	/* all or nothing: a bad pair after a good one changes nothing */
+	EXPECT_ERRNO(wr(f, "dram_rbps=7 bogus=1"), EINVAL);
+	EXPECT(strstr(status(), "unknown limit key"), "status: %s", status());
+	EXPECT_ERRNO(wr(f, "dram_rbps=7 nvm_wbps=-1"), EINVAL);
+	EXPECT(strstr(status(), "negative"), "status: %s", status());
+	EXPECT_ERRNO(wr(f, "dram_rbps=18446744073709551616"), EINVAL);
+	EXPECT(strstr(status(), "out of range"), "status: %s", status());
+	EXPECT_ERRNO(wr(f, "dram_rbps=7 dram_rbps=8"), EINVAL);
+	EXPECT(strstr(status(), "twice"), "status: %s", status());
+	EXPECT_ERRNO(wr(f, "dram_rbps=7x"), EINVAL);
+	EXPECT_ERRNO(wr(f, "dram_rbps="), EINVAL);
+	EXPECT_ERRNO(wr(f, "dram_rbps"), EINVAL);
+	EXPECT_ERRNO(wr(f, "=5"), EINVAL);
+	EXPECT_ERRNO(wr(f, "dram_rbps=Max"), EINVAL);
+	EXPECT_ERRNO(wr(f, ""), EINVAL);
+	EXPECT_ERRNO(wr(f, " \n"), EINVAL);
+	EXPECT(strstr(status(), "no limit given"), "status: %s", status());
+	rd(f, buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=5 dram_wbps=0 nvm_rbps=18446744073709551614 nvm_wbps=max\n");
+	rm("lim");
+}
+
+TEST(bandwidth_stat_interference_formats)
+{
+	char buf[1024], expect[1024];
+	unsigned int period;
+
+	mk("fmt");
+	rd(gp("fmt", "tgroup.bandwidth"), buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=0 dram_wbps=0 nvm_rbps=0 nvm_wbps=0\n");
+	rd(gp("", "tgroup.bandwidth"), buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_rbps=0 dram_wbps=0 nvm_rbps=0 nvm_wbps=0\n");
+	rd(gp("", "tgroup.interference"), buf, sizeof(buf));
+	EXPECT_STR(buf, "dram_read_lat_ns=0 nvm_read_lat_ns=0 dram_write_lat_ns=0 nvm_write_lat_ns=0\nstate=none\n");
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(sscanf(buf, "period_ms=%u", &period) == 1, "config: %s", buf);
+	rd(gp("fmt", "tgroup.stat"), buf, sizeof(buf));
+	/* nr_periods counts regulation periods: blank it for the comparison */
+	{
+		char *p = strstr(buf, "nr_periods ");
+		unsigned long long np = 0;
+
+		EXPECT(p && sscanf(p, "nr_periods %llu", &np) == 1, "stat: %s", buf);
+	}
+	snprintf(expect, sizeof(expect),
+		 "dram_read_bytes 0\ndram_write_bytes 0\nnvm_read_bytes 0\nnvm_write_bytes 0\n"
+		 "nr_periods %%llu\nnr_throttled 0\nthrottled_usec 0\nmba_percent 100\n"
+		 "cpu_quota_usec max\ncpu_period_usec %u\n", period * 1000);
+	{
+		unsigned long long np;
+		char again[1024];
+
+		EXPECT(sscanf(buf,
+			      "dram_read_bytes 0\ndram_write_bytes 0\nnvm_read_bytes 0\nnvm_write_bytes 0\nnr_periods %llu\n",
+			      &np) == 1, "stat: %s", buf);
+		snprintf(again, sizeof(again), expect, np);
+		EXPECT_STR(buf, again);
+	}
+	rm("fmt");
+}
+
+TEST(nr_periods_advances)
+{
+	unsigned long long a = 0, b = 0;
+	char buf[1024], *p;
+
+	mk("periods");
+	rd(gp("periods", "tgroup.stat"), buf, sizeof(buf));
+	p = strstr(buf, "nr_periods ");
+	EXPECT(p && sscanf(p, "nr_periods %llu", &a) == 1);
+	usleep(300 * 1000);
+	rd(gp("periods", "tgroup.stat"), buf, sizeof(buf));
+	p = strstr(buf, "nr_periods ");
+	EXPECT(p && sscanf(p, "nr_periods %llu", &b) == 1);
+	/* 300 ms at 10 ms periods: at least a few, never backwards */
+	EXPECT(b > a + 3, "nr_periods %llu -> %llu", a, b);
+	rm("periods");
+}
+
+TEST(config_file)
+{
+	char buf[512];
+
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "period_ms=10\n"), "config: %s", buf);
+	EXPECT(strstr(buf, "max_groups=16\n"), "config: %s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "period_ms=20\n") > 0);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "period_ms=20\n"), "config: %s", buf);
+	rd(gp("", "tgroup.stat"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "cpu_period_usec 20000\n"), "stat: %s", buf);
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "period_ms=0"), EINVAL);
+	EXPECT(strstr(status(), "1..1000"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "period_ms=1001"), EINVAL);
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "period_ms=-5"), EINVAL);
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "period_ms=5 bogus=1"), EINVAL);
+	EXPECT(strstr(status(), "unknown"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "max_groups=3"), EINVAL);
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), ""), EINVAL);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "period_ms=20\n"), "config: %s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "period_ms=10") > 0);
+	EXPECT_STR(status(), "ok\n");
+}
+
+/* --- permissions and namespaces --------------------------------------------- */
+
+TEST(non_root_writer)
+{
+	pid_t victim = spawn_sleeper(1);	/* owned by root */
+	int res[2];
+	pid_t pid;
+	int st;
+	char c;
+
+	mk("perm");
+	EXPECT_OK(chown(gp("perm", "cgroup.procs"), 1000, 1000));
+	{
+		struct stat sb;
+
+		EXPECT_OK(stat(gp("perm", "cgroup.procs"), &sb));
+		EXPECT_EQ_LL(sb.st_uid, 1000);
+	}
+	EXPECT_OK(pipe(res));
+	pid = fork();
+	if (pid == 0) {
+		if (setgid(1000) || setuid(1000))
+			_exit(10);
+		/* no write permission on a root-owned 0644 file */
+		if (open(gp("perm", "tasks"), O_WRONLY) != -1 || errno != EACCES)
+			_exit(11);
+		if (open(gp("", "tgroup.config"), O_WRONLY) != -1 || errno != EACCES)
+			_exit(12);
+		/* write permission, own process: allowed */
+		{
+			int fd = open(gp("perm", "cgroup.procs"), O_WRONLY);
+
+			if (fd < 0)
+				_exit(100 + errno);
+			if (write(fd, "0", 1) != 1)
+				_exit(150 + errno);
+			close(fd);
+		}
+		/* write permission, someone else's process: EPERM */
+		if (wrf(gp("perm", "cgroup.procs"), "%d", victim) != -1 || errno != EPERM)
+			_exit(14);
+		if (!strstr(status(), "not permitted"))
+			_exit(15);
+		c = 0;
+		if (write(res[1], &c, 1) != 1)
+			_exit(16);
+		pause();
+		_exit(0);
+	}
+	close(res[1]);
+	if (read(res[0], &c, 1) != 1) {
+		waitpid(pid, &st, 0);
+		FAIL("non-root child failed with %d", WEXITSTATUS(st));
+	}
+	EXPECT(has_id(gp("perm", "cgroup.procs"), pid));
+	EXPECT(!has_id(gp("perm", "cgroup.procs"), victim));
+	reap(pid);
+	reap(victim);
+	rm("perm");
+}
+
+TEST(pid_namespace_of_the_writer)
+{
+	int res[2];
+	pid_t mid, outer = getpid();
+	long inner_global = 0;
+	char buf[128];
+
+	mk("ns");
+	EXPECT_OK(pipe(res));
+	mid = fork();
+	if (mid == 0) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(20);
+		inner = fork();
+		if (inner == 0) {
+			long ids[4];
+			int code = 0;
+
+			/* pid 1 in its namespace */
+			if (getpid() != 1)
+				code = 1;
+			else if (wr(gp("ns", "cgroup.procs"), "1") < 0)
+				code = 2;
+			else if (read_ids(gp("ns", "cgroup.procs"), ids, 4) != 1 || ids[0] != 1)
+				code = 3;
+			else if (wrf(gp("ns", "tasks"), "%d", outer) != -1 || errno != ESRCH)
+				code = 4;
+			else if (wr(gp("ns", "cgroup.procs"), "0") < 0)
+				code = 5;
+			snprintf(buf, sizeof(buf), "%d", code);
+			if (write(res[1], buf, strlen(buf)) < 0)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		snprintf(buf, sizeof(buf), "%d ", inner);
+		if (write(res[1], buf, strlen(buf)) < 0)
+			_exit(21);
+		waitpid(inner, NULL, 0);
+		_exit(0);
+	}
+	close(res[1]);
+	{
+		int code = -1;
+		ssize_t n = 0, r;
+
+		while (n < (ssize_t)sizeof(buf) - 1 && (r = read(res[0], buf + n, sizeof(buf) - 1 - n)) > 0) {
+			n += r;
+			buf[n] = '\0';
+			if (sscanf(buf, "%ld %d", &inner_global, &code) == 2)
+				break;
+		}
+		EXPECT_EQ_LL(code, 0);
+	}
+	/* seen from here, the group holds the inner process by its global pid */
+	EXPECT(inner_global > 1);
+	EXPECT(has_id(gp("ns", "cgroup.procs"), inner_global));
+	kill(inner_global, SIGKILL);
+	waitpid(mid, NULL, 0);
+	rm("ns");
+}
+
+/* --- stress ------------------------------------------------------------------- */
+
+static void *short_thread(void *arg)
+{
+	return arg;
+}
+
+/* forks and spawns threads as fast as it can, children exit at once */
+static void forker(void)
+{
+	for (;;) {
+		pthread_t t;
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+		if (!pthread_create(&t, NULL, short_thread, NULL))
+			pthread_join(t, NULL);
+	}
+}
+
+TEST_T(stress_moves_forks_mkdir, 120)
+{
+	pid_t f, churn;
+	int i;
+
+	mk("sa");
+	mk("sb");
+	f = fork();
+	if (f == 0)
+		forker();
+	churn = fork();
+	if (churn == 0) {
+		char name[32];
+
+		for (i = 0;; i++) {
+			snprintf(name, sizeof(name), "churn%d", i % 4);
+			if (mkdir(p2(MNT, name), 0755) == 0)
+				rmdir(p2(MNT, name));
+		}
+	}
+	for (i = 0; i < 400; i++) {
+		const char *g = (i & 1) ? "sb" : "sa";
+
+		if (wrf(gp(g, "cgroup.procs"), "%d", f) < 0)
+			FAIL("move %d to %s: %s (%s)", i, g, strerror(errno), status());
+		if (i % 16 == 0)
+			EXPECT(has_id(gp(g, "cgroup.procs"), f));
+		/* a moved process takes its new children along */
+		if (i % 50 == 0) {
+			usleep(2000);
+			EXPECT(!has_id(gp((i & 1) ? "sa" : "sb", "cgroup.procs"), f));
+		}
+	}
+	reap(churn);
+	reap(f);
+	for (i = 0; i < 4; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "churn%d", i);
+		rmdir(p2(MNT, name));
+	}
+	/* nothing leaked: both groups are empty and can go */
+	for (i = 0; i < 100 && (read_ids(gp("sa", "tasks"), NULL, 0) ||
+				read_ids(gp("sb", "tasks"), NULL, 0)); i++)
+		usleep(10000);
+	EXPECT_EQ_LL(read_ids(gp("sa", "tasks"), NULL, 0), 0);
+	EXPECT_EQ_LL(read_ids(gp("sb", "tasks"), NULL, 0), 0);
+	rm("sa");
+	rm("sb");
+}
+
+TEST(last_cmd_status_tracks_last_write)
+{
+	mk("st");
+	EXPECT_ERRNO(wr(gp("st", "tgroup.priority"), "medium"), EINVAL);
+	EXPECT(strstr(status(), "priority"), "status: %s", status());
+	EXPECT(wr(gp("st", "tgroup.priority"), "high") > 0);
+	EXPECT_STR(status(), "ok\n");
+	rm("st");
+}
+
+int main(int argc, char **argv)
+{
+	return tg_run_all(argc, argv);
+}

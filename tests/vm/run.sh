@@ -1,0 +1,77 @@
+#!/bin/bash
+# Boot the Debian cloud kernel in QEMU with an initramfs and run in-guest
+# suites. Prints the guest console to $TG_VM_LOG (default build/vm/console.log)
+# and a summary; exits non-zero on any failed test, a guest panic/oops/WARNING,
+# a missing suite result, or a timeout.
+#
+# usage: run.sh KVER INITRAMFS SUITE[,SUITE...]
+#   TG_ACCEL=tcg|kvm|auto (default auto: KVM only if a probe boot finishes)
+#   TG_VM_TIMEOUT seconds (default 300)
+set -uo pipefail
+kver=$1 initrd=$2 suites=$3
+here=$(cd "$(dirname "$0")" && pwd)
+build=${TG_BUILD:-$here/../../build}/vm
+mkdir -p "$build"
+log=${TG_VM_LOG:-$build/console.log}
+kernel=/boot/vmlinuz-$kver
+timeout_s=${TG_VM_TIMEOUT:-300}
+
+# Guest shape: 2 vCPUs; NUMA node 0 with the CPUs, node 1 CPU-less (how CXL
+# memory appears); 256 MiB of emulated pmem (memmap=) at 1 GiB for DAX.
+qemu_args=(-nographic -no-reboot -smp 2 -m 1280M
+	-object memory-backend-ram,id=m0,size=768M
+	-object memory-backend-ram,id=m1,size=512M
+	-numa node,nodeid=0,cpus=0-1,memdev=m0
+	-numa node,nodeid=1,memdev=m1
+	-kernel "$kernel" -initrd "$initrd")
+cmdline="console=ttyS0 loglevel=4 oops=panic panic=-1 panic_on_warn=1 memmap=256M!768M tsc=reliable"
+
+accel=${TG_ACCEL:-auto}
+if [ "$accel" = auto ]; then
+	# /dev/kvm may exist while a guest on it hangs: probe once with a short
+	# boot that must reach init, and remember the answer.
+	cache=$build/accel
+	if [ -s "$cache" ]; then
+		accel=$(cat "$cache")
+	elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		if timeout -s KILL 25 qemu-system-x86_64 -accel kvm -cpu host "${qemu_args[@]}" \
+			-append "$cmdline tg.suites=" 2>/dev/null | grep -q TGTEST-DONE; then
+			accel=kvm
+		else
+			accel=tcg
+		fi
+		echo "$accel" > "$cache"
+	else
+		accel=tcg
+	fi
+fi
+if [ "$accel" = kvm ]; then
+	accel_args=(-accel kvm -cpu host)
+else
+	accel_args=(-accel tcg,thread=multi -cpu max)
+fi
+echo "vm: booting $kver ($accel) suites=$suites"
+timeout -s KILL "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}" \
+	-append "$cmdline tg.suites=$suites" > "$log" 2>&1
+rc=$?
+tr -d '\r' < "$log" > "$log.txt"
+
+pass=$(grep -c '^TGTEST: PASS ' "$log.txt")
+fail=$(grep -c '^TGTEST: FAIL ' "$log.txt")
+grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
+if [ $rc -eq 137 ]; then
+	echo "  FAIL vm: timeout after ${timeout_s}s"; fail=$((fail + 1))
+fi
+if grep -qE 'Kernel panic|BUG:|WARNING:|Oops|general protection|Call Trace:|UBSAN|KASAN' "$log.txt"; then
+	echo "  FAIL vm: kernel reported a problem:"
+	grep -m5 -E 'Kernel panic|BUG:|WARNING:|Oops|general protection|UBSAN|KASAN' "$log.txt" | sed 's/^/    /'
+	fail=$((fail + 1))
+fi
+if ! grep -q '^TGTEST-DONE' "$log.txt"; then
+	echo "  FAIL vm: guest did not finish its suites (see $log.txt)"; fail=$((fail + 1))
+fi
+for s in ${suites//,/ }; do
+	grep -q "^TGTEST-SUITE: $s\$" "$log.txt" || { echo "  FAIL vm: suite $s never ran"; fail=$((fail + 1)); }
+done
+echo "vm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
