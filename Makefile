@@ -31,7 +31,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps check demo checkpatch unit vm-check clean guest
+.PHONY: all module user deps check demo checkpatch vm-check clean guest
 
 all: module user
 
@@ -69,10 +69,6 @@ $(BUILD)/vm/initramfs.cpio.gz: $(BUILD)/guest-ko/tgroup.ko $(GUEST_BIN) $(GUEST_
 	@mkdir -p $(BUILD)/vm/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(BUILD)/vm/suites/
 	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(BUILD)/guest-ko/tgroup.ko $(BUILD)/vm/suites /usr/sbin/mke2fs
-
-# Unit tests of core/ (cmocka) and lint; each prints its own summary.
-unit:
-	@tests/run-unit.sh
 
 # In-guest suites; VM_SUITES picks a subset.
 VM_SUITES ?= fs,lifecycle

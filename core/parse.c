@@ -54,9 +54,9 @@ static size_t tg_chomp(const char *buf, size_t len)
  *
  * Return: 0, or -1 for an empty string, a sign, a non-digit or overflow.
  */
-int tg_parse_u64(const char *s, size_t len, uint64_t *out, const char **msg)
+int tg_parse_u64(const char *s, size_t len, u64 *out, const char **msg)
 {
-	uint64_t v = 0;
+	u64 v = 0;
 	size_t i;
 
 	if (!len) {
@@ -94,9 +94,9 @@ int tg_parse_u64(const char *s, size_t len, uint64_t *out, const char **msg)
  *
  * Return: 0, or -1 if the input is not exactly one pid in 0..TG_PID_MAX.
  */
-int tg_parse_pid(const char *buf, size_t len, int32_t *pid, const char **msg)
+int tg_parse_pid(const char *buf, size_t len, s32 *pid, const char **msg)
 {
-	uint64_t v;
+	u64 v;
 
 	len = tg_chomp(buf, len);
 	if (tg_parse_u64(buf, len, &v, msg))
@@ -105,7 +105,7 @@ int tg_parse_pid(const char *buf, size_t len, int32_t *pid, const char **msg)
 		*msg = "pid out of range";
 		return -1;
 	}
-	*pid = (int32_t)v;
+	*pid = (s32)v;
 	return 0;
 }
 
@@ -237,7 +237,7 @@ int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
  * @cfg: current configuration in, new one out (unchanged on failure)
  * @msg: explanation on failure
  *
- * Known keys: period_ms (TG_PERIOD_MS_MIN..TG_PERIOD_MS_MAX).
+ * Known keys, each at most once: period_ms (TG_PERIOD_MS_MIN..TG_PERIOD_MS_MAX).
  *
  * Return: 0 or -1.
  */
@@ -246,21 +246,26 @@ int tg_parse_config(const char *buf, size_t len, struct tg_config *cfg,
 {
 	struct tg_config next = *cfg;
 	const char *p = buf, *end = buf + len;
-	bool any = false;
+	bool any = false, seen_period = false;
 	struct tg_kv kv;
-	uint64_t v;
+	u64 v;
 	int r;
 
 	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
 		any = true;
 		if (tg_word_eq(kv.key, kv.klen, "period_ms")) {
+			if (seen_period) {
+				*msg = "config key given twice";
+				return -1;
+			}
+			seen_period = true;
 			if (tg_parse_u64(kv.val, kv.vlen, &v, msg))
 				return -1;
 			if (v < TG_PERIOD_MS_MIN || v > TG_PERIOD_MS_MAX) {
 				*msg = "period_ms must be 1..1000";
 				return -1;
 			}
-			next.period_ms = (uint32_t)v;
+			next.period_ms = (u32)v;
 		} else {
 			*msg = "unknown or read-only config key";
 			return -1;
@@ -333,7 +338,7 @@ static void tg_put(char *buf, size_t size, int *pos, const char *s)
  *
  * Return: length written, or -1 if it does not fit.
  */
-int tg_fmt_u64(char *buf, size_t size, uint64_t v)
+int tg_fmt_u64(char *buf, size_t size, u64 v)
 {
 	char tmp[21];
 	int n = 0, pos = 0;
@@ -351,7 +356,7 @@ int tg_fmt_u64(char *buf, size_t size, uint64_t v)
 }
 
 /* "k0=v0 k1=v1 k2=v2 k3=v3\n" with U64_MAX printed as "max" if allowed */
-static int tg_fmt_kinds(char *buf, size_t size, const uint64_t *v,
+static int tg_fmt_kinds(char *buf, size_t size, const u64 *v,
 			bool max_word)
 {
 	char num[21];

@@ -3,7 +3,8 @@
  * tg_compat.h - the only place core/ touches its environment.
  *
  * core/ is freestanding C: no libc, no kernel headers, no floating point.
- * This header maps the integer types (and, later, 64-bit division) for each
+ * This header maps the integer types (u64, u32, s32 as in the kernel) and
+ * 64-bit division for each
  * side: the kernel build (tgroup.ko) and user space (unit tests, fuzzers,
  * benchmarks, tgctl). Everything else in core/ includes only this file.
  */
@@ -14,18 +15,20 @@
 #include <linux/types.h>
 #include <linux/math64.h>
 #include <linux/limits.h>
-static inline uint64_t tg_div_u64(uint64_t a, uint32_t b)
+static inline u64 tg_div_u64(u64 a, u32 b)
 {
 	return div_u64(a, b);
 }
 #else
+/* Compiler-provided headers only: these exist in freestanding mode. */
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#ifndef U64_MAX
-#define U64_MAX UINT64_MAX
-#endif
-static inline uint64_t tg_div_u64(uint64_t a, uint32_t b)
+typedef __UINT64_TYPE__ u64;
+typedef __INT64_TYPE__ s64;
+typedef __UINT32_TYPE__ u32;
+typedef __INT32_TYPE__ s32;
+#define U64_MAX ((u64)~0ULL)
+static inline u64 tg_div_u64(u64 a, u32 b)
 {
 	return a / b;
 }

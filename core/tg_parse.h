@@ -28,19 +28,19 @@ enum tg_kind {
 
 /* bytes/s (or bytes) per kind */
 struct tg_bw {
-	uint64_t v[TG_NR_KINDS];
+	u64 v[TG_NR_KINDS];
 };
 
 /* A limit of TG_UNLIMITED prints and parses as "max". */
 #define TG_UNLIMITED U64_MAX
 
 struct tg_limits {
-	uint64_t bps[TG_NR_KINDS];
+	u64 bps[TG_NR_KINDS];
 };
 
 /* Settings behind tgroup.config that the parser knows. */
 struct tg_config {
-	uint32_t period_ms;
+	u32 period_ms;
 };
 
 #define TG_PERIOD_MS_MIN	1
@@ -53,8 +53,8 @@ struct tg_config {
 /* Key names of tgroup.limit / tgroup.bandwidth, indexed by enum tg_kind. */
 extern const char *const tg_limit_keys[TG_NR_KINDS];
 
-int tg_parse_u64(const char *s, size_t len, uint64_t *out, const char **msg);
-int tg_parse_pid(const char *buf, size_t len, int32_t *pid, const char **msg);
+int tg_parse_u64(const char *s, size_t len, u64 *out, const char **msg);
+int tg_parse_pid(const char *buf, size_t len, s32 *pid, const char **msg);
 int tg_parse_priority(const char *buf, size_t len, enum tg_priority *prio,
 		      const char **msg);
 int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
@@ -73,6 +73,6 @@ const char *tg_priority_name(enum tg_priority prio);
 #define TG_LINE_MAX 160
 int tg_fmt_limits(char *buf, size_t size, const struct tg_limits *limits);
 int tg_fmt_bw(char *buf, size_t size, const struct tg_bw *bw);
-int tg_fmt_u64(char *buf, size_t size, uint64_t v);
+int tg_fmt_u64(char *buf, size_t size, u64 v);
 
 #endif /* TG_PARSE_H */

@@ -13,6 +13,7 @@
 
 #include "tgroup.h"
 
+/* Serialises group creation/removal, settings and config (see tgroup.h). */
 DEFINE_MUTEX(tg_mutex);
 
 struct tg_group tg_root_group = {

@@ -1,0 +1,24 @@
+#!/bin/bash
+# scripts/checkpatch.pl --strict over the kernel sources (module/,
+# cgroup-ui/, core/), from Debian's linux-source-6.1 tarball.
+#
+# Ignored, with the reason:
+#  LINUX_VERSION_CODE, CONSTANT_COMPARISON: tgroup is an out-of-tree module
+#    that builds against 6.1 and 6.12; the version checks are the compat
+#    shims for VFS signatures that changed in between (cgroup-ui/fs.c).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=$top/build/checkpatch
+cp=$cache/scripts/checkpatch.pl
+if [ ! -x "$cp" ]; then
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1)
+	[ -n "$tarball" ] || { echo "checkpatch: no /usr/src/linux-source-*.tar.xz (make deps)"; exit 1; }
+	mkdir -p "$cache"
+	d=$(basename "$tarball" .tar.xz)
+	tar xJf "$tarball" -C "$cache" --strip-components=1 \
+		"$d/scripts/checkpatch.pl" "$d/scripts/spelling.txt" "$d/scripts/const_structs.checkpatch"
+fi
+cd "$top"
+"$cp" --strict --no-tree --terse --show-types --quiet \
+	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+	-f module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Install the Debian packages tgroup needs to build, test and demo, if any is
+# missing. Runs apt-get as root (or through sudo when available).
+set -euo pipefail
+# build-essential: gcc, make, libc6-dev (static guest programs)
+# linux-image/headers-cloud-amd64: the kernel the QEMU guest boots, and the
+#   headers tgroup.ko builds against
+# qemu-system-x86, busybox-static, cpio, gzip, kmod, e2fsprogs: the guest,
+#   its initramfs and the ext4 on the emulated pmem
+# libcmocka-dev: core/ unit tests; linux-source-6.1: scripts/checkpatch.pl
+pkgs=(
+	build-essential
+	linux-image-cloud-amd64
+	linux-headers-cloud-amd64
+	qemu-system-x86
+	busybox-static
+	cpio gzip kmod e2fsprogs
+	libcmocka-dev
+	linux-source-6.1
+	perl
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+# Also need the headers that match an installed cloud image (a fresh image
+# metapackage may pull a newer kernel than the headers, or the reverse).
+if [ ${#missing[@]} -eq 0 ] && tests/vm/kver.sh >/dev/null 2>&1; then
+	exit 0
+fi
+[ ${#missing[@]} -eq 0 ] && missing=(linux-image-cloud-amd64 linux-headers-cloud-amd64)
+echo "deps: installing ${missing[*]}"
+SUDO=
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+$SUDO apt-get install -y -q "${missing[@]}" >/dev/null
+tests/vm/kver.sh >/dev/null || { echo "deps: no matching cloud kernel image + headers" >&2; exit 1; }

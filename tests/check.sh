@@ -1,0 +1,72 @@
+#!/bin/bash
+# make check: every test tgroup has, in order of cost. Each step reports
+# its own tests; the last line is the total, "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+build=$top/build
+mkdir -p "$build"
+pass=0
+fail=0
+failed=()
+
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
+
+kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make deps)"; echo "0 passed, 1 failed"; exit 1; }
+
+# 1. tgroup.ko against the guest kernel's headers, warning-free with W=1.
+log=$build/module-build.log
+if make --no-print-directory -C "/lib/modules/$kver/build" M="$top" W=1 modules >"$log" 2>&1; then
+	if grep -E 'warning:|error:' "$log"; then ko module_build_w1 "warnings (see $log)"; else ok module_build_w1; fi
+else
+	tail -20 "$log"; ko module_build_w1 "build failed"
+fi
+
+# 2. core/ is freestanding: compiler headers only, kernel-like flags, and the
+#    objects reference no symbol outside core/.
+rm -rf "$build/freestanding" && mkdir -p "$build/freestanding/obj"
+fs_ok=1
+for f in core/*.c; do
+	o=$build/freestanding/obj/$(basename "$f" .c).o
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin -mgeneral-regs-only \
+		-nostdinc -isystem "$(gcc -print-file-name=include)" -Icore -c "$f" -o "$o" || fs_ok=0
+done
+ld -r -o "$build/freestanding/core.o" "$build"/freestanding/obj/*.o || fs_ok=0
+undef=$(nm -u "$build/freestanding/core.o" 2>/dev/null)
+if [ $fs_ok = 1 ] && [ -z "$undef" ]; then ok core_freestanding; else ko core_freestanding "undefined: $undef"; fi
+
+# 3. core/ unit tests (cmocka).
+if make --no-print-directory -s user >/dev/null &&
+	gcc -O1 -g -Wall -Wextra -Werror -Icore -o "$build/test_parse" tests/unit/test_parse.c \
+		"$build/libtgcore.a" -lcmocka; then
+	out=$("$build/test_parse" 2>&1)
+	echo "$out" | grep -E '^\[  (FAILED|ERROR) |^\[ +OK|PASSED' | sed 's/^/  /' | tail -3
+	while read -r t; do ok "unit/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
+	while read -r t; do ko "unit/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
+	echo "$out" | grep -q '^\[  PASSED  \]' || ko unit_runner "no summary"
+else
+	ko unit_build "test_parse did not build"
+fi
+
+# 4. checkpatch --strict.
+if scripts/checkpatch.sh >"$build/checkpatch.log" 2>&1; then ok checkpatch_strict
+else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | head -20; ko checkpatch_strict; fi
+
+# 5. In-guest suites under QEMU.
+if make --no-print-directory -s "$build/vm/initramfs.cpio.gz" >"$build/initramfs.log" 2>&1; then
+	vmout=$(tests/vm/run.sh "$kver" "$build/vm/initramfs.cpio.gz" "${VM_SUITES:-fs,lifecycle}")
+	echo "$vmout"
+	grep '^TGTEST: PASS ' "$build/vm/console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
+	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	pass=$((pass + ${vp:-0}))
+	fail=$((fail + ${vf:-1}))
+	[ "${vf:-1}" = 0 ] || failed+=("vm (see build/vm/console.log.txt)")
+else
+	tail -20 "$build/initramfs.log"; ko vm_build "initramfs did not build"
+fi
+
+echo
+[ $fail -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
