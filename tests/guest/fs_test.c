@@ -120,6 +120,13 @@ TEST(every_mount_shows_one_hierarchy)
 	rm("other");
 }
 
+TEST(mount_rejects_options)
+{
+	mkdir("/tmp/m3", 0755);
+	EXPECT_ERRNO(mount("tgroup", "/tmp/m3", "tgroup", 0, "foo=1"), EINVAL);
+	EXPECT_ERRNO(mount("tgroup", "/tmp/m3", "tgroup", 0, "max_groups=3"), EINVAL);
+}
+
 /* --- mkdir / rmdir --------------------------------------------------------- */
 
 TEST(mkdir_names)
@@ -174,6 +181,25 @@ TEST(max_groups_enospc)
 		snprintf(name, sizeof(name), "many%d", i);
 		rm(name);
 	}
+}
+
+TEST(new_group_owned_like_root)
+{
+	struct stat st;
+
+	EXPECT_OK(chown(MNT, 1000, 1001));
+	mk("deleg");
+	EXPECT_OK(chown(MNT, 0, 0));
+	EXPECT_OK(stat(p2(MNT, "deleg"), &st));
+	EXPECT(st.st_uid == 1000 && st.st_gid == 1001, "dir %u:%u", st.st_uid, st.st_gid);
+	EXPECT_OK(stat(gp("deleg", "cgroup.procs"), &st));
+	EXPECT(st.st_uid == 1000 && st.st_gid == 1001, "file %u:%u", st.st_uid, st.st_gid);
+	mk("notdeleg");
+	EXPECT_OK(stat(gp("notdeleg", "tasks"), &st));
+	EXPECT(st.st_uid == 0, "file %u", st.st_uid);
+	EXPECT_ERRNO(rename(p2(MNT, "deleg"), p2(MNT, "renamed")), EPERM);
+	rm("deleg");
+	rm("notdeleg");
 }
 
 TEST(rmdir_busy_while_tasks)
@@ -695,15 +721,17 @@ static void *short_thread(void *arg)
 	return arg;
 }
 
-/* forks and spawns threads as fast as it can, children exit at once */
+/* forks and spawns threads as fast as it can; children live ~1 ms */
 static void forker(void)
 {
 	for (;;) {
 		pthread_t t;
 		pid_t c = fork();
 
-		if (c == 0)
+		if (c == 0) {
+			usleep(1000);
 			_exit(0);
+		}
 		if (c > 0)
 			waitpid(c, NULL, 0);
 		if (!pthread_create(&t, NULL, short_thread, NULL))
@@ -711,10 +739,52 @@ static void forker(void)
 	}
 }
 
+/* state and parent of a process from /proc/PID/stat; 0 if gone */
+static int proc_state(pid_t pid, char *state, pid_t *ppid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (rd(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 2, "%c %d", state, ppid) == 2;
+}
+
+/*
+ * Every live child of f must be in sa or sb: it inherited the group its
+ * parent was in when it forked. Returns how many children were checked.
+ */
+static int check_children_inherit(pid_t f)
+{
+	struct dirent *de;
+	int checked = 0;
+	DIR *d = opendir("/proc");
+
+	while (d && (de = readdir(d))) {
+		pid_t pid = atoi(de->d_name), ppid;
+		char st;
+
+		if (pid <= 0 || !proc_state(pid, &st, &ppid) || ppid != f || st == 'Z')
+			continue;
+		if (has_id(gp("sa", "cgroup.procs"), pid) ||
+		    has_id(gp("sb", "cgroup.procs"), pid)) {
+			checked++;
+			continue;
+		}
+		/* not listed: only fine if it exited meanwhile */
+		if (proc_state(pid, &st, &ppid) && st != 'Z')
+			FAIL("child %d of %d is in neither group", pid, f);
+	}
+	if (d)
+		closedir(d);
+	return checked;
+}
+
 TEST_T(stress_moves_forks_mkdir, 120)
 {
+	int i, inherited = 0;
 	pid_t f, churn;
-	int i;
 
 	mk("sa");
 	mk("sb");
@@ -736,14 +806,17 @@ TEST_T(stress_moves_forks_mkdir, 120)
 
 		if (wrf(gp(g, "cgroup.procs"), "%d", f) < 0)
 			FAIL("move %d to %s: %s (%s)", i, g, strerror(errno), status());
-		if (i % 16 == 0)
+		if (i % 16 == 0) {
 			EXPECT(has_id(gp(g, "cgroup.procs"), f));
+			inherited += check_children_inherit(f);
+		}
 		/* a moved process takes its new children along */
 		if (i % 50 == 0) {
 			usleep(2000);
 			EXPECT(!has_id(gp((i & 1) ? "sa" : "sb", "cgroup.procs"), f));
 		}
 	}
+	EXPECT(inherited >= 5, "only %d children seen", inherited);
 	reap(churn);
 	reap(f);
 	for (i = 0; i < 4; i++) {
