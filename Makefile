@@ -31,7 +31,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps check demo checkpatch vm-check clean guest
+.PHONY: all module user deps check demo checkpatch vm-check clean guest initramfs
 
 all: module user
 
@@ -44,8 +44,9 @@ tgroup.ko: $(KSRC)
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
 # The module built for the guest kernel (same as tgroup.ko unless the host
-# runs a different kernel with headers installed).
-$(BUILD)/guest-ko/tgroup.ko: $(KSRC)
+# runs a different kernel with headers installed). Outputs are per kernel.
+GK := $(BUILD)/k/$(GUEST_KVER)
+$(GK)/tgroup.ko: $(KSRC)
 	@mkdir -p $(dir $@)
 	$(MAKE) -C $(GUEST_KDIR) M=$(TOP) W=1 modules
 	cp tgroup.ko $@
@@ -65,21 +66,26 @@ $(BUILD)/guest/%: tests/guest/%.c tests/guest/harness.h tests/guest/util.h
 
 guest: $(GUEST_BIN)
 
-$(BUILD)/vm/initramfs.cpio.gz: $(BUILD)/guest-ko/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh
-	@mkdir -p $(BUILD)/vm/suites
-	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(BUILD)/vm/suites/
-	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(BUILD)/guest-ko/tgroup.ko $(BUILD)/vm/suites /usr/sbin/mke2fs
+INITRAMFS := $(GK)/initramfs.cpio.gz
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh
+	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
+	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites /usr/sbin/mke2fs
+
+initramfs: $(INITRAMFS)
+	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
 VM_SUITES ?= fs,lifecycle
-vm-check: $(BUILD)/vm/initramfs.cpio.gz
+vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 
 check: deps
 	@tests/check.sh
 
-demo: deps $(BUILD)/vm/initramfs.cpio.gz
-	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(BUILD)/vm/initramfs.cpio.gz demo >/dev/null; \
+demo: deps
+	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
+	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) demo >/dev/null; \
 	sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'
 
 checkpatch:

@@ -54,8 +54,9 @@ if scripts/checkpatch.sh >"$build/checkpatch.log" 2>&1; then ok checkpatch_stric
 else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | head -20; ko checkpatch_strict; fi
 
 # 5. In-guest suites under QEMU.
-if make --no-print-directory -s "$build/vm/initramfs.cpio.gz" >"$build/initramfs.log" 2>&1; then
-	vmout=$(tests/vm/run.sh "$kver" "$build/vm/initramfs.cpio.gz" "${VM_SUITES:-fs,lifecycle}")
+if initramfs=$(make --no-print-directory -s GUEST_KVER="$kver" initramfs 2>"$build/initramfs.log" | tail -n1) &&
+	[ -s "$initramfs" ]; then
+	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "${VM_SUITES:-fs,lifecycle}")
 	echo "$vmout"
 	grep '^TGTEST: PASS ' "$build/vm/console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
 	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #include "util.h"
@@ -721,76 +722,63 @@ static void *short_thread(void *arg)
 	return arg;
 }
 
-/* forks and spawns threads as fast as it can; children live ~1 ms */
-static void forker(void)
+/* Shared with the forker's children: inheritance checks they made. */
+struct inherit_tally {
+	int checked;
+	int bad;
+	int bad_pid;
+};
+
+/*
+ * Forks and spawns threads as fast as it can. Every 4th child checks that
+ * it inherited a group: its parent is always in sa or sb and only the
+ * parent is ever moved, so the child must be in one of them for life.
+ */
+static void forker(struct inherit_tally *t)
 {
-	for (;;) {
-		pthread_t t;
+	unsigned int n;
+
+	for (n = 0;; n++) {
+		pthread_t th;
 		pid_t c = fork();
 
 		if (c == 0) {
-			usleep(1000);
+			if (n % 4 == 0) {
+				pid_t me = getpid();
+
+				if (has_id(gp("sa", "tasks"), me) ||
+				    has_id(gp("sb", "tasks"), me)) {
+					__atomic_add_fetch(&t->checked, 1, __ATOMIC_SEQ_CST);
+				} else {
+					t->bad_pid = me;
+					__atomic_add_fetch(&t->bad, 1, __ATOMIC_SEQ_CST);
+				}
+			}
 			_exit(0);
 		}
 		if (c > 0)
 			waitpid(c, NULL, 0);
-		if (!pthread_create(&t, NULL, short_thread, NULL))
-			pthread_join(t, NULL);
+		if (!pthread_create(&th, NULL, short_thread, NULL))
+			pthread_join(th, NULL);
 	}
-}
-
-/* state and parent of a process from /proc/PID/stat; 0 if gone */
-static int proc_state(pid_t pid, char *state, pid_t *ppid)
-{
-	char path[64], buf[512], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (rd(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	p = strrchr(buf, ')');
-	return p && sscanf(p + 2, "%c %d", state, ppid) == 2;
-}
-
-/*
- * Every live child of f must be in sa or sb: it inherited the group its
- * parent was in when it forked. Returns how many children were checked.
- */
-static int check_children_inherit(pid_t f)
-{
-	struct dirent *de;
-	int checked = 0;
-	DIR *d = opendir("/proc");
-
-	while (d && (de = readdir(d))) {
-		pid_t pid = atoi(de->d_name), ppid;
-		char st;
-
-		if (pid <= 0 || !proc_state(pid, &st, &ppid) || ppid != f || st == 'Z')
-			continue;
-		if (has_id(gp("sa", "cgroup.procs"), pid) ||
-		    has_id(gp("sb", "cgroup.procs"), pid)) {
-			checked++;
-			continue;
-		}
-		/* not listed: only fine if it exited meanwhile */
-		if (proc_state(pid, &st, &ppid) && st != 'Z')
-			FAIL("child %d of %d is in neither group", pid, f);
-	}
-	if (d)
-		closedir(d);
-	return checked;
 }
 
 TEST_T(stress_moves_forks_mkdir, 120)
 {
-	int i, inherited = 0;
+	struct inherit_tally *tally;
 	pid_t f, churn;
+	int i;
 
+	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT(tally != MAP_FAILED);
 	mk("sa");
 	mk("sb");
-	f = fork();
+	EXPECT(wr(gp("sa", "cgroup.procs"), "0") > 0);
+	f = fork();		/* starts in sa, like its children */
 	if (f == 0)
-		forker();
+		forker(tally);
+	EXPECT(wr(gp("", "cgroup.procs"), "0") > 0);
 	churn = fork();
 	if (churn == 0) {
 		char name[32];
@@ -806,17 +794,20 @@ TEST_T(stress_moves_forks_mkdir, 120)
 
 		if (wrf(gp(g, "cgroup.procs"), "%d", f) < 0)
 			FAIL("move %d to %s: %s (%s)", i, g, strerror(errno), status());
-		if (i % 16 == 0) {
+		if (i % 16 == 0)
 			EXPECT(has_id(gp(g, "cgroup.procs"), f));
-			inherited += check_children_inherit(f);
-		}
 		/* a moved process takes its new children along */
 		if (i % 50 == 0) {
 			usleep(2000);
 			EXPECT(!has_id(gp((i & 1) ? "sa" : "sb", "cgroup.procs"), f));
 		}
 	}
-	EXPECT(inherited >= 5, "only %d children seen", inherited);
+	/* the children's own checks: none bad, and enough of them ran */
+	for (i = 0; i < 2000 && __atomic_load_n(&tally->checked, __ATOMIC_SEQ_CST) < 20; i++)
+		usleep(5000);
+	EXPECT(tally->bad == 0, "%d children in neither group, e.g. %d",
+	       tally->bad, tally->bad_pid);
+	EXPECT(tally->checked >= 20, "only %d children checked", tally->checked);
 	reap(churn);
 	reap(f);
 	for (i = 0; i < 4; i++) {

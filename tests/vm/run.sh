@@ -24,7 +24,7 @@ qemu_args=(-nographic -no-reboot -smp 2 -m 1280M
 	-numa node,nodeid=0,cpus=0-1,memdev=m0
 	-numa node,nodeid=1,memdev=m1
 	-kernel "$kernel" -initrd "$initrd")
-cmdline="console=ttyS0 loglevel=4 oops=panic panic=-1 panic_on_warn=1 memmap=256M!768M tsc=reliable"
+cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} oops=panic panic=-1 panic_on_warn=1 memmap=256M!768M tsc=reliable"
 
 accel=${TG_ACCEL:-auto}
 if [ "$accel" = auto ]; then
