@@ -5,6 +5,7 @@
 #   make check           every test: unit, lint, in-guest (VM) suites
 #   make demo            boot the guest and walk through the filesystem
 #   make deps            install missing Debian packages
+#   make deps-612        also Debian's 6.12 cloud kernel (bookworm-backports)
 #   make checkpatch      scripts/checkpatch.pl --strict on the kernel sources
 #   make clean
 #
@@ -31,12 +32,17 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps check demo checkpatch vm-check clean guest initramfs
+.PHONY: all module user deps deps-612 check demo checkpatch vm-check clean guest initramfs
 
 all: module user
 
 deps:
 	@scripts/deps.sh
+
+# Optional: Debian's 6.12 cloud kernel + headers from bookworm-backports, so
+# make check also builds against 6.12 (and TG_KSERIES=6.12 boots it).
+deps-612:
+	@scripts/deps.sh --with-6.12
 
 module: tgroup.ko
 

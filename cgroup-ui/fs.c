@@ -115,6 +115,20 @@ static struct inode *tg_new_inode(struct super_block *sb, struct inode *parent,
 	return inode;
 }
 
+static struct inode *tg_new_dir(struct super_block *sb, struct inode *parent,
+				struct tg_group *grp,
+				const struct inode_operations *iops)
+{
+	struct inode *inode = tg_new_inode(sb, parent, S_IFDIR | 0755, grp, NULL);
+
+	if (!inode)
+		return NULL;
+	inode->i_op = iops;
+	inode->i_fop = &simple_dir_operations;
+	set_nlink(inode, 2);
+	return inode;
+}
+
 /* --- files -------------------------------------------------------------- */
 
 static int tg_seq_show(struct seq_file *sf, void *v)
@@ -290,12 +304,9 @@ static int tg_mkdir(TG_MNT_ARG, struct inode *dir, struct dentry *dentry,
 	}
 	ret = -ENOMEM;
 	msg = "out of memory";
-	inode = tg_new_inode(dir->i_sb, dir, S_IFDIR | 0755, grp, NULL);
+	inode = tg_new_dir(dir->i_sb, dir, grp, &tg_group_dir_iops);
 	if (!inode)
 		goto err_put;
-	inode->i_op = &tg_group_dir_iops;
-	inode->i_fop = &simple_dir_operations;
-	set_nlink(inode, 2);
 	ret = tg_prepare_files(&prep, dentry, inode, grp);
 	if (ret)
 		goto err_iput;
@@ -379,12 +390,9 @@ static int tg_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_d_op = &simple_dentry_operations;
 	sb->s_time_gran = 1;
 
-	root = tg_new_inode(sb, NULL, S_IFDIR | 0755, &tg_root_group, NULL);
+	root = tg_new_dir(sb, NULL, &tg_root_group, &tg_root_dir_iops);
 	if (!root)
 		return -ENOMEM;
-	root->i_op = &tg_root_dir_iops;
-	root->i_fop = &simple_dir_operations;
-	set_nlink(root, 2);
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;

@@ -134,6 +134,12 @@ int tg_parse_priority(const char *buf, size_t len, enum tg_priority *prio,
 	return -1;
 }
 
+/**
+ * tg_priority_name() - the word tgroup.priority prints
+ * @prio: priority
+ *
+ * Return: "high" or "low".
+ */
 const char *tg_priority_name(enum tg_priority prio)
 {
 	return prio == TG_PRIO_HIGH ? "high" : "low";
@@ -175,6 +181,10 @@ static int tg_kv_next(const char **pos, const char *end, struct tg_kv *kv,
 	return 1;
 }
 
+/**
+ * tg_limits_init() - no limit on any kind (what a new group starts with)
+ * @limits: limits to reset
+ */
 void tg_limits_init(struct tg_limits *limits)
 {
 	int k;
@@ -182,6 +192,82 @@ void tg_limits_init(struct tg_limits *limits)
 	for (k = 0; k < TG_NR_KINDS; k++)
 		limits->bps[k] = TG_UNLIMITED;
 }
+
+/*
+ * A key=value writer's grammar, as data: key names, the messages for the
+ * structural errors, and set() which validates one value into the caller's
+ * copy of the settings. Keys are indexes into names[] (at most 32).
+ */
+struct tg_kv_grammar {
+	const char *const *names;
+	unsigned int nr;
+	int (*set)(void *obj, unsigned int key, const char *val, size_t vlen,
+		   const char **msg);
+	const char *unknown_msg;
+	const char *twice_msg;
+	const char *empty_msg;
+};
+
+/*
+ * Apply every key=value of buf to obj through g->set(). Unknown and
+ * repeated keys and input without any pair are errors. obj must be a copy
+ * that the caller commits only on success.
+ */
+static int tg_parse_kv(const char *buf, size_t len,
+		       const struct tg_kv_grammar *g, void *obj,
+		       const char **msg)
+{
+	const char *p = buf, *end = buf + len;
+	u32 seen = 0;
+	struct tg_kv kv;
+	unsigned int k;
+	int r;
+
+	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
+		for (k = 0; k < g->nr; k++)
+			if (tg_word_eq(kv.key, kv.klen, g->names[k]))
+				break;
+		if (k == g->nr) {
+			*msg = g->unknown_msg;
+			return -1;
+		}
+		if (seen & (1u << k)) {
+			*msg = g->twice_msg;
+			return -1;
+		}
+		seen |= 1u << k;
+		if (g->set(obj, k, kv.val, kv.vlen, msg))
+			return -1;
+	}
+	if (r < 0)
+		return -1;
+	if (!seen) {
+		*msg = g->empty_msg;
+		return -1;
+	}
+	return 0;
+}
+
+static int tg_limit_set(void *obj, unsigned int key, const char *val,
+			size_t vlen, const char **msg)
+{
+	struct tg_limits *limits = obj;
+
+	if (tg_word_eq(val, vlen, "max")) {
+		limits->bps[key] = TG_UNLIMITED;
+		return 0;
+	}
+	return tg_parse_u64(val, vlen, &limits->bps[key], msg);
+}
+
+static const struct tg_kv_grammar tg_limit_grammar = {
+	.names		= tg_limit_keys,
+	.nr		= TG_NR_KINDS,
+	.set		= tg_limit_set,
+	.unknown_msg	= "unknown limit key (dram_rbps dram_wbps nvm_rbps nvm_wbps)",
+	.twice_msg	= "limit key given twice",
+	.empty_msg	= "no limit given",
+};
 
 /**
  * tg_parse_limits() - apply "key=V ..." to a set of limits
@@ -197,38 +283,56 @@ int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
 		    const char **msg)
 {
 	struct tg_limits next = *limits;
-	const char *p = buf, *end = buf + len;
-	unsigned int seen = 0;
-	struct tg_kv kv;
-	int r, k;
 
-	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
-		for (k = 0; k < TG_NR_KINDS; k++)
-			if (tg_word_eq(kv.key, kv.klen, tg_limit_keys[k]))
-				break;
-		if (k == TG_NR_KINDS) {
-			*msg = "unknown limit key (dram_rbps dram_wbps nvm_rbps nvm_wbps)";
-			return -1;
-		}
-		if (seen & (1u << k)) {
-			*msg = "limit key given twice";
-			return -1;
-		}
-		seen |= 1u << k;
-		if (tg_word_eq(kv.val, kv.vlen, "max"))
-			next.bps[k] = TG_UNLIMITED;
-		else if (tg_parse_u64(kv.val, kv.vlen, &next.bps[k], msg))
-			return -1;
-	}
-	if (r < 0)
+	if (tg_parse_kv(buf, len, &tg_limit_grammar, &next, msg))
 		return -1;
-	if (!seen) {
-		*msg = "no limit given";
-		return -1;
-	}
 	*limits = next;
 	return 0;
 }
+
+/* The writable keys of tgroup.config, with their ranges. */
+enum { TG_CFG_PERIOD_MS, TG_NR_CFG_KEYS };
+
+static const char *const tg_config_keys[TG_NR_CFG_KEYS] = {
+	[TG_CFG_PERIOD_MS]	= "period_ms",
+};
+
+static const struct {
+	u64 min, max;
+	const char *range_msg;
+} tg_config_range[TG_NR_CFG_KEYS] = {
+	[TG_CFG_PERIOD_MS] = { TG_PERIOD_MS_MIN, TG_PERIOD_MS_MAX,
+			       "period_ms must be 1..1000" },
+};
+
+static int tg_config_set(void *obj, unsigned int key, const char *val,
+			 size_t vlen, const char **msg)
+{
+	struct tg_config *cfg = obj;
+	u64 v;
+
+	if (tg_parse_u64(val, vlen, &v, msg))
+		return -1;
+	if (v < tg_config_range[key].min || v > tg_config_range[key].max) {
+		*msg = tg_config_range[key].range_msg;
+		return -1;
+	}
+	switch (key) {
+	case TG_CFG_PERIOD_MS:
+		cfg->period_ms = (u32)v;
+		break;
+	}
+	return 0;
+}
+
+static const struct tg_kv_grammar tg_config_grammar = {
+	.names		= tg_config_keys,
+	.nr		= TG_NR_CFG_KEYS,
+	.set		= tg_config_set,
+	.unknown_msg	= "unknown or read-only config key",
+	.twice_msg	= "config key given twice",
+	.empty_msg	= "no key=value given",
+};
 
 /**
  * tg_parse_config() - apply "key=value ..." to the configuration
@@ -245,38 +349,9 @@ int tg_parse_config(const char *buf, size_t len, struct tg_config *cfg,
 		    const char **msg)
 {
 	struct tg_config next = *cfg;
-	const char *p = buf, *end = buf + len;
-	bool any = false, seen_period = false;
-	struct tg_kv kv;
-	u64 v;
-	int r;
 
-	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
-		any = true;
-		if (tg_word_eq(kv.key, kv.klen, "period_ms")) {
-			if (seen_period) {
-				*msg = "config key given twice";
-				return -1;
-			}
-			seen_period = true;
-			if (tg_parse_u64(kv.val, kv.vlen, &v, msg))
-				return -1;
-			if (v < TG_PERIOD_MS_MIN || v > TG_PERIOD_MS_MAX) {
-				*msg = "period_ms must be 1..1000";
-				return -1;
-			}
-			next.period_ms = (u32)v;
-		} else {
-			*msg = "unknown or read-only config key";
-			return -1;
-		}
-	}
-	if (r < 0)
+	if (tg_parse_kv(buf, len, &tg_config_grammar, &next, msg))
 		return -1;
-	if (!any) {
-		*msg = "no key=value given";
-		return -1;
-	}
 	*cfg = next;
 	return 0;
 }

@@ -126,13 +126,13 @@ static void tg_group_unlist(struct tg_group *grp)
  * @msg: explanation on failure
  *
  * Context: Process context, tg_mutex held.
- * Return: 0, or -EBUSY while the group has tasks.
+ * Return: 0, or -EBUSY while a task that is not exiting is in the group.
  */
 int tg_group_remove(struct tg_group *grp, const char **msg)
 {
 	lockdep_assert_held(&tg_mutex);
 	spin_lock(&tg_member_lock);
-	if (grp->nr_tasks) {
+	if (!tg_group_drain(grp)) {
 		spin_unlock(&tg_member_lock);
 		*msg = "group has tasks";
 		return -EBUSY;
@@ -153,11 +153,12 @@ void tg_group_remove_all(void)
 	struct tg_group *grp, *tmp;
 
 	lockdep_assert_held(&tg_mutex);
-	tg_release_all_members();
+	/* dead first: from here no task can join any of them, not even by fork */
 	spin_lock(&tg_member_lock);
 	list_for_each_entry(grp, &tg_groups, node)
 		grp->dead = true;
 	spin_unlock(&tg_member_lock);
+	tg_release_all_members();
 	list_for_each_entry_safe(grp, tmp, &tg_groups, node)
 		tg_group_unlist(grp);
 }

@@ -114,6 +114,9 @@ static void tg_on_newtask(void *data, struct task_struct *task,
 	struct tg_member *m;
 	bool parent_in_group;
 
+	/* kernel threads never belong to a child group */
+	if (task->flags & PF_KTHREAD)
+		return;
 	rcu_read_lock();
 	parent_in_group = tg_member_find(current);
 	rcu_read_unlock();
@@ -347,6 +350,30 @@ int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
 }
 
 /**
+ * tg_group_drain() - empty a group about to be removed, if it can be
+ * @grp: child group
+ *
+ * A group whose only members are exiting (PF_EXITING, exit hook not yet
+ * run) is empty for rmdir, as it is for cgroup.procs and tasks: those
+ * members are detached now and their exit hook finds nothing.
+ *
+ * Context: tg_member_lock held.
+ * Return: true if the group is now empty, false if a live task is in it.
+ */
+bool tg_group_drain(struct tg_group *grp)
+{
+	struct tg_member *m, *tmp;
+
+	lockdep_assert_held(&tg_member_lock);
+	list_for_each_entry(m, &grp->members, gnode)
+		if (!(m->task->flags & PF_EXITING))
+			return false;
+	list_for_each_entry_safe(m, tmp, &grp->members, gnode)
+		tg_member_detach(m);
+	return true;
+}
+
+/**
  * tg_release_all_members() - move every task back to the root group
  *
  * Context: Process context; takes tg_member_lock.
@@ -387,6 +414,9 @@ static size_t tg_collect(struct tg_group *grp, bool tgids,
 	if (!tg_is_root(grp)) {
 		spin_lock(&tg_member_lock);
 		list_for_each_entry(m, &grp->members, gnode) {
+			/* leaving at its exit hook; movers skip it too */
+			if (m->task->flags & PF_EXITING)
+				continue;
 			id = tgids ? task_tgid_nr_ns(m->task, ns)
 				   : task_pid_nr_ns(m->task, ns);
 			if (id && n < cap)

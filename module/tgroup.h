@@ -104,6 +104,7 @@ int tg_move_pid(struct tg_group *dst, pid_t pid, bool threadgroup,
 int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids,
 		  size_t *nr);
 void tg_release_all_members(void);
+bool tg_group_drain(struct tg_group *grp);
 struct tg_group *tg_task_group(struct task_struct *task);
 extern atomic64_t tg_inherit_failures;
 

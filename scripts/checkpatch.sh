@@ -1,6 +1,6 @@
 #!/bin/bash
-# scripts/checkpatch.pl --strict over the kernel sources (module/,
-# cgroup-ui/, core/), from Debian's linux-source-6.1 tarball.
+# scripts/checkpatch.pl --strict and scripts/kernel-doc over the kernel
+# sources (module/, cgroup-ui/, core/), from Debian's linux-source tarball.
 #
 # Ignored, with the reason:
 #  LINUX_VERSION_CODE, CONSTANT_COMPARISON: tgroup is an out-of-tree module
@@ -16,9 +16,15 @@ if [ ! -x "$cp" ]; then
 	mkdir -p "$cache"
 	d=$(basename "$tarball" .tar.xz)
 	tar xJf "$tarball" -C "$cache" --strip-components=1 \
-		"$d/scripts/checkpatch.pl" "$d/scripts/spelling.txt" "$d/scripts/const_structs.checkpatch"
+		"$d/scripts/checkpatch.pl" "$d/scripts/spelling.txt" "$d/scripts/const_structs.checkpatch" \
+		"$d/scripts/kernel-doc"
 fi
 cd "$top"
+rc=0
 "$cp" --strict --no-tree --terse --show-types --quiet \
 	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
-	-f module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]
+	-f module/*.[ch] cgroup-ui/*.[ch] core/*.[ch] || rc=1
+# kernel-doc comments must parse (and match the functions they document)
+kd=$("$cache/scripts/kernel-doc" -none module/*.c cgroup-ui/*.c core/*.c 2>&1)
+[ -z "$kd" ] || { echo "$kd"; echo "kernel-doc: warnings above"; rc=1; }
+exit $rc

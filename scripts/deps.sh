@@ -19,6 +19,20 @@ pkgs=(
 	linux-source-6.1
 	perl
 )
+if [ "${1:-}" = --with-6.12 ]; then
+	# bookworm-backports carries Debian's 6.12 kernel for Debian 12.
+	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+	list=/etc/apt/sources.list.d/tgroup-bookworm-backports.list
+	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee "$list" >/dev/null
+	fi
+	if ! ls -d /usr/src/linux-headers-6.12*-cloud-amd64 >/dev/null 2>&1; then
+		$SUDO apt-get update -q >/dev/null
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q -t bookworm-backports \
+			linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64 >/dev/null
+	fi
+	shift
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

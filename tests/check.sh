@@ -23,6 +23,24 @@ else
 	tail -20 "$log"; ko module_build_w1 "build failed"
 fi
 
+# 1b. The other supported kernel: Debian's 6.12 cloud headers (bookworm-
+#     backports, `make deps-612`), built in a copy so objects never mix.
+h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | tail -n1)
+if [ -n "$h612" ]; then
+	src=$build/src-6.12
+	rm -rf "$src" && mkdir -p "$src"
+	cp -r Kbuild module cgroup-ui core "$src/"
+	find "$src" \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' \) -delete
+	if make --no-print-directory -C "$h612" M="$src" W=1 modules >"$build/module-build-6.12.log" 2>&1; then
+		if grep -E 'warning:|error:' "$build/module-build-6.12.log"; then ko module_build_6_12_w1 "warnings"
+		else ok "module_build_6_12_w1 ($(basename "$h612"))"; fi
+	else
+		tail -20 "$build/module-build-6.12.log"; ko module_build_6_12_w1 "build failed"
+	fi
+else
+	echo "SKIP module_build_6_12_w1: no 6.12 cloud headers installed (make deps-612)"
+fi
+
 # 2. core/ is freestanding: compiler headers only, kernel-like flags, and the
 #    objects reference no symbol outside core/.
 rm -rf "$build/freestanding" && mkdir -p "$build/freestanding/obj"

@@ -362,7 +362,7 @@ TEST(fork_clone_exec_inherit)
 			kill(procs[i], SIGKILL);
 	}
 	waitpid(pid, NULL, 0);
-	for (int i = 0; i < 50 && read_ids(gp("inherit", "tasks"), NULL, 0); i++)
+	for (int i = 0; i < 250 && read_ids(gp("inherit", "tasks"), NULL, 0); i++)
 		usleep(20000);	/* the grandchild is reaped by init */
 	rm("inherit");
 }
@@ -651,62 +651,73 @@ TEST(non_root_writer)
 	rm("perm");
 }
 
+/* read one decimal number a process wrote to fd before closing it */
+static long read_number(int fd)
+{
+	char buf[64];
+	ssize_t n = 0, r;
+
+	while (n < (ssize_t)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += r;
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? atol(buf) : -1;
+}
+
 TEST(pid_namespace_of_the_writer)
 {
-	int res[2];
+	int code_pipe[2], pid_pipe[2];
 	pid_t mid, outer = getpid();
-	long inner_global = 0;
-	char buf[128];
+	long inner_global, code;
 
 	mk("ns");
-	EXPECT_OK(pipe(res));
+	EXPECT_OK(pipe(code_pipe));
+	EXPECT_OK(pipe(pid_pipe));
 	mid = fork();
 	if (mid == 0) {
+		char buf[32];
 		pid_t inner;
 
+		close(code_pipe[0]);
+		close(pid_pipe[0]);
 		if (unshare(CLONE_NEWPID))
 			_exit(20);
 		inner = fork();
 		if (inner == 0) {
 			long ids[4];
-			int code = 0;
+			int c = 0;
 
+			close(pid_pipe[1]);
 			/* pid 1 in its namespace */
 			if (getpid() != 1)
-				code = 1;
+				c = 1;
 			else if (wr(gp("ns", "cgroup.procs"), "1") < 0)
-				code = 2;
+				c = 2;
 			else if (read_ids(gp("ns", "cgroup.procs"), ids, 4) != 1 || ids[0] != 1)
-				code = 3;
+				c = 3;
 			else if (wrf(gp("ns", "tasks"), "%d", outer) != -1 || errno != ESRCH)
-				code = 4;
+				c = 4;
 			else if (wr(gp("ns", "cgroup.procs"), "0") < 0)
-				code = 5;
-			snprintf(buf, sizeof(buf), "%d", code);
-			if (write(res[1], buf, strlen(buf)) < 0)
+				c = 5;
+			snprintf(buf, sizeof(buf), "%d", c);
+			if (write(code_pipe[1], buf, strlen(buf)) < 0)
 				_exit(1);
+			close(code_pipe[1]);
 			pause();
 			_exit(0);
 		}
-		snprintf(buf, sizeof(buf), "%d ", inner);
-		if (write(res[1], buf, strlen(buf)) < 0)
+		close(code_pipe[1]);
+		snprintf(buf, sizeof(buf), "%d", inner);
+		if (write(pid_pipe[1], buf, strlen(buf)) < 0)
 			_exit(21);
+		close(pid_pipe[1]);
 		waitpid(inner, NULL, 0);
 		_exit(0);
 	}
-	close(res[1]);
-	{
-		int code = -1;
-		ssize_t n = 0, r;
-
-		while (n < (ssize_t)sizeof(buf) - 1 && (r = read(res[0], buf + n, sizeof(buf) - 1 - n)) > 0) {
-			n += r;
-			buf[n] = '\0';
-			if (sscanf(buf, "%ld %d", &inner_global, &code) == 2)
-				break;
-		}
-		EXPECT_EQ_LL(code, 0);
-	}
+	close(code_pipe[1]);
+	close(pid_pipe[1]);
+	inner_global = read_number(pid_pipe[0]);
+	code = read_number(code_pipe[0]);
+	EXPECT_EQ_LL(code, 0);
 	/* seen from here, the group holds the inner process by its global pid */
 	EXPECT(inner_global > 1);
 	EXPECT(has_id(gp("ns", "cgroup.procs"), inner_global));

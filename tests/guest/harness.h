@@ -122,11 +122,17 @@ static int tg_run_one(const struct tg_test *t)
 		_exit(0);
 	}
 	close(fds[1]);
+	/*
+	 * Wait for the test itself, then kill what it left behind (its process
+	 * group), then read the reason without blocking: leftovers may still
+	 * hold the pipe's write end.
+	 */
+	waitpid(pid, &status, 0);
+	kill(-pid, SIGKILL);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	n = read(fds[0], reason, sizeof(reason) - 1);
 	reason[n > 0 ? n : 0] = '\0';
 	close(fds[0]);
-	waitpid(pid, &status, 0);
-	kill(-pid, SIGKILL);	/* anything the test left behind */
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		printf("TGTEST: PASS %s\n", t->name);
 		return 0;
