@@ -91,8 +91,9 @@ check: deps
 
 demo: deps
 	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
-	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) demo >/dev/null; \
-	sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'
+	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) demo >$(BUILD)/vm/demo.out; \
+	rc=$$?; sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'; \
+	[ $$rc = 0 ] || { cat $(BUILD)/vm/demo.out; echo "demo failed (guest console: $(BUILD)/vm/demo.log.txt)"; exit 1; }
 
 checkpatch:
 	@scripts/checkpatch.sh
