@@ -225,13 +225,6 @@ static int tg_stat_show(struct seq_file *sf, struct tg_group *grp)
 	return 0;
 }
 
-static const char *const tg_intf_names[] = {
-	[TG_INTF_NONE]	= "none",
-	[TG_INTF_DRAM]	= "dram",
-	[TG_INTF_NVM]	= "nvm",
-	[TG_INTF_BOTH]	= "both",
-};
-
 static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 {
 	enum tg_intf_state state = READ_ONCE(tg_intf.state);
@@ -242,7 +235,7 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 		   READ_ONCE(tg_intf.lat_ns[TG_NVM_READ]),
 		   READ_ONCE(tg_intf.lat_ns[TG_DRAM_WRITE]),
 		   READ_ONCE(tg_intf.lat_ns[TG_NVM_WRITE]));
-	seq_printf(sf, "state=%s\n", tg_intf_names[state]);
+	seq_printf(sf, "state=%s\n", tg_intf_name(state));
 	return 0;
 }
 

@@ -12,12 +12,24 @@
 #define TG_COMPAT_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/math64.h>
 #include <linux/limits.h>
 static inline u64 tg_div_u64(u64 a, u32 b)
 {
 	return div_u64(a, b);
+}
+
+static inline u64 tg_div_u64_rem(u64 a, u32 b, u32 *rem)
+{
+	return div_u64_rem(a, b, rem);
+}
+
+static inline u64 tg_div64_u64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
 }
 #else
 /* Compiler-provided headers only: these exist in freestanding mode. */
@@ -28,7 +40,20 @@ typedef __INT64_TYPE__ s64;
 typedef __UINT32_TYPE__ u32;
 typedef __INT32_TYPE__ s32;
 #define U64_MAX ((u64)~0ULL)
+#define BIT(nr) (1UL << (nr))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 static inline u64 tg_div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
+
+static inline u64 tg_div_u64_rem(u64 a, u32 b, u32 *rem)
+{
+	*rem = (u32)(a % b);
+	return a / b;
+}
+
+static inline u64 tg_div64_u64(u64 a, u64 b)
 {
 	return a / b;
 }

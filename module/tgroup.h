@@ -31,7 +31,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 
-#include "tg_parse.h"
+#include "tg_core.h"
 
 #define TG_NAME_MAX	64
 
@@ -113,13 +113,6 @@ void tg_loop_start(void);
 void tg_loop_stop(void);
 
 /* Interference state behind tgroup.interference (written by the loop). */
-enum tg_intf_state {
-	TG_INTF_NONE,
-	TG_INTF_DRAM,
-	TG_INTF_NVM,
-	TG_INTF_BOTH,
-};
-
 struct tg_interference {
 	u64			lat_ns[TG_NR_KINDS];	/* by enum tg_kind */
 	enum tg_intf_state	state;

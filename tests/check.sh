@@ -54,17 +54,21 @@ ld -r -o "$build/freestanding/core.o" "$build"/freestanding/obj/*.o || fs_ok=0
 undef=$(nm -u "$build/freestanding/core.o" 2>/dev/null)
 if [ $fs_ok = 1 ] && [ -z "$undef" ]; then ok core_freestanding; else ko core_freestanding "undefined: $undef"; fi
 
-# 3. core/ unit tests (cmocka).
-if make --no-print-directory -s user >/dev/null &&
-	gcc -O1 -g -Wall -Wextra -Werror -Icore -o "$build/test_parse" tests/unit/test_parse.c \
-		"$build/libtgcore.a" -lcmocka; then
-	out=$("$build/test_parse" 2>&1)
-	echo "$out" | grep -E '^\[  (FAILED|ERROR) |^\[ +OK|PASSED' | sed 's/^/  /' | tail -3
-	while read -r t; do ok "unit/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
-	while read -r t; do ko "unit/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
-	echo "$out" | grep -q '^\[  PASSED  \]' || ko unit_runner "no summary"
+# 3. core/ unit tests (cmocka), one binary per tests/unit/test_*.c.
+if make --no-print-directory -s user >/dev/null; then
+	for src in tests/unit/test_*.c; do
+		bin=$build/$(basename "$src" .c)
+		if ! gcc -O1 -g -Wall -Wextra -Werror -Icore -o "$bin" "$src" "$build/libtgcore.a" -lcmocka; then
+			ko "unit_build/$(basename "$src" .c)"; continue
+		fi
+		out=$("$bin" 2>&1)
+		while read -r t; do ok "unit/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
+		while read -r t; do ko "unit/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
+		echo "$out" | grep -B1 -A3 -E '^\[  (ERROR|FAILED) ' | grep -v '^\[  (PASSED|FAILED) \]' | head -20
+		echo "$out" | grep -q '^\[  PASSED  \]' || ko "unit_runner/$(basename "$src" .c)" "no summary"
+	done
 else
-	ko unit_build "test_parse did not build"
+	ko unit_build "libtgcore.a did not build"
 fi
 
 # 4. checkpatch --strict.

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * regulator.c - MT²'s two orthogonal policies over all groups, per period.
+ *
+ * Preventive (limits, every group that has them):
+ *   - over a limit, DRAM kinds only, MBA above its floor, and one MBA step
+ *     down still leaves the group at or above its limit: MBA one step down;
+ *   - otherwise (NVM over, MBA at its floor, or the MBA step would
+ *     undershoot): CPU quota = min(quota, usage) * limit / rate, for the
+ *     kind furthest over: proportional, so a linear plant lands on the limit;
+ *   - under every limit by margin_pct for relax_periods periods: relax one
+ *     step - quota grows by at most grow_pct and never past what the rates
+ *     say keeps each limit (with half the margin), then MBA one step up if
+ *     the predicted DRAM rates stay under their limits.
+ *
+ * Remedial (interference; low-priority groups only):
+ *   - a detector kind over its threshold now: throttle one step of one
+ *     group per period, picked in MT²'s order - most NVM write, then most
+ *     NVM read, then most DRAM traffic (above noise_floor_bps). NVM traffic
+ *     is cut by CPU quota (cut_pct), DRAM-only traffic by MBA, then quota
+ *     once MBA is at its floor;
+ *   - interference back within relapse_periods of a relax step: that step
+ *     is undone and the group held there (no relax) until its traffic has
+ *     halved - the noise stopped. This is what keeps steady state still;
+ *   - between the detector's low mark and threshold: nothing (dead band);
+ *   - no interference state for relax_periods periods: relax one step of
+ *     one throttled group (quota first, then MBA); a group whose traffic
+ *     fell under noise_floor_bps is released at once.
+ *
+ * High priority, no tasks, a disabled policy or regulator: what the policy
+ * imposed is released in the same period.
+ */
+#include "tg_core.h"
+
+#define TG_PPM			1000000u
+#define TG_NEVER		0xffffffffu
+
+/**
+ * tg_reg_cfg_default() - documented defaults (docs/control-law.md)
+ * @cfg:       configuration to fill
+ * @period_us: regulation period
+ * @nr_cpus:   CPUs the quota is spread over
+ */
+void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus)
+{
+	cfg->period_us = period_us;
+	cfg->nr_cpus = nr_cpus ? nr_cpus : 1;
+	cfg->enabled = true;
+	cfg->preventive = true;
+	cfg->remedial = true;
+	cfg->mba_min = 10;
+	cfg->mba_max = 100;
+	cfg->mba_step = 10;
+	cfg->margin_pct = 5;
+	cfg->relax_periods = 5;
+	cfg->cut_pct = 25;
+	cfg->grow_pct = 25;
+	cfg->quota_min_pct = 1;
+	cfg->noise_floor_bps = 1000000;
+	cfg->relapse_periods = 3;
+}
+
+static u64 tg_quota_cap(const struct tg_reg_cfg *cfg)
+{
+	return (u64)cfg->period_us * cfg->nr_cpus;
+}
+
+static u64 tg_quota_min(const struct tg_reg_cfg *cfg)
+{
+	u64 q = tg_mul_div(cfg->period_us, cfg->quota_min_pct, 100);
+
+	return q ? q : 1;
+}
+
+static void tg_unthrottle(struct tg_throttle *t, const struct tg_reg_cfg *cfg)
+{
+	t->mba = cfg->mba_max;
+	t->quota_us = TG_QUOTA_UNLIMITED;
+}
+
+static bool tg_throttled(const struct tg_throttle *t,
+			 const struct tg_reg_cfg *cfg)
+{
+	return t->mba < cfg->mba_max || t->quota_us != TG_QUOTA_UNLIMITED;
+}
+
+/* num / den in parts per million (num, den 64-bit; saturates at U32) */
+static u32 tg_ppm(u64 num, u64 den)
+{
+	u64 v;
+
+	while (den >> 32 || num >> 32) {
+		den >>= 1;
+		num >>= 1;
+	}
+	if (!den)
+		return TG_NEVER;
+	v = tg_mul_div(num, TG_PPM, (u32)den);
+	return v > TG_NEVER ? TG_NEVER : (u32)v;
+}
+
+static u64 tg_total(const struct tg_reg_group *g)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		sum = sum + g->bps.v[k] < sum ? U64_MAX : sum + g->bps.v[k];
+	return sum;
+}
+
+/**
+ * tg_reg_group_init() - a new group: nothing imposed, nothing decided
+ * @g:   group slot
+ * @cfg: configuration (for the unthrottled MBA level)
+ */
+void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
+{
+	int k;
+
+	g->active = false;
+	g->priority = TG_PRIO_LOW;
+	tg_limits_init(&g->limits);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		g->bps.v[k] = 0;
+	g->cpu_usage_us = 0;
+	tg_unthrottle(&g->prev, cfg);
+	tg_unthrottle(&g->rem, cfg);
+	tg_unthrottle(&g->out, cfg);
+	g->calm = 0;
+	g->hold = false;
+	g->hold_bps = 0;
+	g->last = (struct tg_decision){ .kind = -1 };
+}
+
+/**
+ * tg_regulator_init() - global regulator state before the first period
+ * @r: state
+ */
+void tg_regulator_init(struct tg_regulator *r)
+{
+	r->quiet = 0;
+	r->since_relax = TG_NEVER;
+	r->last_relaxed = -1;
+	r->relaxed_from = (struct tg_throttle){ 0, 0 };
+	r->last_group = -1;
+	r->last = (struct tg_decision){ .kind = -1 };
+}
+
+static void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
+		      enum tg_policy pol, enum tg_action act, enum tg_mech mech,
+		      enum tg_reason why, int kind)
+{
+	g->last = (struct tg_decision){ pol, act, mech, why, kind };
+	r->last = g->last;
+	r->last_group = idx;
+}
+
+/* Lift what a policy imposed on a group, recording why. */
+static void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		       struct tg_reg_group *g, int idx, enum tg_policy pol,
+		       enum tg_reason why)
+{
+	struct tg_throttle *t = pol == TG_POL_PREVENTIVE ? &g->prev : &g->rem;
+
+	if (pol == TG_POL_PREVENTIVE)
+		g->calm = 0;
+	else
+		g->hold = false;
+	if (!tg_throttled(t, cfg))
+		return;
+	tg_unthrottle(t, cfg);
+	tg_decide(r, g, idx, pol, TG_ACT_RELEASE, TG_MECH_NONE, why, -1);
+}
+
+/* The CPU time a quota cut scales: what the group used, within its quota. */
+static u64 tg_cpu_base(const struct tg_throttle *t, const struct tg_reg_group *g,
+		       const struct tg_reg_cfg *cfg)
+{
+	u64 base = g->cpu_usage_us;
+
+	if (t->quota_us < base)
+		base = t->quota_us;
+	if (!base)
+		base = t->quota_us != TG_QUOTA_UNLIMITED ? t->quota_us
+							 : tg_quota_cap(cfg);
+	return base;
+}
+
+/* quota * ppm / 10^6, clamped to [floor, cap], cap and above = unlimited */
+static u64 tg_scale_quota(u64 quota, u32 ppm, const struct tg_reg_cfg *cfg)
+{
+	u64 q = tg_mul_div(quota, ppm, TG_PPM);
+
+	if (q < tg_quota_min(cfg))
+		q = tg_quota_min(cfg);
+	return q >= tg_quota_cap(cfg) ? TG_QUOTA_UNLIMITED : q;
+}
+
+/* ---- preventive ---------------------------------------------------------- */
+
+static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *g, int idx, u32 over, int worst,
+			 u32 ratio_ppm)
+{
+	struct tg_throttle *t = &g->prev;
+	u64 q;
+
+	g->calm = 0;
+	if (!(over & TG_NVM_KINDS) && t->mba > cfg->mba_min) {
+		u32 next = t->mba - cfg->mba_step;
+		u64 lim = g->limits.bps[worst];
+
+		if (next < cfg->mba_min)
+			next = cfg->mba_min;
+		/* coarse MBA step only while it does not undershoot */
+		if (tg_mul_div(g->bps.v[worst], next, t->mba) >= lim) {
+			t->mba = next;
+			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
+				  TG_MECH_MBA, TG_WHY_OVER_LIMIT, worst);
+			return;
+		}
+	}
+	q = tg_scale_quota(tg_cpu_base(t, g, cfg), ratio_ppm, cfg);
+	if (q < t->quota_us) {
+		t->quota_us = q;
+		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
+			  TG_MECH_CPU, TG_WHY_OVER_LIMIT, worst);
+	}
+}
+
+/* target rate when relaxing: limit less half the margin */
+static u64 tg_relax_target(u64 lim, const struct tg_reg_cfg *cfg)
+{
+	return tg_mul_div(lim, 200 - cfg->margin_pct, 200);
+}
+
+static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			  struct tg_reg_group *g, int idx)
+{
+	struct tg_throttle *t = &g->prev;
+	u32 grow = TG_PPM / 100 * (100 + cfg->grow_pct), k;
+	u64 lim;
+
+	if (t->quota_us != TG_QUOTA_UNLIMITED) {
+		u32 ppm = grow;
+		u64 q;
+
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			lim = g->limits.bps[k];
+			if (lim != TG_UNLIMITED && g->bps.v[k]) {
+				u32 h = tg_ppm(tg_relax_target(lim, cfg), g->bps.v[k]);
+
+				if (h < ppm)
+					ppm = h;
+			}
+		}
+		q = tg_scale_quota(t->quota_us, ppm, cfg);
+		if (q > t->quota_us) {
+			t->quota_us = q;
+			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
+				  TG_MECH_CPU, TG_WHY_UNDER_LIMIT, -1);
+		}
+		return;
+	}
+	if (t->mba < cfg->mba_max) {
+		u32 next = t->mba + cfg->mba_step;
+
+		if (next > cfg->mba_max)
+			next = cfg->mba_max;
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			lim = g->limits.bps[k];
+			if (!((1u << k) & TG_DRAM_KINDS) || lim == TG_UNLIMITED)
+				continue;
+			if (tg_mul_div(g->bps.v[k], next, t->mba) >
+			    tg_relax_target(lim, cfg))
+				return;		/* would overshoot: stay */
+		}
+		t->mba = next;
+		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
+			  TG_MECH_MBA, TG_WHY_UNDER_LIMIT, -1);
+	}
+}
+
+static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			  struct tg_reg_group *g, int idx)
+{
+	u32 over = 0, ratio = TG_PPM, k;
+	bool any = false, under = true;
+	int worst = -1;
+
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 lim = g->limits.bps[k], b = g->bps.v[k];
+
+		if (lim == TG_UNLIMITED)
+			continue;
+		any = true;
+		if (b > lim) {
+			u32 ppm = tg_ppm(lim, b);
+
+			over |= 1u << k;
+			if (worst < 0 || ppm < ratio) {
+				ratio = ppm;
+				worst = (int)k;
+			}
+		}
+		if (b > tg_mul_div(lim, 100 - cfg->margin_pct, 100))
+			under = false;
+	}
+	if (!any) {
+		tg_release(r, cfg, g, idx, TG_POL_PREVENTIVE, TG_WHY_UNDER_LIMIT);
+		return;
+	}
+	if (over) {
+		tg_prev_over(r, cfg, g, idx, over, worst, ratio);
+		return;
+	}
+	if (!under || !tg_throttled(&g->prev, cfg)) {
+		g->calm = 0;		/* at the limit: steady */
+		return;
+	}
+	if (++g->calm < cfg->relax_periods)
+		return;
+	g->calm = 0;
+	tg_prev_relax(r, cfg, g, idx);
+}
+
+/* ---- remedial -------------------------------------------------------------- */
+
+static bool tg_rem_candidate(const struct tg_reg_group *g)
+{
+	return g->active && g->priority == TG_PRIO_LOW;
+}
+
+/* MT²'s order: most NVM write, most NVM read, most DRAM (read + write). */
+static int tg_pick_noisy(const struct tg_reg_cfg *cfg,
+			 const struct tg_reg_group *groups, u32 nr,
+			 enum tg_reason *why)
+{
+	static const enum tg_reason order[] = {
+		TG_WHY_NVM_WRITE, TG_WHY_NVM_READ, TG_WHY_DRAM,
+	};
+	u64 qmin = tg_quota_min(cfg);
+	unsigned int o;
+	u32 i;
+
+	for (o = 0; o < ARRAY_SIZE(order); o++) {
+		u64 best_v = cfg->noise_floor_bps;
+		int best = -1;
+
+		for (i = 0; i < nr; i++) {
+			const struct tg_reg_group *g = &groups[i];
+			bool at_floor = g->rem.quota_us <= qmin &&
+				(order[o] != TG_WHY_DRAM || g->rem.mba <= cfg->mba_min);
+			u64 v;
+
+			if (!tg_rem_candidate(g) || at_floor)
+				continue;
+			if (order[o] == TG_WHY_NVM_WRITE)
+				v = g->bps.v[TG_NVM_WRITE];
+			else if (order[o] == TG_WHY_NVM_READ)
+				v = g->bps.v[TG_NVM_READ];
+			else
+				v = g->bps.v[TG_DRAM_READ] + g->bps.v[TG_DRAM_WRITE];
+			if (v > best_v) {
+				best_v = v;
+				best = (int)i;
+			}
+		}
+		if (best >= 0) {
+			*why = order[o];
+			return best;
+		}
+	}
+	return -1;
+}
+
+static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			    struct tg_reg_group *g, int idx, enum tg_reason why)
+{
+	struct tg_throttle *t = &g->rem;
+	int kind = why == TG_WHY_NVM_WRITE ? TG_NVM_WRITE :
+		   why == TG_WHY_NVM_READ ? TG_NVM_READ : TG_DRAM_READ;
+	u64 q;
+
+	if (why == TG_WHY_DRAM && t->mba > cfg->mba_min) {
+		t->mba = t->mba - cfg->mba_step < cfg->mba_min ?
+			 cfg->mba_min : t->mba - cfg->mba_step;
+		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
+			  TG_MECH_MBA, why, kind);
+		return;
+	}
+	q = tg_scale_quota(tg_cpu_base(t, g, cfg), TG_PPM / 100 * (100 - cfg->cut_pct),
+			   cfg);
+	if (q < t->quota_us)
+		t->quota_us = q;
+	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE, TG_MECH_CPU,
+		  why, kind);
+}
+
+static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *g, int idx)
+{
+	struct tg_throttle *t = &g->rem;
+
+	r->relaxed_from = *t;
+	r->last_relaxed = idx;
+	r->since_relax = 0;
+	if (tg_total(g) < cfg->noise_floor_bps) {
+		tg_release(r, cfg, g, idx, TG_POL_REMEDIAL, TG_WHY_IDLE);
+		return;
+	}
+	if (t->quota_us != TG_QUOTA_UNLIMITED) {
+		u64 q = tg_scale_quota(t->quota_us,
+				       TG_PPM / 100 * (100 + cfg->grow_pct), cfg);
+
+		t->quota_us = q > t->quota_us ? q : t->quota_us + 1;
+		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_RELAX, TG_MECH_CPU,
+			  TG_WHY_QUIET, -1);
+		return;
+	}
+	t->mba = t->mba + cfg->mba_step > cfg->mba_max ? cfg->mba_max
+						       : t->mba + cfg->mba_step;
+	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_RELAX, TG_MECH_MBA,
+		  TG_WHY_QUIET, -1);
+}
+
+static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			const struct tg_detector *det,
+			struct tg_reg_group *groups, u32 nr)
+{
+	enum tg_reason why;
+	int i, pick = -1;
+
+	for (i = 0; i < (int)nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (!tg_rem_candidate(g)) {
+			tg_release(r, cfg, g, i, TG_POL_REMEDIAL,
+				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
+			if (r->last_relaxed == i)
+				r->last_relaxed = -1;
+		} else if (g->hold && tg_total(g) < g->hold_bps / 2) {
+			g->hold = false;	/* its noise stopped */
+		}
+	}
+	if (r->since_relax != TG_NEVER)
+		r->since_relax++;
+
+	if (det->over) {
+		r->quiet = 0;
+		if (r->last_relaxed >= 0 && r->since_relax <= cfg->relapse_periods) {
+			struct tg_reg_group *g = &groups[r->last_relaxed];
+
+			g->rem = r->relaxed_from;
+			g->hold = true;
+			g->hold_bps = tg_total(g);
+			tg_decide(r, g, r->last_relaxed, TG_POL_REMEDIAL,
+				  TG_ACT_HOLD, TG_MECH_NONE, TG_WHY_RELAPSE, -1);
+			r->last_relaxed = -1;
+			return;
+		}
+		pick = tg_pick_noisy(cfg, groups, nr, &why);
+		if (pick >= 0)
+			tg_rem_throttle(r, cfg, &groups[pick], pick, why);
+		return;
+	}
+	if (det->state != TG_INTF_NONE) {
+		r->quiet = 0;		/* dead band: hold steady */
+		return;
+	}
+	if (++r->quiet < cfg->relax_periods)
+		return;
+	r->quiet = 0;
+	for (i = 0; i < (int)nr; i++)
+		if (tg_throttled(&groups[i].rem, cfg) && !groups[i].hold) {
+			tg_rem_relax(r, cfg, &groups[i], i);
+			return;
+		}
+}
+
+/**
+ * tg_regulate() - one regulation period over all groups
+ * @r:      global regulator state
+ * @cfg:    configuration
+ * @det:    the detector after this period's tg_detect()
+ * @groups: every group (inputs set; state and outputs updated)
+ * @nr:     number of groups
+ *
+ * Sets every group's out (the tighter of the two policies) and last; the
+ * newest decision is also in r->last / r->last_group.
+ */
+void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 const struct tg_detector *det, struct tg_reg_group *groups,
+		 u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		g->last = (struct tg_decision){ .kind = -1 };
+		if (!cfg->enabled || !cfg->preventive || !g->active)
+			tg_release(r, cfg, g, (int)i, TG_POL_PREVENTIVE,
+				   g->active ? TG_WHY_POLICY_OFF : TG_WHY_IDLE);
+		else
+			tg_preventive(r, cfg, g, (int)i);
+	}
+	if (cfg->enabled && cfg->remedial) {
+		tg_remedial(r, cfg, det, groups, nr);
+	} else {
+		for (i = 0; i < nr; i++)
+			tg_release(r, cfg, &groups[i], (int)i, TG_POL_REMEDIAL,
+				   TG_WHY_POLICY_OFF);
+		r->quiet = 0;
+		r->last_relaxed = -1;
+		r->since_relax = TG_NEVER;
+	}
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		g->out.mba = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
+		g->out.quota_us = g->prev.quota_us < g->rem.quota_us ?
+				  g->prev.quota_us : g->rem.quota_us;
+	}
+}
+
+static const char *const tg_action_names[] = {
+	[TG_ACT_NONE] = "none", [TG_ACT_THROTTLE] = "throttle",
+	[TG_ACT_RELAX] = "relax", [TG_ACT_RELEASE] = "release",
+	[TG_ACT_HOLD] = "hold",
+};
+
+static const char *const tg_mech_names[] = {
+	[TG_MECH_NONE] = "none", [TG_MECH_MBA] = "mba", [TG_MECH_CPU] = "cpu",
+};
+
+static const char *const tg_reason_names[] = {
+	[TG_WHY_NONE] = "none", [TG_WHY_NVM_WRITE] = "nvm_write",
+	[TG_WHY_NVM_READ] = "nvm_read", [TG_WHY_DRAM] = "dram",
+	[TG_WHY_OVER_LIMIT] = "over_limit", [TG_WHY_UNDER_LIMIT] = "under_limit",
+	[TG_WHY_QUIET] = "quiet", [TG_WHY_RELAPSE] = "relapse",
+	[TG_WHY_IDLE] = "idle", [TG_WHY_POLICY_OFF] = "policy_off",
+	[TG_WHY_HIGH_PRIORITY] = "high_priority",
+};
+
+/**
+ * tg_action_name() - name of an action for the decision record
+ * @a: action
+ *
+ * Return: a static string.
+ */
+const char *tg_action_name(enum tg_action a)
+{
+	return a <= TG_ACT_HOLD ? tg_action_names[a] : "?";
+}
+
+/**
+ * tg_mech_name() - name of a mechanism for the decision record
+ * @m: mechanism
+ *
+ * Return: a static string.
+ */
+const char *tg_mech_name(enum tg_mech m)
+{
+	return m <= TG_MECH_CPU ? tg_mech_names[m] : "?";
+}
+
+/**
+ * tg_reason_name() - name of a reason for the decision record
+ * @r: reason
+ *
+ * Return: a static string.
+ */
+const char *tg_reason_name(enum tg_reason r)
+{
+	return r <= TG_WHY_HIGH_PRIORITY ? tg_reason_names[r] : "?";
+}

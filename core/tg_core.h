@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tg_core.h - the regulator's brain: estimator, interference detector,
+ * regulator and the CLOS/RMID bookkeeping. Freestanding (tg_compat.h),
+ * integer-only, no allocation: callers own every array. The control law
+ * and its constants are documented in docs/control-law.md.
+ */
+#ifndef TG_CORE_H
+#define TG_CORE_H
+
+#include "tg_parse.h"
+
+/* kind masks */
+#define TG_DRAM_KINDS	(BIT(TG_DRAM_READ) | BIT(TG_DRAM_WRITE))
+#define TG_NVM_KINDS	(BIT(TG_NVM_READ) | BIT(TG_NVM_WRITE))
+
+/* ---- arithmetic ---------------------------------------------------------- */
+
+/* a * b / c, exact, saturating at U64_MAX; c must not be 0 */
+u64 tg_mul_div(u64 a, u32 b, u32 c);
+
+#define TG_USEC_PER_SEC		1000000u
+#define TG_CACHE_LINE		64u
+
+/* ---- estimator ----------------------------------------------------------- */
+
+/* Which inputs a period's counters carry (tg_counters.present). */
+#define TG_IN_OCR	BIT(0)	/* dram_read_lines, nvm_read_lines */
+#define TG_IN_MBM	BIT(1)	/* mbm_bytes */
+#define TG_IN_VFS	BIT(2)	/* vfs_nvm_write_bytes */
+#define TG_IN_PMDK	BIT(3)	/* pmdk_nvm_write_bytes */
+#define TG_IN_SAMPLES	BIT(4)	/* dram/nvm_store_samples */
+
+/* One group's counter deltas over one period. */
+struct tg_counters {
+	u32 present;
+	u64 dram_read_lines;
+	u64 nvm_read_lines;
+	u64 mbm_bytes;
+	u64 vfs_nvm_write_bytes;
+	u64 pmdk_nvm_write_bytes;
+	u64 dram_store_samples;
+	u64 nvm_store_samples;
+};
+
+/* tg_estimate.flags */
+#define TG_EST_NO_OCR		BIT(0)	/* reads unknown (0) */
+#define TG_EST_NO_MBM		BIT(1)	/* DRAM write not from MBM */
+#define TG_EST_FROM_SAMPLES	BIT(2)	/* a write figure came from samples */
+#define TG_EST_PMDK_CAPPED	BIT(3)	/* PMDK report exceeded MBM */
+#define TG_EST_READS_OVER_MBM	BIT(4)	/* reads > MBM total (counter skew) */
+
+/* Bytes of each kind moved in one period. */
+struct tg_estimate {
+	u64 bytes[TG_NR_KINDS];
+	u32 flags;
+};
+
+void tg_estimate(const struct tg_counters *in, struct tg_estimate *out);
+
+/* Per-group accounting: cumulative totals, the 1 s window, the last rate. */
+#define TG_WINDOW_US		TG_USEC_PER_SEC
+
+struct tg_account {
+	struct tg_bw total;		/* bytes since creation (tgroup.stat) */
+	struct tg_bw window_bytes;	/* bytes in the open window */
+	u32 window_us;			/* its length so far */
+	struct tg_bw window_bps;	/* last completed window (tgroup.bandwidth) */
+	struct tg_bw rate_bps;		/* last period, for the regulator */
+};
+
+void tg_account_update(struct tg_account *acc, const struct tg_estimate *est,
+		       u32 period_us);
+
+/* ---- interference detector ------------------------------------------------ */
+
+enum tg_intf_state {
+	TG_INTF_NONE,
+	TG_INTF_DRAM,
+	TG_INTF_NVM,
+	TG_INTF_BOTH,
+};
+
+const char *tg_intf_name(enum tg_intf_state state);
+
+/* tg_latency_in.present */
+#define TG_LAT_UNCORE	BIT(0)	/* RPQ occupancy/inserts + uncore clock */
+#define TG_LAT_PROBE	BIT(1)	/* timed probe writes */
+
+struct tg_latency_in {
+	u32 present;
+	u64 dram_rpq_occupancy, dram_rpq_inserts;
+	u64 nvm_rpq_occupancy, nvm_rpq_inserts;
+	u32 uncore_khz;
+	u64 dram_write_ns, nvm_write_ns;
+};
+
+struct tg_detector_cfg {
+	u64 threshold_ns[TG_NR_KINDS];	/* enter above */
+	u32 low_pct;			/* leave below threshold * low_pct / 100 */
+	u32 quiet_periods;		/* ... for this many periods in a row */
+};
+
+void tg_detector_cfg_default(struct tg_detector_cfg *cfg);
+
+struct tg_detector {
+	u64 lat_ns[TG_NR_KINDS];	/* last estimate per kind (0: no traffic) */
+	u32 over;			/* kinds above their threshold now (bit k) */
+	u32 hot;			/* kinds in the interfering state (hysteresis) */
+	u32 quiet[TG_NR_KINDS];		/* periods below the low mark, per hot kind */
+	enum tg_intf_state state;	/* from hot */
+};
+
+void tg_detector_init(struct tg_detector *d);
+u64 tg_read_latency_ns(u64 occupancy, u64 inserts, u32 uncore_khz);
+enum tg_intf_state tg_detect(struct tg_detector *d,
+			     const struct tg_detector_cfg *cfg,
+			     const struct tg_latency_in *in);
+
+/* ---- regulator -------------------------------------------------------------- */
+
+#define TG_QUOTA_UNLIMITED	U64_MAX
+
+struct tg_throttle {
+	u32 mba;		/* percent, mba_max = unthrottled */
+	u64 quota_us;		/* CPU time per period over all CPUs */
+};
+
+struct tg_reg_cfg {
+	u32 period_us;
+	u32 nr_cpus;
+	bool enabled;		/* master switch */
+	bool preventive;
+	bool remedial;
+	u32 mba_min, mba_max, mba_step;	/* platform granularity */
+	u32 margin_pct;		/* "under the limit by a margin" */
+	u32 relax_periods;	/* quiet/calm periods before each relax step */
+	u32 cut_pct;		/* remedial CPU cut per step */
+	u32 grow_pct;		/* CPU quota growth per relax step */
+	u32 quota_min_pct;	/* quota floor, % of one CPU's period */
+	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
+	u32 relapse_periods;	/* interference back this soon after a relax */
+};
+
+void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus);
+
+enum tg_policy { TG_POL_NONE, TG_POL_PREVENTIVE, TG_POL_REMEDIAL };
+
+enum tg_action {
+	TG_ACT_NONE,
+	TG_ACT_THROTTLE,	/* one step tighter */
+	TG_ACT_RELAX,		/* one step looser */
+	TG_ACT_RELEASE,		/* everything this policy imposed lifted */
+	TG_ACT_HOLD,		/* relax undone after a relapse; held there */
+};
+
+enum tg_mech { TG_MECH_NONE, TG_MECH_MBA, TG_MECH_CPU };
+
+enum tg_reason {
+	TG_WHY_NONE,
+	TG_WHY_NVM_WRITE,	/* remedial: most NVM write traffic */
+	TG_WHY_NVM_READ,	/* remedial: most NVM read traffic */
+	TG_WHY_DRAM,		/* remedial: most DRAM traffic */
+	TG_WHY_OVER_LIMIT,	/* preventive: above a limit (kind in .kind) */
+	TG_WHY_UNDER_LIMIT,	/* preventive: under its limits by the margin */
+	TG_WHY_QUIET,		/* remedial: interference gone */
+	TG_WHY_RELAPSE,		/* remedial: interference came back after a relax */
+	TG_WHY_IDLE,		/* group has (almost) no traffic or no tasks */
+	TG_WHY_POLICY_OFF,	/* policy or regulator disabled */
+	TG_WHY_HIGH_PRIORITY,	/* remedial never throttles high priority */
+};
+
+struct tg_decision {
+	enum tg_policy policy;
+	enum tg_action action;
+	enum tg_mech mech;
+	enum tg_reason why;
+	int kind;		/* enum tg_kind it concerns, -1 if none */
+};
+
+const char *tg_action_name(enum tg_action a);
+const char *tg_mech_name(enum tg_mech m);
+const char *tg_reason_name(enum tg_reason r);
+
+/* One group as the regulator sees it; the caller owns the array. */
+struct tg_reg_group {
+	/* inputs, set by the caller before each tg_regulate() */
+	bool active;			/* exists and has tasks */
+	enum tg_priority priority;
+	struct tg_limits limits;
+	struct tg_bw bps;		/* rates of the period just ended */
+	u64 cpu_usage_us;		/* CPU time it ran in that period */
+
+	/* state, owned by the regulator */
+	struct tg_throttle prev;	/* imposed by the preventive policy */
+	struct tg_throttle rem;		/* imposed by the remedial policy */
+	u32 calm;			/* periods under all limits by the margin */
+	bool hold;			/* remedial relax blocked after a relapse */
+	u64 hold_bps;			/* its total traffic when held */
+
+	/* outputs */
+	struct tg_throttle out;		/* effective: the tighter of both */
+	struct tg_decision last;	/* what this period did to it */
+};
+
+struct tg_regulator {
+	u32 quiet;			/* periods in a row without interference */
+	u32 since_relax;		/* periods since the last remedial relax */
+	int last_relaxed;		/* its group index, -1 if none */
+	struct tg_throttle relaxed_from; /* that group's throttle before it */
+	int last_group;			/* group of the last decision, -1 */
+	struct tg_decision last;	/* the last decision that was not NONE */
+};
+
+void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);
+void tg_regulator_init(struct tg_regulator *r);
+void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 const struct tg_detector *det, struct tg_reg_group *groups,
+		 u32 nr);
+
+/* ---- CLOS / RMID bookkeeping ------------------------------------------------ */
+
+/*
+ * MBA levels, not groups, consume CLOS: CLOS 0 is unthrottled (mba_max),
+ * every other distinct level gets its own CLOS while there are CLOS left.
+ * With more distinct levels than CLOS, a level shares the CLOS of the
+ * nearest lower (tighter) level that has one: never looser than asked.
+ */
+struct tg_clos_map {
+	u32 nr_clos;			/* platform CLOS count (>= 1) */
+	u32 level[64];			/* MBA percent of each CLOS in use */
+	u32 nr_used;
+};
+
+int tg_clos_assign(struct tg_clos_map *map, u32 nr_clos, u32 mba_max,
+		   const u32 *mba, u32 *clos, u32 nr);
+
+/*
+ * RMIDs: one per group while they last (RMID 0 belongs to the root group).
+ * A group that gets none shares RMID 0 and has no MBM of its own: the
+ * estimator then runs it without MBM (TG_EST_NO_MBM) and uses store samples.
+ */
+#define TG_RMID_NONE	0u
+u32 tg_rmid_alloc(u64 *bitmap, u32 nr_rmid);
+void tg_rmid_free(u64 *bitmap, u32 nr_rmid, u32 rmid);
+
+#endif /* TG_CORE_H */

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_core.c - cmocka tests of the estimator, detector, regulator and
+ * bookkeeping in core/. Regulator scenarios run against a small plant model
+ * (below) whose behaviour is written independently of the regulator.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tg_core.h"
+
+#define GB 1000000000ull
+#define MB 1000000ull
+
+/* ---- arithmetic ----------------------------------------------------------- */
+
+static void test_mul_div(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int i;
+
+	(void)state;
+	assert_int_equal(tg_mul_div(10, 3, 4), 7);
+	assert_int_equal(tg_mul_div(UINT64_MAX, 1, 1), UINT64_MAX);
+	assert_int_equal(tg_mul_div(UINT64_MAX, 2, 1), UINT64_MAX);	/* saturates */
+	assert_int_equal(tg_mul_div(UINT64_MAX, 1000000, 1000000), UINT64_MAX);
+	/* against 128-bit arithmetic, pseudo-random operands */
+	for (i = 0; i < 100000; i++) {
+		uint64_t a, b, c;
+		unsigned __int128 want;
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		a = x >> (x & 31);
+		b = (uint32_t)(x >> 17);
+		c = (uint32_t)(x >> 29) | 1;
+		want = (unsigned __int128)a * b / c;
+		if (want > UINT64_MAX)
+			want = UINT64_MAX;
+		assert_int_equal(tg_mul_div(a, (u32)b, (u32)c), (uint64_t)want);
+	}
+}
+
+/* ---- estimator -------------------------------------------------------------- */
+
+struct est_case {
+	const char *name;
+	struct tg_counters in;
+	uint64_t dr, dw, nr, nw;	/* expected bytes */
+	uint32_t flags;
+};
+
+static const struct est_case est_cases[] = {
+	{ "everything, no samples",
+	  { TG_IN_OCR | TG_IN_MBM | TG_IN_VFS | TG_IN_PMDK, 100, 50, 20000, 1000, 500, 0, 0 },
+	  6400, 20000 - 6400 - 3200 - 1500, 3200, 1500, 0 },
+	{ "no sources at all",
+	  { 0, 100, 50, 20000, 1000, 500, 7, 7 },
+	  0, 0, 0, 0, TG_EST_NO_OCR | TG_EST_NO_MBM },
+	{ "reads only",
+	  { TG_IN_OCR, 10, 20, 0, 0, 0, 0, 0 },
+	  640, 0, 1280, 0, TG_EST_NO_MBM },
+	{ "DRAM write clamps at 0",
+	  { TG_IN_OCR | TG_IN_MBM | TG_IN_VFS, 100, 100, 12800, 5000, 0, 0, 0 },
+	  6400, 0, 6400, 5000, 0 },
+	{ "reads exceed MBM (skew)",
+	  { TG_IN_OCR | TG_IN_MBM, 100, 100, 10000, 0, 0, 0, 0 },
+	  6400, 0, 6400, 0, TG_EST_READS_OVER_MBM },
+	{ "CXL: samples larger than VFS+PMDK",
+	  /* writes = 10000 - 0 reads; NVM share 3/4 = 7500 > 1000 */
+	  { TG_IN_MBM | TG_IN_VFS | TG_IN_SAMPLES, 0, 0, 10000, 1000, 0, 25, 75 },
+	  0, 2500, 0, 7500, TG_EST_NO_OCR | TG_EST_FROM_SAMPLES },
+	{ "samples smaller than VFS: VFS wins",
+	  { TG_IN_MBM | TG_IN_VFS | TG_IN_SAMPLES, 0, 0, 10000, 6000, 0, 75, 25 },
+	  0, 4000, 0, 6000, TG_EST_NO_OCR },
+	{ "PMDK capped by MBM",
+	  { TG_IN_MBM | TG_IN_PMDK, 0, 0, 4000, 0, 1000000, 0, 0 },
+	  0, 0, 0, 4000, TG_EST_NO_OCR | TG_EST_PMDK_CAPPED },
+	{ "no MBM, samples give DRAM write from the NVM write",
+	  { TG_IN_OCR | TG_IN_VFS | TG_IN_SAMPLES, 1, 1, 0, 3000, 0, 20, 10 },
+	  64, 6000, 64, 3000, TG_EST_NO_MBM | TG_EST_FROM_SAMPLES },
+	{ "no MBM, samples but no NVM stores",
+	  { TG_IN_VFS | TG_IN_SAMPLES, 0, 0, 0, 3000, 0, 20, 0 },
+	  0, 0, 0, 3000, TG_EST_NO_OCR | TG_EST_NO_MBM },
+	{ "line count overflow saturates",
+	  { TG_IN_OCR, UINT64_MAX / 2, 0, 0, 0, 0, 0, 0 },
+	  UINT64_MAX, 0, 0, 0, TG_EST_NO_MBM },
+};
+
+static void test_estimator(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(est_cases) / sizeof(est_cases[0]); i++) {
+		const struct est_case *c = &est_cases[i];
+		struct tg_estimate e;
+
+		tg_estimate(&c->in, &e);
+		if (e.bytes[TG_DRAM_READ] != c->dr || e.bytes[TG_DRAM_WRITE] != c->dw ||
+		    e.bytes[TG_NVM_READ] != c->nr || e.bytes[TG_NVM_WRITE] != c->nw ||
+		    e.flags != c->flags)
+			fail_msg("%s: got dr=%llu dw=%llu nr=%llu nw=%llu flags=%#x", c->name,
+				 (unsigned long long)e.bytes[0], (unsigned long long)e.bytes[1],
+				 (unsigned long long)e.bytes[2], (unsigned long long)e.bytes[3],
+				 e.flags);
+	}
+}
+
+static void test_account_window(void **state)
+{
+	struct tg_account acc;
+	struct tg_estimate e = { { 1000, 2000, 3000, 4000 }, 0 };
+	int p;
+
+	(void)state;
+	memset(&acc, 0, sizeof(acc));
+	/* 10 ms periods: the window closes after 100 of them */
+	for (p = 1; p <= 99; p++) {
+		tg_account_update(&acc, &e, 10000);
+		assert_int_equal(acc.window_bps.v[0], 0);
+	}
+	assert_int_equal(acc.rate_bps.v[3], 400000);	/* 4000 B / 10 ms */
+	tg_account_update(&acc, &e, 10000);
+	assert_int_equal(acc.window_bps.v[0], 100000);	/* 100 x 1000 B / 1 s */
+	assert_int_equal(acc.window_bps.v[3], 400000);
+	assert_int_equal(acc.total.v[1], 200000);
+	/* 300 ms periods: closes at 1.2 s, averaged over 1.2 s */
+	memset(&acc, 0, sizeof(acc));
+	for (p = 0; p < 4; p++)
+		tg_account_update(&acc, &e, 300000);
+	assert_int_equal(acc.window_bps.v[0], 4000ull * 1000000 / 1200000);
+	/* totals never decrease, saturate */
+	acc.total.v[2] = UINT64_MAX - 10;
+	tg_account_update(&acc, &e, 300000);
+	assert_int_equal(acc.total.v[2], UINT64_MAX);
+}
+
+/* ---- detector -------------------------------------------------------------- */
+
+static void test_little(void **state)
+{
+	(void)state;
+	/* 2 GHz uncore: 200 occupancy-cycles per insert = 100 ns */
+	assert_int_equal(tg_read_latency_ns(200 * 1000, 1000, 2000000), 100);
+	assert_int_equal(tg_read_latency_ns(123, 0, 2000000), 0);
+	assert_int_equal(tg_read_latency_ns(123, 5, 0), 0);
+	/* huge counters do not overflow */
+	assert_int_equal(tg_read_latency_ns(2000000000000000ull, 1000000000000ull, 2000000), 1000);
+}
+
+static struct tg_latency_in lat_in(uint64_t dr, uint64_t nr, uint64_t dw, uint64_t nw)
+{
+	struct tg_latency_in in = { .present = TG_LAT_UNCORE | TG_LAT_PROBE };
+
+	in.uncore_khz = 2000000;
+	in.dram_rpq_inserts = in.nvm_rpq_inserts = 100000;
+	in.dram_rpq_occupancy = dr * 2 * 100000;
+	in.nvm_rpq_occupancy = nr * 2 * 100000;
+	in.dram_write_ns = dw;
+	in.nvm_write_ns = nw;
+	return in;
+}
+
+static void test_detector_hysteresis(void **state)
+{
+	/* NVM read threshold 700, low mark 560, 3 quiet periods (defaults) */
+	static const struct { uint64_t nvm_read_ns; enum tg_intf_state want; uint32_t over; } seq[] = {
+		{ 400, TG_INTF_NONE, 0 },
+		{ 700, TG_INTF_NONE, 0 },		/* at threshold: not above */
+		{ 701, TG_INTF_NVM, BIT(TG_NVM_READ) },	/* enter */
+		{ 600, TG_INTF_NVM, 0 },		/* in the band: stays */
+		{ 500, TG_INTF_NVM, 0 },		/* quiet 1 */
+		{ 500, TG_INTF_NVM, 0 },		/* quiet 2 */
+		{ 650, TG_INTF_NVM, 0 },		/* band resets quiet */
+		{ 500, TG_INTF_NVM, 0 },		/* quiet 1 */
+		{ 500, TG_INTF_NVM, 0 },		/* quiet 2 */
+		{ 900, TG_INTF_NVM, BIT(TG_NVM_READ) },	/* over resets quiet */
+		{ 100, TG_INTF_NVM, 0 },
+		{ 100, TG_INTF_NVM, 0 },
+		{ 100, TG_INTF_NONE, 0 },		/* quiet 3: leave */
+		{ 600, TG_INTF_NONE, 0 },		/* band does not re-enter */
+	};
+	struct tg_detector_cfg cfg;
+	struct tg_detector d;
+	size_t i;
+
+	(void)state;
+	tg_detector_cfg_default(&cfg);
+	tg_detector_init(&d);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		struct tg_latency_in in = lat_in(100, seq[i].nvm_read_ns, 100, 100);
+
+		assert_int_equal(tg_detect(&d, &cfg, &in), seq[i].want);
+		assert_int_equal(d.over, seq[i].over);
+		assert_int_equal(d.lat_ns[TG_NVM_READ], seq[i].nvm_read_ns);
+	}
+}
+
+static void test_detector_tiers(void **state)
+{
+	struct tg_detector_cfg cfg;
+	struct tg_detector d;
+	struct tg_latency_in in;
+
+	(void)state;
+	tg_detector_cfg_default(&cfg);
+	tg_detector_init(&d);
+	in = lat_in(300, 100, 100, 100);		/* DRAM read over */
+	assert_int_equal(tg_detect(&d, &cfg, &in), TG_INTF_DRAM);
+	in = lat_in(300, 100, 100, 5000);		/* + NVM write over */
+	assert_int_equal(tg_detect(&d, &cfg, &in), TG_INTF_BOTH);
+	assert_int_equal(d.over, BIT(TG_DRAM_READ) | BIT(TG_NVM_WRITE));
+	/* absent sources read as no traffic: never interfering */
+	tg_detector_init(&d);
+	in.present = 0;
+	assert_int_equal(tg_detect(&d, &cfg, &in), TG_INTF_NONE);
+	assert_int_equal(d.lat_ns[TG_DRAM_READ], 0);
+	assert_string_equal(tg_intf_name(TG_INTF_BOTH), "both");
+	assert_string_equal(tg_intf_name(TG_INTF_NONE), "none");
+}
+
+/* ---- the plant -------------------------------------------------------------- */
+
+/*
+ * A workload per group: demand[k] bytes/s of each kind and cpu_us CPU time
+ * per period when unthrottled. Throttled, it gets min(1, quota / cpu_us)
+ * of its CPU, and MBA scales its DRAM traffic (MBA barely affects NVM,
+ * MT² §2). Memory latency rises with a load in which each kind weighs what
+ * MT² observed: NVM writes worst, then NVM reads, then DRAM.
+ */
+#define PERIOD_US	10000u
+#define NCPU		2u
+
+struct workload {
+	enum tg_priority prio;
+	uint64_t demand[TG_NR_KINDS];
+	uint64_t cpu_us;
+	struct tg_limits limits;
+};
+
+/* weight per GB/s, in thousandths; base latency ns and ns per load unit */
+static const uint64_t weight[TG_NR_KINDS] = { 1000, 1200, 3000, 10000 };
+static const uint64_t lat_base[TG_NR_KINDS] = { 80, 100, 300, 500 };
+static const uint64_t lat_slope[TG_NR_KINDS] = { 10, 10, 30, 60 };
+/* thresholds at load 12 (plant units) */
+#define LOAD_THRESHOLD_MILLI 12000ull
+
+static uint64_t plant_load_milli;
+
+static void plant_step(struct tg_reg_group *g, const struct workload *w, int n,
+		       struct tg_latency_in *lat)
+{
+	uint64_t load = 0, l[TG_NR_KINDS];
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		uint64_t frac_ppm = 1000000;	/* CPU share it gets */
+
+		if (g[i].out.quota_us != TG_QUOTA_UNLIMITED && w[i].cpu_us > g[i].out.quota_us)
+			frac_ppm = g[i].out.quota_us * 1000000 / w[i].cpu_us;
+		g[i].cpu_usage_us = w[i].cpu_us * frac_ppm / 1000000;
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			uint64_t b = w[i].demand[k] / 1000 * frac_ppm / 1000;
+
+			if (BIT(k) & TG_DRAM_KINDS)
+				b = b * g[i].out.mba / 100;
+			g[i].bps.v[k] = b;
+			load += weight[k] * (b / 1000) / 1000000;	/* milli-units */
+		}
+		g[i].active = w[i].cpu_us > 0;
+		g[i].priority = w[i].prio;
+		g[i].limits = w[i].limits;
+	}
+	for (k = 0; k < TG_NR_KINDS; k++)
+		l[k] = lat_base[k] + lat_slope[k] * load / 1000;
+	*lat = lat_in(l[TG_DRAM_READ], l[TG_NVM_READ], l[TG_DRAM_WRITE], l[TG_NVM_WRITE]);
+	plant_load_milli = load;
+}
+
+static void plant_detector_cfg(struct tg_detector_cfg *cfg)
+{
+	int k;
+
+	tg_detector_cfg_default(cfg);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		cfg->threshold_ns[k] = lat_base[k] + lat_slope[k] * LOAD_THRESHOLD_MILLI / 1000;
+}
+
+struct sim {
+	struct tg_reg_cfg cfg;
+	struct tg_detector_cfg dcfg;
+	struct tg_detector det;
+	struct tg_regulator reg;
+	struct tg_reg_group g[8];
+	struct workload w[8];
+	int n;
+};
+
+static void sim_init(struct sim *s, int n)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	tg_reg_cfg_default(&s->cfg, PERIOD_US, NCPU);
+	plant_detector_cfg(&s->dcfg);
+	tg_detector_init(&s->det);
+	tg_regulator_init(&s->reg);
+	for (i = 0; i < n; i++) {
+		tg_reg_group_init(&s->g[i], &s->cfg);
+		tg_limits_init(&s->w[i].limits);
+	}
+}
+
+/* one period: the plant runs under the current outputs, then the loop */
+static void sim_step(struct sim *s)
+{
+	struct tg_latency_in lat;
+
+	plant_step(s->g, s->w, s->n, &lat);
+	tg_detect(&s->det, &s->dcfg, &lat);
+	tg_regulate(&s->reg, &s->cfg, &s->det, s->g, (u32)s->n);
+}
+
+static int unthrottled(const struct tg_throttle *t)
+{
+	return t->mba == 100 && t->quota_us == TG_QUOTA_UNLIMITED;
+}
+
+static int same_throttle(const struct tg_throttle *a, const struct tg_throttle *b)
+{
+	return a->mba == b->mba && a->quota_us == b->quota_us;
+}
+
+/* ---- remedial scenarios ------------------------------------------------------- */
+
+enum { VICTIM, HIPRIO, NOISY };
+
+static void setup_victim(struct sim *s, int noisy_kind, uint64_t noisy_bps)
+{
+	sim_init(s, 3);
+	/* MT²'s victim: an NVM reader, high priority */
+	s->w[VICTIM].prio = TG_PRIO_HIGH;
+	s->w[VICTIM].demand[TG_NVM_READ] = 1 * GB;
+	s->w[VICTIM].cpu_us = PERIOD_US / 2;
+	/* another high-priority group reading DRAM */
+	s->w[HIPRIO].prio = TG_PRIO_HIGH;
+	s->w[HIPRIO].demand[TG_DRAM_READ] = 2 * GB;
+	s->w[HIPRIO].cpu_us = PERIOD_US / 2;
+	/* the noisy neighbour, low priority, one CPU */
+	s->w[NOISY].prio = TG_PRIO_LOW;
+	s->w[NOISY].demand[noisy_kind] = noisy_bps;
+	s->w[NOISY].cpu_us = PERIOD_US;
+}
+
+static void run_noisy_scenario(int noisy_kind, uint64_t noisy_bps, enum tg_reason why,
+			       enum tg_mech first_mech, uint32_t low_pct)
+{
+	struct tg_throttle settled = { 0, 0 };
+	struct sim s;
+	int p, first_throttle = -1, released_at = -1, holds = 0, relaxes = 0;
+
+	setup_victim(&s, noisy_kind, noisy_bps);
+	s.dcfg.low_pct = low_pct;
+	for (p = 0; p < 600; p++) {
+		sim_step(&s);
+		/* the victim and the other high-priority group: never touched */
+		assert_true(unthrottled(&s.g[VICTIM].out));
+		assert_true(unthrottled(&s.g[HIPRIO].out));
+		if (first_throttle < 0 && !unthrottled(&s.g[NOISY].out)) {
+			first_throttle = p;
+			assert_int_equal(s.g[NOISY].last.policy, TG_POL_REMEDIAL);
+			assert_int_equal(s.g[NOISY].last.why, why);
+			assert_int_equal(s.g[NOISY].last.mech, first_mech);
+		}
+		holds += s.g[NOISY].last.action == TG_ACT_HOLD;
+		relaxes += s.g[NOISY].last.action == TG_ACT_RELAX;
+		if (p == 400)
+			settled = s.g[NOISY].out;
+		if (p > 400) {
+			/* steady state: no oscillation, interference resolved */
+			if (!same_throttle(&settled, &s.g[NOISY].out))
+				fail_msg("kind %d: throttle moved at period %d (mba %u quota %llu)",
+					 noisy_kind, p, s.g[NOISY].out.mba,
+					 (unsigned long long)s.g[NOISY].out.quota_us);
+			assert_true(plant_load_milli <= LOAD_THRESHOLD_MILLI);
+		}
+	}
+	assert_int_equal(first_throttle, 0);	/* noisy from the start */
+	assert_false(unthrottled(&settled));
+	/*
+	 * A wide band (80 %) settles without relaxing; a narrow one (97 %)
+	 * relaxes into the noise once and must then hold, not oscillate.
+	 */
+	if (low_pct >= 95)
+		assert_true(holds >= 1);
+	else
+		assert_int_equal(relaxes + holds, 0);	/* dead band: no probing */
+	/* the noise stops: every throttle is lifted, stepwise, and stays lifted */
+	s.w[NOISY].demand[noisy_kind] = 0;
+	for (p = 0; p < 400; p++) {
+		sim_step(&s);
+		assert_true(unthrottled(&s.g[VICTIM].out));
+		if (released_at < 0 && unthrottled(&s.g[NOISY].out))
+			released_at = p;
+		if (released_at >= 0)
+			assert_true(unthrottled(&s.g[NOISY].out));
+	}
+	/* idle: released at the first relax step after the detector's exit */
+	assert_true(released_at >= 0 && released_at <= (int)(s.dcfg.quiet_periods + s.cfg.relax_periods + 1));
+}
+
+static void test_noisy_nvm_writer(void **state)
+{
+	(void)state;
+	run_noisy_scenario(TG_NVM_WRITE, 4 * GB, TG_WHY_NVM_WRITE, TG_MECH_CPU, 80);
+	run_noisy_scenario(TG_NVM_WRITE, 4 * GB, TG_WHY_NVM_WRITE, TG_MECH_CPU, 97);
+}
+
+static void test_noisy_nvm_reader(void **state)
+{
+	(void)state;
+	run_noisy_scenario(TG_NVM_READ, 6 * GB, TG_WHY_NVM_READ, TG_MECH_CPU, 80);
+	run_noisy_scenario(TG_NVM_READ, 6 * GB, TG_WHY_NVM_READ, TG_MECH_CPU, 97);
+}
+
+static void test_noisy_dram_writer(void **state)
+{
+	(void)state;
+	run_noisy_scenario(TG_DRAM_WRITE, 10 * GB, TG_WHY_DRAM, TG_MECH_MBA, 80);
+	run_noisy_scenario(TG_DRAM_WRITE, 10 * GB, TG_WHY_DRAM, TG_MECH_MBA, 97);
+}
+
+static void test_noisy_dram_reader(void **state)
+{
+	(void)state;
+	run_noisy_scenario(TG_DRAM_READ, 12 * GB, TG_WHY_DRAM, TG_MECH_MBA, 80);
+	run_noisy_scenario(TG_DRAM_READ, 12 * GB, TG_WHY_DRAM, TG_MECH_MBA, 97);
+}
+
+/* MT²'s order: with an NVM writer and a DRAM reader both noisy, the writer first */
+static void test_order_nvm_write_first(void **state)
+{
+	struct sim s;
+
+	(void)state;
+	setup_victim(&s, TG_DRAM_READ, 12 * GB);
+	s.n = 4;
+	tg_reg_group_init(&s.g[3], &s.cfg);
+	tg_limits_init(&s.w[3].limits);
+	s.w[3].prio = TG_PRIO_LOW;
+	s.w[3].demand[TG_NVM_WRITE] = 2 * GB;
+	s.w[3].cpu_us = PERIOD_US;
+	sim_step(&s);
+	assert_int_equal(s.reg.last_group, 3);
+	assert_int_equal(s.reg.last.why, TG_WHY_NVM_WRITE);
+	assert_true(unthrottled(&s.g[NOISY].out));
+}
+
+/* high priority lifts the remedial throttle in the same period */
+static void test_priority_change_releases(void **state)
+{
+	struct sim s;
+	int p;
+
+	(void)state;
+	setup_victim(&s, TG_NVM_WRITE, 4 * GB);
+	for (p = 0; p < 50; p++)
+		sim_step(&s);
+	assert_false(unthrottled(&s.g[NOISY].out));
+	s.w[NOISY].prio = TG_PRIO_HIGH;
+	sim_step(&s);
+	assert_true(unthrottled(&s.g[NOISY].out));
+	assert_int_equal(s.g[NOISY].last.action, TG_ACT_RELEASE);
+	assert_int_equal(s.g[NOISY].last.why, TG_WHY_HIGH_PRIORITY);
+}
+
+/* turning the remedial policy or the regulator off lifts what they imposed */
+static void test_policy_off_releases(void **state)
+{
+	struct sim s;
+	int p;
+
+	(void)state;
+	setup_victim(&s, TG_DRAM_READ, 12 * GB);
+	s.w[NOISY].limits.bps[TG_NVM_READ] = 1;	/* a limit it keeps anyway */
+	for (p = 0; p < 50; p++)
+		sim_step(&s);
+	assert_true(s.g[NOISY].rem.mba < 100);
+	s.cfg.remedial = false;
+	sim_step(&s);
+	assert_true(unthrottled(&s.g[NOISY].out));
+	assert_int_equal(s.g[NOISY].last.why, TG_WHY_POLICY_OFF);
+	/* back on: throttles again; master switch off: everything lifted */
+	s.cfg.remedial = true;
+	for (p = 0; p < 10; p++)
+		sim_step(&s);
+	assert_false(unthrottled(&s.g[NOISY].out));
+	s.cfg.enabled = false;
+	sim_step(&s);
+	assert_true(unthrottled(&s.g[NOISY].out));
+	assert_true(unthrottled(&s.g[NOISY].prev));
+	assert_true(unthrottled(&s.g[NOISY].rem));
+}
+
+/* a group that loses its tasks is released */
+static void test_inactive_released(void **state)
+{
+	struct sim s;
+	int p;
+
+	(void)state;
+	setup_victim(&s, TG_NVM_WRITE, 4 * GB);
+	for (p = 0; p < 20; p++)
+		sim_step(&s);
+	assert_false(unthrottled(&s.g[NOISY].out));
+	s.w[NOISY].cpu_us = 0;
+	sim_step(&s);
+	assert_true(unthrottled(&s.g[NOISY].out));
+}
+
+/* ---- preventive scenarios --------------------------------------------------------- */
+
+/* a lone group with one limit: converges within 5 % and stays */
+static void run_limit(int kind, uint64_t demand, uint64_t limit, enum tg_priority prio)
+{
+	struct sim s;
+	int p;
+
+	sim_init(&s, 1);
+	s.cfg.remedial = false;
+	s.w[0].prio = prio;
+	s.w[0].demand[kind] = demand;
+	s.w[0].cpu_us = PERIOD_US;
+	s.w[0].limits.bps[kind] = limit;
+	for (p = 0; p < 300; p++) {
+		sim_step(&s);
+		if (p >= 50) {
+			uint64_t b = s.g[0].bps.v[kind];
+
+			if (b > limit + limit / 20 || b < limit - limit / 20)
+				fail_msg("kind %d period %d: %llu B/s vs limit %llu", kind, p,
+					 (unsigned long long)b, (unsigned long long)limit);
+		}
+	}
+	/* lifting the limit releases in the same period */
+	s.w[0].limits.bps[kind] = TG_UNLIMITED;
+	sim_step(&s);
+	assert_true(unthrottled(&s.g[0].out));
+}
+
+static void test_limit_nvm_write(void **state)
+{
+	(void)state;
+	run_limit(TG_NVM_WRITE, 4 * GB, 1 * GB, TG_PRIO_LOW);
+}
+
+static void test_limit_nvm_read(void **state)
+{
+	(void)state;
+	run_limit(TG_NVM_READ, 6 * GB, 2500 * MB, TG_PRIO_LOW);
+}
+
+static void test_limit_dram_read_mba_then_cpu(void **state)
+{
+	(void)state;
+	/* 10 GB/s, limit 5.5: MBA to 60 (6.0), the CPU quota trims the rest */
+	run_limit(TG_DRAM_READ, 10 * GB, 5500 * MB, TG_PRIO_LOW);
+}
+
+static void test_limit_dram_write_high_priority(void **state)
+{
+	(void)state;
+	/* limits bind high-priority groups too */
+	run_limit(TG_DRAM_WRITE, 8 * GB, 3 * GB, TG_PRIO_HIGH);
+}
+
+/*
+ * Demand falls a little (to 90 % of the limit): the quota grows only as far
+ * as the rates say the limit still holds - no overshoot, then still.
+ */
+static void test_limit_relax_no_overshoot(void **state)
+{
+	struct tg_throttle settled = { 0, 0 };
+	struct sim s;
+	int p;
+
+	(void)state;
+	sim_init(&s, 1);
+	s.cfg.remedial = false;
+	s.w[0].demand[TG_NVM_WRITE] = 4 * GB;
+	s.w[0].cpu_us = PERIOD_US;
+	s.w[0].limits.bps[TG_NVM_WRITE] = 1 * GB;
+	for (p = 0; p < 50; p++)
+		sim_step(&s);
+	s.w[0].demand[TG_NVM_WRITE] = 3600 * MB;
+	for (p = 0; p < 400; p++) {
+		sim_step(&s);
+		assert_true(s.g[0].bps.v[TG_NVM_WRITE] <= 1 * GB);
+		if (p == 300)
+			settled = s.g[0].out;
+		if (p > 300)
+			assert_true(same_throttle(&settled, &s.g[0].out));
+	}
+	assert_true(s.g[0].bps.v[TG_NVM_WRITE] >= 950 * MB);
+}
+
+/* demand falls under the limit: relaxed stepwise to nothing, no overshoot */
+static void test_limit_relaxes(void **state)
+{
+	struct sim s;
+	int p, released = -1;
+
+	(void)state;
+	sim_init(&s, 1);
+	s.cfg.remedial = false;
+	s.w[0].demand[TG_DRAM_READ] = 10 * GB;
+	s.w[0].demand[TG_NVM_WRITE] = 2 * GB;
+	s.w[0].cpu_us = PERIOD_US;
+	s.w[0].limits.bps[TG_NVM_WRITE] = 1 * GB;
+	s.w[0].limits.bps[TG_DRAM_READ] = 4 * GB;
+	for (p = 0; p < 100; p++)
+		sim_step(&s);
+	assert_false(unthrottled(&s.g[0].out));
+	s.w[0].demand[TG_DRAM_READ] = 1 * GB;
+	s.w[0].demand[TG_NVM_WRITE] = 100 * MB;
+	for (p = 0; p < 1000; p++) {
+		sim_step(&s);
+		assert_true(s.g[0].bps.v[TG_NVM_WRITE] <= 1 * GB);
+		assert_true(s.g[0].bps.v[TG_DRAM_READ] <= 4 * GB);
+		if (released < 0 && unthrottled(&s.g[0].out))
+			released = p;
+	}
+	assert_true(released > 0);
+	assert_true(unthrottled(&s.g[0].out));
+}
+
+/* ---- bookkeeping -------------------------------------------------------------- */
+
+static void test_clos(void **state)
+{
+	struct tg_clos_map map;
+	uint32_t clos[8];
+
+	(void)state;
+	{	/* levels, not groups, consume CLOS */
+		const uint32_t mba[6] = { 100, 50, 50, 70, 100, 30 };
+
+		assert_int_equal(tg_clos_assign(&map, 8, 100, mba, clos, 6), 4);
+		assert_int_equal(map.level[0], 100);
+		assert_int_equal(map.level[1], 30);
+		assert_int_equal(map.level[2], 50);
+		assert_int_equal(map.level[3], 70);
+		assert_int_equal(clos[0], 0);
+		assert_int_equal(clos[1], 2);
+		assert_int_equal(clos[2], 2);
+		assert_int_equal(clos[3], 3);
+		assert_int_equal(clos[4], 0);
+		assert_int_equal(clos[5], 1);
+	}
+	{	/* 3 CLOS for 4 levels: the loosest shares a tighter CLOS */
+		const uint32_t mba[5] = { 90, 20, 60, 40, 100 };
+
+		assert_int_equal(tg_clos_assign(&map, 3, 100, mba, clos, 5), 3);
+		assert_int_equal(map.level[1], 20);
+		assert_int_equal(map.level[2], 40);
+		assert_int_equal(clos[0], 2);	/* 90 -> 40: tighter, never looser */
+		assert_int_equal(clos[1], 1);
+		assert_int_equal(clos[2], 2);	/* 60 -> 40 */
+		assert_int_equal(clos[3], 2);
+		assert_int_equal(clos[4], 0);
+	}
+	{	/* only CLOS 0: throttling cannot be honoured */
+		const uint32_t mba[2] = { 100, 50 };
+
+		assert_int_equal(tg_clos_assign(&map, 1, 100, mba, clos, 2), -1);
+		assert_int_equal(clos[1], 0);
+	}
+}
+
+static void test_rmid(void **state)
+{
+	uint64_t bm[2] = { 0, 0 };
+	int i;
+
+	(void)state;
+	for (i = 1; i < 70; i++)
+		assert_int_equal(tg_rmid_alloc(bm, 70), i);
+	assert_int_equal(tg_rmid_alloc(bm, 70), TG_RMID_NONE);	/* fallback */
+	tg_rmid_free(bm, 70, 65);
+	tg_rmid_free(bm, 70, TG_RMID_NONE);
+	assert_int_equal(tg_rmid_alloc(bm, 70), 65);
+	assert_int_equal(tg_rmid_alloc(bm, 70), TG_RMID_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mul_div),
+		cmocka_unit_test(test_estimator),
+		cmocka_unit_test(test_account_window),
+		cmocka_unit_test(test_little),
+		cmocka_unit_test(test_detector_hysteresis),
+		cmocka_unit_test(test_detector_tiers),
+		cmocka_unit_test(test_noisy_nvm_writer),
+		cmocka_unit_test(test_noisy_nvm_reader),
+		cmocka_unit_test(test_noisy_dram_writer),
+		cmocka_unit_test(test_noisy_dram_reader),
+		cmocka_unit_test(test_order_nvm_write_first),
+		cmocka_unit_test(test_priority_change_releases),
+		cmocka_unit_test(test_policy_off_releases),
+		cmocka_unit_test(test_inactive_released),
+		cmocka_unit_test(test_limit_nvm_write),
+		cmocka_unit_test(test_limit_nvm_read),
+		cmocka_unit_test(test_limit_dram_read_mba_then_cpu),
+		cmocka_unit_test(test_limit_dram_write_high_priority),
+		cmocka_unit_test(test_limit_relaxes),
+		cmocka_unit_test(test_limit_relax_no_overshoot),
+		cmocka_unit_test(test_clos),
+		cmocka_unit_test(test_rmid),
+	};
+
+	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
