@@ -221,7 +221,7 @@ static int tg_stat_show(struct seq_file *sf, struct tg_group *grp)
 		seq_puts(sf, "cpu_quota_usec max\n");
 	else
 		seq_printf(sf, "cpu_quota_usec %llu\n", quota);
-	seq_printf(sf, "cpu_period_usec %u\n", READ_ONCE(tg_period_ms) * 1000);
+	seq_printf(sf, "cpu_period_usec %u\n", READ_ONCE(tg_cfg.period_ms) * 1000);
 	return 0;
 }
 
@@ -243,7 +243,16 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 
 static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 {
-	seq_printf(sf, "period_ms=%u\n", READ_ONCE(tg_period_ms));
+	char text[TG_CONFIG_TEXT_MAX];
+	struct tg_config cfg;
+
+	mutex_lock(&tg_mutex);
+	cfg = tg_cfg;
+	mutex_unlock(&tg_mutex);
+	if (tg_fmt_config(text, sizeof(text), &cfg) < 0)
+		return -EOVERFLOW;
+	seq_puts(sf, text);
+	/* read-only */
 	seq_printf(sf, "max_groups=%u\n", tg_max_groups);
 	seq_printf(sf, "inherit_failures=%lld\n",
 		   atomic64_read(&tg_inherit_failures));
@@ -257,11 +266,11 @@ static int tg_config_write(struct tg_group *grp, const char *buf, size_t len,
 	int ret = 0;
 
 	mutex_lock(&tg_mutex);
-	cfg.period_ms = tg_period_ms;
+	cfg = tg_cfg;
 	if (tg_parse_config(buf, len, &cfg, msg))
 		ret = -EINVAL;
 	else
-		WRITE_ONCE(tg_period_ms, cfg.period_ms);
+		tg_cfg = cfg;
 	mutex_unlock(&tg_mutex);
 	return ret;
 }

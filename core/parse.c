@@ -194,12 +194,13 @@ void tg_limits_init(struct tg_limits *limits)
 }
 
 /*
- * A key=value writer's grammar, as data: key names, the messages for the
+ * A key=value writer's grammar, as data: a key table, the messages for the
  * structural errors, and set() which validates one value into the caller's
- * copy of the settings. Keys are indexes into names[] (at most 32).
+ * copy of the settings. Keys are indexes into the table (at most 32).
  */
 struct tg_kv_grammar {
-	const char *const *names;
+	const void *keys;	/* array whose elements start with the name */
+	size_t stride;		/* size of one element */
 	unsigned int nr;
 	int (*set)(void *obj, unsigned int key, const char *val, size_t vlen,
 		   const char **msg);
@@ -225,7 +226,9 @@ static int tg_parse_kv(const char *buf, size_t len,
 
 	while ((r = tg_kv_next(&p, end, &kv, msg)) > 0) {
 		for (k = 0; k < g->nr; k++)
-			if (tg_word_eq(kv.key, kv.klen, g->names[k]))
+			if (tg_word_eq(kv.key, kv.klen,
+				       *(const char *const *)((const char *)g->keys +
+							      k * g->stride)))
 				break;
 		if (k == g->nr) {
 			*msg = g->unknown_msg;
@@ -261,7 +264,8 @@ static int tg_limit_set(void *obj, unsigned int key, const char *val,
 }
 
 static const struct tg_kv_grammar tg_limit_grammar = {
-	.names		= tg_limit_keys,
+	.keys		= tg_limit_keys,
+	.stride		= sizeof(tg_limit_keys[0]),
 	.nr		= TG_NR_KINDS,
 	.set		= tg_limit_set,
 	.unknown_msg	= "unknown limit key (dram_rbps dram_wbps nvm_rbps nvm_wbps)",
@@ -290,43 +294,70 @@ int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
 	return 0;
 }
 
-/* The writable keys of tgroup.config, with their ranges. */
-enum { TG_CFG_PERIOD_MS, TG_NR_CFG_KEYS };
-
-static const char *const tg_config_keys[TG_NR_CFG_KEYS] = {
-	[TG_CFG_PERIOD_MS]	= "period_ms",
-};
-
-static const struct {
+/* The writable keys of tgroup.config: name, field, range. */
+struct tg_config_key {
+	const char *name;
+	size_t off;		/* of a u32 or u64 field in struct tg_config */
+	bool wide;		/* u64 field */
 	u64 min, max;
 	const char *range_msg;
-} tg_config_range[TG_NR_CFG_KEYS] = {
-	[TG_CFG_PERIOD_MS] = { TG_PERIOD_MS_MIN, TG_PERIOD_MS_MAX,
-			       "period_ms must be 1..1000" },
 };
+
+#define TG_CFG_U32(n, field, lo, hi, m) \
+	{ n, offsetof(struct tg_config, field), false, lo, hi, m }
+#define TG_CFG_U64(n, field, lo, hi, m) \
+	{ n, offsetof(struct tg_config, field), true, lo, hi, m }
+
+static const struct tg_config_key tg_config_table[] = {
+	TG_CFG_U32("period_ms", period_ms, TG_PERIOD_MS_MIN, TG_PERIOD_MS_MAX,
+		   "period_ms must be 1..1000"),
+	TG_CFG_U32("enabled", enabled, 0, 1, "enabled must be 0 or 1"),
+	TG_CFG_U32("preventive", preventive, 0, 1, "preventive must be 0 or 1"),
+	TG_CFG_U32("remedial", remedial, 0, 1, "remedial must be 0 or 1"),
+	TG_CFG_U64("dram_read_lat_ns", threshold_ns[TG_DRAM_READ], 1, 10000000,
+		   "thresholds must be 1..10000000 ns"),
+	TG_CFG_U64("nvm_read_lat_ns", threshold_ns[TG_NVM_READ], 1, 10000000,
+		   "thresholds must be 1..10000000 ns"),
+	TG_CFG_U64("dram_write_lat_ns", threshold_ns[TG_DRAM_WRITE], 1, 10000000,
+		   "thresholds must be 1..10000000 ns"),
+	TG_CFG_U64("nvm_write_lat_ns", threshold_ns[TG_NVM_WRITE], 1, 10000000,
+		   "thresholds must be 1..10000000 ns"),
+	TG_CFG_U32("low_pct", low_pct, 1, 99, "low_pct must be 1..99"),
+	TG_CFG_U32("quiet_periods", quiet_periods, 1, 1000,
+		   "quiet_periods must be 1..1000"),
+	TG_CFG_U32("relax_periods", relax_periods, 1, 1000,
+		   "relax_periods must be 1..1000"),
+};
+
+#define TG_NR_CFG_KEYS (sizeof(tg_config_table) / sizeof(tg_config_table[0]))
+
+static void *tg_config_field(const struct tg_config *cfg, unsigned int key)
+{
+	return (char *)cfg + tg_config_table[key].off;
+}
 
 static int tg_config_set(void *obj, unsigned int key, const char *val,
 			 size_t vlen, const char **msg)
 {
-	struct tg_config *cfg = obj;
+	const struct tg_config_key *k = &tg_config_table[key];
 	u64 v;
 
 	if (tg_parse_u64(val, vlen, &v, msg))
 		return -1;
-	if (v < tg_config_range[key].min || v > tg_config_range[key].max) {
-		*msg = tg_config_range[key].range_msg;
+	if (v < k->min || v > k->max) {
+		*msg = k->range_msg;
 		return -1;
 	}
-	switch (key) {
-	case TG_CFG_PERIOD_MS:
-		cfg->period_ms = (u32)v;
-		break;
-	}
+	if (k->wide)
+		*(u64 *)tg_config_field(obj, key) = v;
+	else
+		*(u32 *)tg_config_field(obj, key) = (u32)v;
 	return 0;
 }
 
 static const struct tg_kv_grammar tg_config_grammar = {
-	.names		= tg_config_keys,
+	.keys		= tg_config_table,
+	.stride		= sizeof(tg_config_table[0]),
 	.nr		= TG_NR_CFG_KEYS,
 	.set		= tg_config_set,
 	.unknown_msg	= "unknown or read-only config key",
@@ -341,7 +372,7 @@ static const struct tg_kv_grammar tg_config_grammar = {
  * @cfg: current configuration in, new one out (unchanged on failure)
  * @msg: explanation on failure
  *
- * Known keys, each at most once: period_ms (TG_PERIOD_MS_MIN..TG_PERIOD_MS_MAX).
+ * Keys (each at most once) and ranges: tg_config_table; docs/abi.md.
  *
  * Return: 0 or -1.
  */
@@ -478,4 +509,54 @@ int tg_fmt_limits(char *buf, size_t size, const struct tg_limits *limits)
 int tg_fmt_bw(char *buf, size_t size, const struct tg_bw *bw)
 {
 	return tg_fmt_kinds(buf, size, bw->v, false);
+}
+
+/**
+ * tg_config_default() - the documented defaults of tgroup.config
+ * @cfg: configuration to fill
+ */
+void tg_config_default(struct tg_config *cfg)
+{
+	cfg->period_ms = TG_PERIOD_MS_DEFAULT;
+	cfg->enabled = 1;
+	cfg->preventive = 1;
+	cfg->remedial = 1;
+	cfg->threshold_ns[TG_DRAM_READ] = 200;
+	cfg->threshold_ns[TG_NVM_READ] = 700;
+	cfg->threshold_ns[TG_DRAM_WRITE] = 250;
+	cfg->threshold_ns[TG_NVM_WRITE] = 1500;
+	cfg->low_pct = 80;
+	cfg->quiet_periods = 3;
+	cfg->relax_periods = 5;
+}
+
+/**
+ * tg_fmt_config() - the writable part of tgroup.config, one key=value a line
+ * @buf:  output
+ * @size: its size (TG_CONFIG_TEXT_MAX always fits)
+ * @cfg:  configuration
+ *
+ * Return: length written, or -1 if it does not fit.
+ */
+int tg_fmt_config(char *buf, size_t size, const struct tg_config *cfg)
+{
+	char num[21];
+	unsigned int i;
+	int pos = 0;
+
+	if (!size)
+		return -1;
+	buf[0] = '\0';
+	for (i = 0; i < TG_NR_CFG_KEYS; i++) {
+		const struct tg_config_key *k = &tg_config_table[i];
+		u64 v = k->wide ? *(u64 *)tg_config_field(cfg, i)
+				: *(u32 *)tg_config_field(cfg, i);
+
+		tg_fmt_u64(num, sizeof(num), v);
+		tg_put(buf, size, &pos, k->name);
+		tg_put(buf, size, &pos, "=");
+		tg_put(buf, size, &pos, num);
+		tg_put(buf, size, &pos, "\n");
+	}
+	return pos;
 }

@@ -38,9 +38,19 @@ struct tg_limits {
 	u64 bps[TG_NR_KINDS];
 };
 
-/* Settings behind tgroup.config that the parser knows. */
+/*
+ * The writable settings of tgroup.config. Every field is one key=value
+ * (see tg_config_keys in parse.c for names and ranges); switches are 0/1.
+ */
 struct tg_config {
-	u32 period_ms;
+	u32 period_ms;			/* regulation period */
+	u32 enabled;			/* master switch of the regulator */
+	u32 preventive;			/* limits policy */
+	u32 remedial;			/* noisy-neighbour policy */
+	u64 threshold_ns[TG_NR_KINDS];	/* interference thresholds by kind */
+	u32 low_pct;			/* detector leaves below threshold * low_pct % */
+	u32 quiet_periods;		/* ... for this many periods */
+	u32 relax_periods;		/* periods between relax steps */
 };
 
 #define TG_PERIOD_MS_MIN	1
@@ -61,6 +71,8 @@ int tg_parse_limits(const char *buf, size_t len, struct tg_limits *limits,
 		    const char **msg);
 int tg_parse_config(const char *buf, size_t len, struct tg_config *cfg,
 		    const char **msg);
+void tg_config_default(struct tg_config *cfg);
+int tg_fmt_config(char *buf, size_t size, const struct tg_config *cfg);
 int tg_valid_group_name(const char *name, size_t len, const char **msg);
 
 void tg_limits_init(struct tg_limits *limits);
@@ -71,6 +83,7 @@ const char *tg_priority_name(enum tg_priority prio);
  * (without the NUL), or -1 if it would not fit in size bytes.
  */
 #define TG_LINE_MAX 160
+#define TG_CONFIG_TEXT_MAX 512
 int tg_fmt_limits(char *buf, size_t size, const struct tg_limits *limits);
 int tg_fmt_bw(char *buf, size_t size, const struct tg_bw *bw);
 int tg_fmt_u64(char *buf, size_t size, u64 v);

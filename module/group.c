@@ -16,6 +16,9 @@
 /* Serialises group creation/removal, settings and config (see tgroup.h). */
 DEFINE_MUTEX(tg_mutex);
 
+/* tgroup.config; the loop reads period_ms with READ_ONCE() */
+struct tg_config tg_cfg;
+
 struct tg_group tg_root_group = {
 	.node		= LIST_HEAD_INIT(tg_root_group.node),
 	.members	= LIST_HEAD_INIT(tg_root_group.members),

@@ -21,7 +21,7 @@ struct tg_interference tg_intf;
 
 static unsigned long tg_period_jiffies(void)
 {
-	return max(msecs_to_jiffies(READ_ONCE(tg_period_ms)), 1UL);
+	return max(msecs_to_jiffies(READ_ONCE(tg_cfg.period_ms)), 1UL);
 }
 
 static void tg_period_fn(struct work_struct *work)

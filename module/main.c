@@ -16,7 +16,7 @@ unsigned int tg_max_groups = 256;
 module_param_named(max_groups, tg_max_groups, uint, 0444);
 MODULE_PARM_DESC(max_groups, "Maximum number of groups (1..65536, default 256)");
 
-unsigned int tg_period_ms = TG_PERIOD_MS_DEFAULT;
+static unsigned int tg_period_ms = TG_PERIOD_MS_DEFAULT;
 module_param_named(period_ms, tg_period_ms, uint, 0444);
 MODULE_PARM_DESC(period_ms, "Initial regulation period in ms (1..1000, default 10)");
 
@@ -35,6 +35,8 @@ static int __init tg_init(void)
 		       TG_PERIOD_MS_MAX);
 		return -EINVAL;
 	}
+	tg_config_default(&tg_cfg);
+	tg_cfg.period_ms = tg_period_ms;
 	ret = tg_membership_init();
 	if (ret)
 		return ret;

@@ -79,7 +79,7 @@ extern struct tg_group tg_root_group;
 extern struct mutex tg_mutex;
 extern spinlock_t tg_member_lock;
 extern unsigned int tg_max_groups;
-extern unsigned int tg_period_ms;
+extern struct tg_config tg_cfg;		/* tgroup.config, under tg_mutex */
 
 static inline bool tg_is_root(const struct tg_group *grp)
 {

@@ -236,23 +236,52 @@ static void test_fmt_u64(void **state)
 struct cfg_case {
 	const char *in;
 	int ok;
-	u32 period;
+	const char *key;	/* field checked on success */
+	uint64_t val;
 	const char *msg;
 };
 
+static uint64_t cfg_get(const struct tg_config *c, const char *key)
+{
+	if (!strcmp(key, "period_ms")) return c->period_ms;
+	if (!strcmp(key, "enabled")) return c->enabled;
+	if (!strcmp(key, "preventive")) return c->preventive;
+	if (!strcmp(key, "remedial")) return c->remedial;
+	if (!strcmp(key, "dram_read_lat_ns")) return c->threshold_ns[TG_DRAM_READ];
+	if (!strcmp(key, "nvm_read_lat_ns")) return c->threshold_ns[TG_NVM_READ];
+	if (!strcmp(key, "dram_write_lat_ns")) return c->threshold_ns[TG_DRAM_WRITE];
+	if (!strcmp(key, "nvm_write_lat_ns")) return c->threshold_ns[TG_NVM_WRITE];
+	if (!strcmp(key, "low_pct")) return c->low_pct;
+	if (!strcmp(key, "quiet_periods")) return c->quiet_periods;
+	if (!strcmp(key, "relax_periods")) return c->relax_periods;
+	fail_msg("no key %s", key);
+	return 0;
+}
+
 static const struct cfg_case cfg_cases[] = {
-	{ "period_ms=1", 1, 1, NULL },
-	{ "period_ms=1000\n", 1, 1000, NULL },
-	{ "period_ms=20 period_ms=30", 0, 0, "twice" },
-	{ "  period_ms=30\n", 1, 30, NULL },
-	{ "period_ms=0", 0, 0, "1..1000" },
-	{ "period_ms=1001", 0, 0, "1..1000" },
-	{ "period_ms=-1", 0, 0, "negative" },
-	{ "period_ms=99999999999999999999999", 0, 0, "out of range" },
-	{ "period_ms=5 bogus=1", 0, 0, "unknown" },
-	{ "max_groups=3", 0, 0, "unknown or read-only" },
-	{ "period_ms", 0, 0, "key=value" },
-	{ "", 0, 0, "no key=value" },
+	{ "period_ms=1", 1, "period_ms", 1, NULL },
+	{ "period_ms=1000\n", 1, "period_ms", 1000, NULL },
+	{ "  period_ms=30\n", 1, "period_ms", 30, NULL },
+	{ "enabled=0", 1, "enabled", 0, NULL },
+	{ "remedial=0 preventive=0", 1, "preventive", 0, NULL },
+	{ "nvm_write_lat_ns=10000000", 1, "nvm_write_lat_ns", 10000000, NULL },
+	{ "dram_read_lat_ns=1\nlow_pct=99", 1, "dram_read_lat_ns", 1, NULL },
+	{ "quiet_periods=1000 relax_periods=1", 1, "relax_periods", 1, NULL },
+	{ "period_ms=20 period_ms=30", 0, NULL, 0, "twice" },
+	{ "period_ms=0", 0, NULL, 0, "1..1000" },
+	{ "period_ms=1001", 0, NULL, 0, "1..1000" },
+	{ "period_ms=-1", 0, NULL, 0, "negative" },
+	{ "period_ms=99999999999999999999999", 0, NULL, 0, "out of range" },
+	{ "enabled=2", 0, NULL, 0, "0 or 1" },
+	{ "enabled=on", 0, NULL, 0, "not a decimal" },
+	{ "nvm_read_lat_ns=0", 0, NULL, 0, "1..10000000" },
+	{ "low_pct=100", 0, NULL, 0, "1..99" },
+	{ "quiet_periods=0", 0, NULL, 0, "1..1000" },
+	{ "period_ms=5 bogus=1", 0, NULL, 0, "unknown" },
+	{ "max_groups=3", 0, NULL, 0, "unknown or read-only" },
+	{ "inherit_failures=0", 0, NULL, 0, "unknown or read-only" },
+	{ "period_ms", 0, NULL, 0, "key=value" },
+	{ "", 0, NULL, 0, "no key=value" },
 };
 
 static void test_config(void **state)
@@ -262,15 +291,49 @@ static void test_config(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cfg_cases) / sizeof(cfg_cases[0]); i++) {
 		const struct cfg_case *c = &cfg_cases[i];
-		struct tg_config cfg = { .period_ms = 10 };
+		struct tg_config cfg, before;
 		const char *msg = NULL;
-		int r = tg_parse_config(c->in, strlen(c->in), &cfg, &msg);
+		int r;
 
+		memset(&cfg, 0, sizeof(cfg));
+		tg_config_default(&cfg);
+		memcpy(&before, &cfg, sizeof(cfg));
+		r = tg_parse_config(c->in, strlen(c->in), &cfg, &msg);
 		assert_int_equal(r, c->ok ? 0 : -1);
-		assert_int_equal(cfg.period_ms, c->ok ? c->period : 10);
-		if (!c->ok)
+		if (c->ok) {
+			assert_int_equal(cfg_get(&cfg, c->key), c->val);
+		} else {
+			assert_memory_equal(&cfg, &before, sizeof(cfg));	/* all or nothing */
 			assert_non_null(strstr(msg, c->msg));
+		}
 	}
+}
+
+static void test_config_format_roundtrip(void **state)
+{
+	static const char defaults[] =
+		"period_ms=10\nenabled=1\npreventive=1\nremedial=1\n"
+		"dram_read_lat_ns=200\nnvm_read_lat_ns=700\ndram_write_lat_ns=250\n"
+		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n";
+	struct tg_config cfg, back;
+	char buf[TG_CONFIG_TEXT_MAX];
+	const char *msg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));		/* padding too: compared bytewise */
+	memset(&back, 0, sizeof(back));
+	tg_config_default(&cfg);
+	assert_int_equal(tg_fmt_config(buf, sizeof(buf), &cfg), (int)strlen(defaults));
+	assert_string_equal(buf, defaults);
+	/* everything it prints can be written back and means the same */
+	cfg.period_ms = 1000;
+	cfg.remedial = 0;
+	cfg.threshold_ns[TG_NVM_WRITE] = 10000000;
+	tg_fmt_config(buf, sizeof(buf), &cfg);
+	tg_config_default(&back);
+	assert_int_equal(tg_parse_config(buf, strlen(buf), &back, &msg), 0);
+	assert_memory_equal(&back, &cfg, sizeof(cfg));
+	assert_int_equal(tg_fmt_config(buf, 40, &cfg), -1);
 }
 
 static void test_group_names(void **state)
@@ -305,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_bw_format),
 		cmocka_unit_test(test_fmt_u64),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_format_roundtrip),
 		cmocka_unit_test(test_group_names),
 	};
 
