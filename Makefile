@@ -7,6 +7,8 @@
 #   make deps            install missing Debian packages
 #   make deps-612        also Debian's 6.12 cloud kernel (bookworm-backports)
 #   make checkpatch      scripts/checkpatch.pl --strict on the kernel sources
+#   make bench           core/ benchmarks (regulator step, estimator update)
+#   make fuzz            the parser fuzzer for FUZZ_SECONDS (default 15)
 #   make clean
 #
 # KDIR defaults to the running kernel's build dir if it exists, else the
@@ -32,7 +34,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps deps-612 check demo checkpatch vm-check clean guest initramfs
+.PHONY: all module user deps deps-612 bench fuzz check demo checkpatch vm-check clean guest initramfs
 
 all: module user
 
@@ -97,6 +99,24 @@ demo: deps
 
 checkpatch:
 	@scripts/checkpatch.sh
+
+# Benchmarks (numbers, not pass/fail): core/ regulator and estimator.
+bench: $(BUILD)/bench_core
+	@$(BUILD)/bench_core
+
+$(BUILD)/bench_core: tests/bench/bench_core.c $(CORE_SRC) $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -Icore -o $@ tests/bench/bench_core.c $(CORE_SRC)
+
+# libFuzzer target for the parsers; FUZZ_SECONDS bounds a run.
+FUZZ_SECONDS ?= 15
+$(BUILD)/fuzz/fuzz_parse: tests/fuzz/fuzz_parse.c core/parse.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -o $@ tests/fuzz/fuzz_parse.c core/parse.c
+
+fuzz: $(BUILD)/fuzz/fuzz_parse
+	@rm -rf $(BUILD)/fuzz/corpus && cp -r tests/fuzz/corpus $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null 2>&1

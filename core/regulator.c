@@ -60,16 +60,13 @@ void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus)
 	cfg->relapse_periods = 3;
 }
 
-static u64 tg_quota_cap(const struct tg_reg_cfg *cfg)
-{
-	return (u64)cfg->period_us * cfg->nr_cpus;
-}
-
-static u64 tg_quota_min(const struct tg_reg_cfg *cfg)
+/* Quota floor and cap of a configuration, once per tg_regulate(). */
+static void tg_quota_bounds(struct tg_regulator *r, const struct tg_reg_cfg *cfg)
 {
 	u64 q = tg_mul_div(cfg->period_us, cfg->quota_min_pct, 100);
 
-	return q ? q : 1;
+	r->quota_min = q ? q : 1;
+	r->quota_cap = (u64)cfg->period_us * cfg->nr_cpus;
 }
 
 static void tg_unthrottle(struct tg_throttle *t, const struct tg_reg_cfg *cfg)
@@ -145,6 +142,8 @@ void tg_regulator_init(struct tg_regulator *r)
 	r->relaxed_from = (struct tg_throttle){ 0, 0 };
 	r->last_group = -1;
 	r->last = (struct tg_decision){ .kind = -1 };
+	r->quota_min = 1;
+	r->quota_cap = TG_QUOTA_UNLIMITED;
 }
 
 static void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
@@ -174,8 +173,8 @@ static void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /* The CPU time a quota cut scales: what the group used, within its quota. */
-static u64 tg_cpu_base(const struct tg_throttle *t, const struct tg_reg_group *g,
-		       const struct tg_reg_cfg *cfg)
+static u64 tg_cpu_base(const struct tg_regulator *r, const struct tg_throttle *t,
+		       const struct tg_reg_group *g)
 {
 	u64 base = g->cpu_usage_us;
 
@@ -183,18 +182,18 @@ static u64 tg_cpu_base(const struct tg_throttle *t, const struct tg_reg_group *g
 		base = t->quota_us;
 	if (!base)
 		base = t->quota_us != TG_QUOTA_UNLIMITED ? t->quota_us
-							 : tg_quota_cap(cfg);
+							 : r->quota_cap;
 	return base;
 }
 
 /* quota * ppm / 10^6, clamped to [floor, cap], cap and above = unlimited */
-static u64 tg_scale_quota(u64 quota, u32 ppm, const struct tg_reg_cfg *cfg)
+static u64 tg_scale_quota(const struct tg_regulator *r, u64 quota, u32 ppm)
 {
 	u64 q = tg_mul_div(quota, ppm, TG_PPM);
 
-	if (q < tg_quota_min(cfg))
-		q = tg_quota_min(cfg);
-	return q >= tg_quota_cap(cfg) ? TG_QUOTA_UNLIMITED : q;
+	if (q < r->quota_min)
+		q = r->quota_min;
+	return q >= r->quota_cap ? TG_QUOTA_UNLIMITED : q;
 }
 
 /* ---- preventive ---------------------------------------------------------- */
@@ -221,7 +220,7 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			return;
 		}
 	}
-	q = tg_scale_quota(tg_cpu_base(t, g, cfg), ratio_ppm, cfg);
+	q = tg_scale_quota(r, tg_cpu_base(r, t, g), ratio_ppm);
 	if (q < t->quota_us) {
 		t->quota_us = q;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
@@ -255,7 +254,7 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 					ppm = h;
 			}
 		}
-		q = tg_scale_quota(t->quota_us, ppm, cfg);
+		q = tg_scale_quota(r, t->quota_us, ppm);
 		if (q > t->quota_us) {
 			t->quota_us = q;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
@@ -332,46 +331,48 @@ static bool tg_rem_candidate(const struct tg_reg_group *g)
 	return g->active && g->priority == TG_PRIO_LOW;
 }
 
-/* MT²'s order: most NVM write, most NVM read, most DRAM (read + write). */
-static int tg_pick_noisy(const struct tg_reg_cfg *cfg,
+/*
+ * MT²'s order: most NVM write, then most NVM read, then most DRAM (read +
+ * write) traffic, above the noise floor, among low-priority groups that can
+ * still be throttled for that kind. One pass keeps the best of each class.
+ */
+static int tg_pick_noisy(const struct tg_regulator *r,
+			 const struct tg_reg_cfg *cfg,
 			 const struct tg_reg_group *groups, u32 nr,
 			 enum tg_reason *why)
 {
 	static const enum tg_reason order[] = {
 		TG_WHY_NVM_WRITE, TG_WHY_NVM_READ, TG_WHY_DRAM,
 	};
-	u64 qmin = tg_quota_min(cfg);
+	u64 qmin = r->quota_min, best_v[3];
+	int best[3] = { -1, -1, -1 };
 	unsigned int o;
 	u32 i;
 
-	for (o = 0; o < ARRAY_SIZE(order); o++) {
-		u64 best_v = cfg->noise_floor_bps;
-		int best = -1;
+	for (o = 0; o < ARRAY_SIZE(order); o++)
+		best_v[o] = cfg->noise_floor_bps;
+	for (i = 0; i < nr; i++) {
+		const struct tg_reg_group *g = &groups[i];
+		bool cpu_left = g->rem.quota_us > qmin;
+		u64 v[3];
 
-		for (i = 0; i < nr; i++) {
-			const struct tg_reg_group *g = &groups[i];
-			bool at_floor = g->rem.quota_us <= qmin &&
-				(order[o] != TG_WHY_DRAM || g->rem.mba <= cfg->mba_min);
-			u64 v;
-
-			if (!tg_rem_candidate(g) || at_floor)
-				continue;
-			if (order[o] == TG_WHY_NVM_WRITE)
-				v = g->bps.v[TG_NVM_WRITE];
-			else if (order[o] == TG_WHY_NVM_READ)
-				v = g->bps.v[TG_NVM_READ];
-			else
-				v = g->bps.v[TG_DRAM_READ] + g->bps.v[TG_DRAM_WRITE];
-			if (v > best_v) {
-				best_v = v;
-				best = (int)i;
+		if (!tg_rem_candidate(g))
+			continue;
+		v[0] = cpu_left ? g->bps.v[TG_NVM_WRITE] : 0;
+		v[1] = cpu_left ? g->bps.v[TG_NVM_READ] : 0;
+		v[2] = cpu_left || g->rem.mba > cfg->mba_min ?
+		       g->bps.v[TG_DRAM_READ] + g->bps.v[TG_DRAM_WRITE] : 0;
+		for (o = 0; o < ARRAY_SIZE(order); o++)
+			if (v[o] > best_v[o]) {
+				best_v[o] = v[o];
+				best[o] = (int)i;
 			}
-		}
-		if (best >= 0) {
-			*why = order[o];
-			return best;
-		}
 	}
+	for (o = 0; o < ARRAY_SIZE(order); o++)
+		if (best[o] >= 0) {
+			*why = order[o];
+			return best[o];
+		}
 	return -1;
 }
 
@@ -390,8 +391,8 @@ static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 			  TG_MECH_MBA, why, kind);
 		return;
 	}
-	q = tg_scale_quota(tg_cpu_base(t, g, cfg), TG_PPM / 100 * (100 - cfg->cut_pct),
-			   cfg);
+	q = tg_scale_quota(r, tg_cpu_base(r, t, g),
+			   TG_PPM / 100 * (100 - cfg->cut_pct));
 	if (q < t->quota_us)
 		t->quota_us = q;
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE, TG_MECH_CPU,
@@ -411,8 +412,8 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		return;
 	}
 	if (t->quota_us != TG_QUOTA_UNLIMITED) {
-		u64 q = tg_scale_quota(t->quota_us,
-				       TG_PPM / 100 * (100 + cfg->grow_pct), cfg);
+		u64 q = tg_scale_quota(r, t->quota_us,
+				       TG_PPM / 100 * (100 + cfg->grow_pct));
 
 		t->quota_us = q > t->quota_us ? q : t->quota_us + 1;
 		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_RELAX, TG_MECH_CPU,
@@ -460,7 +461,7 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			r->last_relaxed = -1;
 			return;
 		}
-		pick = tg_pick_noisy(cfg, groups, nr, &why);
+		pick = tg_pick_noisy(r, cfg, groups, nr, &why);
 		if (pick >= 0)
 			tg_rem_throttle(r, cfg, &groups[pick], pick, why);
 		return;
@@ -496,6 +497,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u32 i;
 
+	tg_quota_bounds(r, cfg);
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 

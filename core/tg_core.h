@@ -210,6 +210,7 @@ struct tg_regulator {
 	struct tg_throttle relaxed_from; /* that group's throttle before it */
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
+	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);

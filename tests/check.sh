@@ -71,6 +71,13 @@ else
 	ko unit_build "libtgcore.a did not build"
 fi
 
+# 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
+if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then
+	ok "fuzz_parse ($(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log") inputs)"
+else
+	tail -30 "$build/fuzz.log"; ko fuzz_parse "crash or build failure (see $build/fuzz.log)"
+fi
+
 # 4. checkpatch --strict.
 if scripts/checkpatch.sh >"$build/checkpatch.log" 2>&1; then ok checkpatch_strict
 else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | head -20; ko checkpatch_strict; fi
