@@ -329,7 +329,7 @@ static const struct tg_config_key tg_config_table[] = {
 		   "relax_periods must be 1..1000"),
 };
 
-#define TG_NR_CFG_KEYS (sizeof(tg_config_table) / sizeof(tg_config_table[0]))
+#define TG_NR_CFG_KEYS ARRAY_SIZE(tg_config_table)
 
 static void *tg_config_field(const struct tg_config *cfg, unsigned int key)
 {
