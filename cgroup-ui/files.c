@@ -188,7 +188,7 @@ static int tg_bandwidth_show(struct seq_file *sf, struct tg_group *grp)
 	char line[TG_LINE_MAX];
 	struct tg_bw bw;
 
-	tg_read_kinds(&bw, &grp->bw);
+	tg_read_kinds(&bw, &grp->acct.window_bps);
 	if (tg_fmt_bw(line, sizeof(line), &bw) < 0)
 		return -EOVERFLOW;
 	seq_puts(sf, line);
@@ -209,7 +209,7 @@ static int tg_stat_show(struct seq_file *sf, struct tg_group *grp)
 	u64 quota;
 	int k;
 
-	tg_read_kinds(&total, &grp->total);
+	tg_read_kinds(&total, &grp->acct.total);
 	for (k = 0; k < TG_NR_KINDS; k++)
 		seq_printf(sf, "%s %llu\n", tg_stat_byte_keys[k], total.v[k]);
 	seq_printf(sf, "nr_periods %llu\n", READ_ONCE(grp->nr_periods));
@@ -227,14 +227,14 @@ static int tg_stat_show(struct seq_file *sf, struct tg_group *grp)
 
 static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 {
-	enum tg_intf_state state = READ_ONCE(tg_intf.state);
+	enum tg_intf_state state = READ_ONCE(tg_det.state);
 
 	seq_printf(sf,
 		   "dram_read_lat_ns=%llu nvm_read_lat_ns=%llu dram_write_lat_ns=%llu nvm_write_lat_ns=%llu\n",
-		   READ_ONCE(tg_intf.lat_ns[TG_DRAM_READ]),
-		   READ_ONCE(tg_intf.lat_ns[TG_NVM_READ]),
-		   READ_ONCE(tg_intf.lat_ns[TG_DRAM_WRITE]),
-		   READ_ONCE(tg_intf.lat_ns[TG_NVM_WRITE]));
+		   READ_ONCE(tg_det.lat_ns[TG_DRAM_READ]),
+		   READ_ONCE(tg_det.lat_ns[TG_NVM_READ]),
+		   READ_ONCE(tg_det.lat_ns[TG_DRAM_WRITE]),
+		   READ_ONCE(tg_det.lat_ns[TG_NVM_WRITE]));
 	seq_printf(sf, "state=%s\n", tg_intf_name(state));
 	return 0;
 }

@@ -176,8 +176,7 @@ void tg_group_reset_root(void)
 	struct tg_group *root = &tg_root_group;
 
 	lockdep_assert_held(&tg_mutex);
-	memset(&root->bw, 0, sizeof(root->bw));
-	memset(&root->total, 0, sizeof(root->total));
+	memset(&root->acct, 0, sizeof(root->acct));
 	root->nr_periods = 0;
 	root->nr_throttled = 0;
 	root->throttled_usec = 0;

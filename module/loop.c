@@ -17,7 +17,7 @@ static void tg_period_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);
 static bool tg_loop_running;	/* under tg_mutex */
 
-struct tg_interference tg_intf;
+struct tg_detector tg_det;
 
 static unsigned long tg_period_jiffies(void)
 {

@@ -52,11 +52,12 @@ struct tg_group {
 	unsigned int		nr_tasks;
 
 	/*
-	 * Accounting published to the files. Written by the regulation loop
-	 * (one writer), read locklessly by the files.
+	 * Accounting published to the files (core/ tg_account_update()):
+	 * acct.window_bps is tgroup.bandwidth, acct.total the byte counters
+	 * of tgroup.stat. Written by the regulation loop (one writer), read
+	 * locklessly by the files.
 	 */
-	struct tg_bw		bw;		/* bytes/s, last 1 s window */
-	struct tg_bw		total;		/* cumulative bytes */
+	struct tg_account	acct;
 	u64			nr_periods;
 	u64			nr_throttled;
 	u64			throttled_usec;
@@ -112,13 +113,8 @@ extern atomic64_t tg_inherit_failures;
 void tg_loop_start(void);
 void tg_loop_stop(void);
 
-/* Interference state behind tgroup.interference (written by the loop). */
-struct tg_interference {
-	u64			lat_ns[TG_NR_KINDS];	/* by enum tg_kind */
-	enum tg_intf_state	state;
-};
-
-extern struct tg_interference tg_intf;
+/* The detector behind tgroup.interference (written by the loop). */
+extern struct tg_detector tg_det;
 
 /* cgroup-ui/ */
 int tg_fs_init(void);
