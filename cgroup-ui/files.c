@@ -205,6 +205,7 @@ static const char *const tg_stat_byte_keys[TG_NR_KINDS] = {
 
 static int tg_stat_show(struct seq_file *sf, struct tg_group *grp)
 {
+	struct tg_decision d;
 	struct tg_bw total;
 	u64 quota;
 	int k;
@@ -222,6 +223,12 @@ static int tg_stat_show(struct seq_file *sf, struct tg_group *grp)
 	else
 		seq_printf(sf, "cpu_quota_usec %llu\n", quota);
 	seq_printf(sf, "cpu_period_usec %u\n", READ_ONCE(tg_cfg.period_ms) * 1000);
+	mutex_lock(&tg_mutex);
+	d = grp->last_decision;
+	mutex_unlock(&tg_mutex);
+	seq_printf(sf, "last_action %s\nlast_mechanism %s\nlast_reason %s\n",
+		   tg_action_name(d.action), tg_mech_name(d.mech),
+		   tg_reason_name(d.why));
 	return 0;
 }
 

@@ -403,8 +403,8 @@ static int tg_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	mutex_lock(&tg_mutex);
 	tg_group_reset_root();
-	tg_loop_start();
 	mutex_unlock(&tg_mutex);
+	tg_loop_start();
 	return 0;
 }
 
@@ -424,15 +424,17 @@ static int tg_init_fs_context(struct fs_context *fc)
 }
 
 /*
- * Last mount gone: stop regulating, move every task back to the root group
- * and remove every group before the dentries go.
+ * Last mount gone: stop regulating, move every task back to the root group,
+ * remove every group (waking whatever is parked), wait until no task is in
+ * or headed for a park, then let the dentries go.
  */
 static void tg_kill_sb(struct super_block *sb)
 {
-	mutex_lock(&tg_mutex);
 	tg_loop_stop();
+	mutex_lock(&tg_mutex);
 	tg_group_remove_all();
 	mutex_unlock(&tg_mutex);
+	tg_cpu_drain();
 	kill_litter_super(sb);
 }
 

@@ -387,6 +387,98 @@ int tg_parse_config(const char *buf, size_t len, struct tg_config *cfg,
 	return 0;
 }
 
+/* ---- inject lines -------------------------------------------------------- */
+
+static const char *const tg_inj_group_keys[] = {
+	[TG_INJ_DRAM_READ] = "dram_read_bytes", [TG_INJ_NVM_READ] = "nvm_read_bytes",
+	[TG_INJ_MBM] = "mbm_bytes", [TG_INJ_DRAM_SAMPLES] = "dram_store_samples",
+	[TG_INJ_NVM_SAMPLES] = "nvm_store_samples",
+};
+
+static const char *const tg_inj_uncore_keys[] = {
+	[TG_INJ_DRAM_OCC] = "dram_rpq_occupancy", [TG_INJ_DRAM_INS] = "dram_rpq_inserts",
+	[TG_INJ_NVM_OCC] = "nvm_rpq_occupancy", [TG_INJ_NVM_INS] = "nvm_rpq_inserts",
+	[TG_INJ_KHZ] = "uncore_clock_khz",
+};
+
+static const char *const tg_inj_probe_keys[] = {
+	[TG_INJ_DRAM_WRITE_NS] = "dram_write_ns", [TG_INJ_NVM_WRITE_NS] = "nvm_write_ns",
+};
+
+static int tg_inject_set(void *obj, unsigned int key, const char *val,
+			 size_t vlen, const char **msg)
+{
+	struct tg_inject *in = obj;
+
+	if (tg_parse_u64(val, vlen, &in->v[key], msg))
+		return -1;
+	in->present |= 1u << key;
+	return 0;
+}
+
+#define TG_INJ_MSGS						\
+	.set = tg_inject_set,					\
+	.unknown_msg = "unknown inject key",			\
+	.twice_msg = "inject key given twice",			\
+	.empty_msg = "inject line without counters"
+
+static const struct tg_kv_grammar tg_inj_grammar[] = {
+	[TG_INJ_GROUP] = {
+		.keys = tg_inj_group_keys, .stride = sizeof(char *),
+		.nr = ARRAY_SIZE(tg_inj_group_keys), TG_INJ_MSGS,
+	},
+	[TG_INJ_UNCORE] = {
+		.keys = tg_inj_uncore_keys, .stride = sizeof(char *),
+		.nr = ARRAY_SIZE(tg_inj_uncore_keys), TG_INJ_MSGS,
+	},
+	[TG_INJ_PROBE] = {
+		.keys = tg_inj_probe_keys, .stride = sizeof(char *),
+		.nr = ARRAY_SIZE(tg_inj_probe_keys), TG_INJ_MSGS,
+	},
+};
+
+/**
+ * tg_parse_inject() - parse one line for the inject source
+ * @line: the line, without its newline
+ * @len:  its length
+ * @out:  the parsed line (name points into @line)
+ * @msg:  explanation on failure
+ *
+ * Return: 0 or -1.
+ */
+int tg_parse_inject(const char *line, size_t len, struct tg_inject *out,
+		    const char **msg)
+{
+	const char *p = line, *end = line + len, *tok;
+	struct tg_inject next = { .present = 0 };
+	size_t tlen;
+
+	while (p < end && tg_is_space(*p))
+		p++;
+	tok = p;
+	while (p < end && !tg_is_space(*p))
+		p++;
+	tlen = (size_t)(p - tok);
+	if (tg_word_eq(tok, tlen, "uncore")) {
+		next.kind = TG_INJ_UNCORE;
+	} else if (tg_word_eq(tok, tlen, "probe")) {
+		next.kind = TG_INJ_PROBE;
+	} else if (tlen > 6 && tg_word_eq(tok, 6, "group=")) {
+		next.kind = TG_INJ_GROUP;
+		next.name = tok + 6;
+		next.name_len = tlen - 6;
+		if (tg_valid_group_name(next.name, next.name_len, msg))
+			return -1;
+	} else {
+		*msg = "inject line must start with group=NAME, uncore or probe";
+		return -1;
+	}
+	if (tg_parse_kv(p, (size_t)(end - p), &tg_inj_grammar[next.kind], &next, msg))
+		return -1;
+	*out = next;
+	return 0;
+}
+
 /**
  * tg_valid_group_name() - check a group directory name
  * @name: the name (not necessarily NUL-terminated)

@@ -75,6 +75,40 @@ void tg_config_default(struct tg_config *cfg);
 int tg_fmt_config(char *buf, size_t size, const struct tg_config *cfg);
 int tg_valid_group_name(const char *name, size_t len, const char **msg);
 
+/*
+ * One line written to the inject source (debugfs tgroup/inject):
+ *   group=NAME [dram_read_bytes=N] [nvm_read_bytes=N] [mbm_bytes=N]
+ *              [dram_store_samples=N] [nvm_store_samples=N]
+ *   uncore [dram_rpq_occupancy=N] [dram_rpq_inserts=N] [nvm_rpq_occupancy=N]
+ *          [nvm_rpq_inserts=N] [uncore_clock_khz=N]
+ *   probe [dram_write_ns=N] [nvm_write_ns=N]
+ * At least one key=value; each key at most once. v[] is indexed by the
+ * TG_INJ_* key of the line's kind; present has bit i for v[i].
+ */
+enum tg_inject_kind { TG_INJ_GROUP, TG_INJ_UNCORE, TG_INJ_PROBE };
+enum {
+	TG_INJ_DRAM_READ, TG_INJ_NVM_READ, TG_INJ_MBM, TG_INJ_DRAM_SAMPLES,
+	TG_INJ_NVM_SAMPLES,
+};
+
+enum {
+	TG_INJ_DRAM_OCC, TG_INJ_DRAM_INS, TG_INJ_NVM_OCC, TG_INJ_NVM_INS,
+	TG_INJ_KHZ,
+};
+
+enum { TG_INJ_DRAM_WRITE_NS, TG_INJ_NVM_WRITE_NS };
+
+struct tg_inject {
+	enum tg_inject_kind kind;
+	const char *name;	/* group lines: points into the input */
+	size_t name_len;
+	u32 present;
+	u64 v[5];
+};
+
+int tg_parse_inject(const char *line, size_t len, struct tg_inject *out,
+		    const char **msg);
+
 void tg_limits_init(struct tg_limits *limits);
 const char *tg_priority_name(enum tg_priority prio);
 

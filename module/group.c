@@ -22,6 +22,10 @@ struct tg_config tg_cfg;
 struct tg_group tg_root_group = {
 	.node		= LIST_HEAD_INIT(tg_root_group.node),
 	.members	= LIST_HEAD_INIT(tg_root_group.members),
+	.slot		= -1,
+	.inj_lock	= __SPIN_LOCK_UNLOCKED(tg_root_group.inj_lock),
+	.cpu_wq		= __WAIT_QUEUE_HEAD_INITIALIZER(tg_root_group.cpu_wq),
+	.last_decision	= { .kind = -1 },
 	.priority	= TG_PRIO_HIGH,		/* never throttled */
 	.mba_percent	= 100,
 	.cpu_quota_usec	= TG_QUOTA_MAX,
@@ -66,6 +70,10 @@ struct tg_group *tg_group_alloc(const char *name, const char **msg)
 	kref_init(&grp->ref);
 	INIT_LIST_HEAD(&grp->node);
 	INIT_LIST_HEAD(&grp->members);
+	spin_lock_init(&grp->inj_lock);
+	init_waitqueue_head(&grp->cpu_wq);
+	grp->slot = -1;
+	grp->last_decision.kind = -1;
 	strscpy(grp->name, name, sizeof(grp->name));
 	tg_group_init_settings(grp);
 	return grp;
@@ -80,6 +88,7 @@ struct tg_group *tg_group_alloc(const char *name, const char **msg)
 void tg_group_activate(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
+	tg_slot_alloc(grp);	/* cannot fail below max_groups */
 	grp->id = tg_next_id++;
 	list_add_tail_rcu(&grp->node, &tg_groups);
 	tg_nr_groups++;
@@ -114,10 +123,15 @@ void tg_group_put(struct tg_group *grp)
 		kref_put(&grp->ref, tg_group_release);
 }
 
-/* Unlist a dead, empty group and drop the registry's reference. */
+/*
+ * Unlist a dead, empty group: wake anything parked on it, free its slot,
+ * drop the registry's reference.
+ */
 static void tg_group_unlist(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
+	tg_cpu_release(grp);
+	tg_slot_free(grp);
 	list_del_rcu(&grp->node);
 	tg_nr_groups--;
 	tg_group_put(grp);

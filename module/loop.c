@@ -1,67 +1,220 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * loop.c - the periodic regulation loop.
+ * loop.c - the regulation loop.
  *
  * One delayed work item on the unbound workqueue, re-armed every period
- * (tgroup.config period_ms) while the filesystem is mounted. Each period is
- * where signal sources are collected, the core estimator, detector and
- * regulator run and actuators are applied; for now it only counts periods,
- * which keeps the seam (and nr_periods in tgroup.stat) real.
+ * (tgroup.config period_ms) while the filesystem is mounted: off every hot
+ * path. Each period, under tg_mutex:
+ *   1. latency sources -> core detector (tg_det, tgroup.interference);
+ *   2. per group: counter sources -> core estimator -> accounting
+ *      (tgroup.bandwidth, tgroup.stat), CPU time of the period;
+ *   3. core regulator over all groups (one slot each);
+ *   4. actuators: CPU quota (act_cpu.c), MBA level (published in
+ *      tgroup.stat; the emulated platform applies it under inject=1).
  */
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
 #include <linux/jiffies.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "tgroup.h"
 
 static void tg_period_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);
-static bool tg_loop_running;	/* under tg_mutex */
+static DEFINE_MUTEX(tg_loop_lock);	/* tg_loop_running; never under tg_mutex */
+static bool tg_loop_running;
 
 struct tg_detector tg_det;
+static struct tg_regulator tg_reg;
+static struct tg_reg_group *tg_slots;	/* max_groups, under tg_mutex */
+static unsigned long *tg_slot_map;
+static u32 tg_slots_hi;			/* highest slot in use + 1 */
+
+static void tg_reg_cfg_from(struct tg_reg_cfg *rc, const struct tg_config *c)
+{
+	tg_reg_cfg_default(rc, c->period_ms * USEC_PER_MSEC, num_online_cpus());
+	rc->enabled = c->enabled;
+	rc->preventive = c->preventive;
+	rc->remedial = c->remedial;
+	rc->relax_periods = c->relax_periods;
+}
+
+static void tg_det_cfg_from(struct tg_detector_cfg *dc, const struct tg_config *c)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		dc->threshold_ns[k] = c->threshold_ns[k];
+	dc->low_pct = c->low_pct;
+	dc->quiet_periods = c->quiet_periods;
+}
+
+/**
+ * tg_slot_alloc() - give a new group its regulator slot
+ * @grp: group being created
+ *
+ * Context: tg_mutex held.
+ * Return: 0, or -ENOSPC (cannot happen below max_groups).
+ */
+int tg_slot_alloc(struct tg_group *grp)
+{
+	struct tg_reg_cfg rc;
+	unsigned long i;
+
+	lockdep_assert_held(&tg_mutex);
+	i = find_first_zero_bit(tg_slot_map, tg_max_groups);
+	if (i >= tg_max_groups)
+		return -ENOSPC;
+	set_bit(i, tg_slot_map);
+	tg_reg_cfg_from(&rc, &tg_cfg);
+	tg_reg_group_init(&tg_slots[i], &rc);
+	grp->slot = i;
+	if (i + 1 > tg_slots_hi)
+		tg_slots_hi = i + 1;
+	return 0;
+}
+
+/**
+ * tg_slot_free() - a removed group's slot goes back (inactive)
+ * @grp: group being removed
+ *
+ * Context: tg_mutex held.
+ */
+void tg_slot_free(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_mutex);
+	if (grp->slot < 0)
+		return;
+	tg_slots[grp->slot].active = false;
+	if (tg_reg.last_relaxed == grp->slot)
+		tg_reg.last_relaxed = -1;
+	clear_bit(grp->slot, tg_slot_map);
+	while (tg_slots_hi && !test_bit(tg_slots_hi - 1, tg_slot_map))
+		tg_slots_hi--;
+	grp->slot = -1;
+}
 
 static unsigned long tg_period_jiffies(void)
 {
 	return max(msecs_to_jiffies(READ_ONCE(tg_cfg.period_ms)), 1UL);
 }
 
+/* Measure one group for the period and fill its regulator inputs. */
+static void tg_measure(struct tg_group *grp, u32 period_us)
+{
+	struct tg_reg_group *s = &tg_slots[grp->slot];
+	struct tg_counters c = { .present = 0 };
+	struct tg_estimate e;
+
+	if (tg_inject_enabled)
+		tg_inject_take(grp, &c);
+	tg_estimate(&c, &e);
+	tg_account_update(&grp->acct, &e, period_us);
+	s->cpu_usage_us = tg_cpu_collect(grp);
+	s->active = READ_ONCE(grp->nr_tasks) > 0;
+	s->priority = grp->priority;
+	s->limits = grp->limits;
+	s->bps = grp->acct.rate_bps;
+	WRITE_ONCE(grp->nr_periods, grp->nr_periods + 1);
+}
+
 static void tg_period_fn(struct work_struct *work)
 {
+	struct tg_latency_in lat = { .present = 0 };
+	struct tg_detector_cfg dc;
+	struct tg_reg_cfg rc;
 	struct tg_group *grp;
+	u32 period_us;
 
-	rcu_read_lock();
+	mutex_lock(&tg_mutex);
+	period_us = tg_cfg.period_ms * USEC_PER_MSEC;
+	tg_reg_cfg_from(&rc, &tg_cfg);
+	tg_det_cfg_from(&dc, &tg_cfg);
+
+	if (tg_inject_enabled)
+		tg_inject_take_latency(&lat);
+	tg_detect(&tg_det, &dc, &lat);
+
 	WRITE_ONCE(tg_root_group.nr_periods, tg_root_group.nr_periods + 1);
-	list_for_each_entry_rcu(grp, &tg_groups, node)
-		WRITE_ONCE(grp->nr_periods, grp->nr_periods + 1);
-	rcu_read_unlock();
+	list_for_each_entry(grp, &tg_groups, node)
+		tg_measure(grp, period_us);
+
+	tg_regulate(&tg_reg, &rc, &tg_det, tg_slots, tg_slots_hi);
+
+	list_for_each_entry(grp, &tg_groups, node) {
+		const struct tg_reg_group *s = &tg_slots[grp->slot];
+
+		tg_cpu_apply(grp, s->out.quota_us, period_us);
+		WRITE_ONCE(grp->mba_percent, s->out.mba);
+		grp->last_decision = s->last;	/* readers take tg_mutex */
+	}
+	mutex_unlock(&tg_mutex);
 	queue_delayed_work(system_unbound_wq, &tg_period_work,
 			   tg_period_jiffies());
 }
 
 /**
- * tg_loop_start() - start the regulation loop (first mount)
+ * tg_loop_start() - start regulating (first mount)
  *
- * Context: Process context, tg_mutex held.
+ * Context: process context; takes tg_mutex.
  */
 void tg_loop_start(void)
 {
-	lockdep_assert_held(&tg_mutex);
-	if (tg_loop_running)
-		return;
-	tg_loop_running = true;
-	queue_delayed_work(system_unbound_wq, &tg_period_work,
-			   tg_period_jiffies());
+	mutex_lock(&tg_loop_lock);
+	if (!tg_loop_running) {
+		mutex_lock(&tg_mutex);
+		tg_detector_init(&tg_det);
+		tg_regulator_init(&tg_reg);
+		mutex_unlock(&tg_mutex);
+		tg_loop_running = true;
+		queue_delayed_work(system_unbound_wq, &tg_period_work,
+				   tg_period_jiffies());
+	}
+	mutex_unlock(&tg_loop_lock);
 }
 
 /**
- * tg_loop_stop() - stop the loop and wait for a running period to finish
+ * tg_loop_stop() - stop and wait for a running period to finish
  *
- * Context: Process context, tg_mutex held (the work never takes it).
+ * Context: process context, tg_mutex NOT held (the period takes it).
  */
 void tg_loop_stop(void)
 {
-	lockdep_assert_held(&tg_mutex);
-	if (!tg_loop_running)
-		return;
-	cancel_delayed_work_sync(&tg_period_work);
-	tg_loop_running = false;
+	mutex_lock(&tg_loop_lock);
+	if (tg_loop_running) {
+		cancel_delayed_work_sync(&tg_period_work);
+		tg_loop_running = false;
+	}
+	mutex_unlock(&tg_loop_lock);
+}
+
+/**
+ * tg_loop_init() - allocate one regulator slot per possible group
+ *
+ * Context: module init, after max_groups is checked.
+ * Return: 0 or -ENOMEM.
+ */
+int tg_loop_init(void)
+{
+	tg_slots = kvcalloc(tg_max_groups, sizeof(*tg_slots), GFP_KERNEL);
+	if (!tg_slots)
+		return -ENOMEM;
+	tg_slot_map = bitmap_zalloc(tg_max_groups, GFP_KERNEL);
+	if (!tg_slot_map) {
+		kvfree(tg_slots);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * tg_loop_exit() - free the slots (the loop is stopped: nothing mounted)
+ *
+ * Context: module exit.
+ */
+void tg_loop_exit(void)
+{
+	bitmap_free(tg_slot_map);
+	kvfree(tg_slots);
 }

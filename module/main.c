@@ -6,6 +6,7 @@
  * Module parameters:
  *  max_groups  most child groups that may exist at once (mkdir: ENOSPC)
  *  period_ms   initial regulation period, 1..1000 (tgroup.config changes it)
+ *  inject      enable the inject signal source (emulated platform, tests)
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -19,6 +20,10 @@ MODULE_PARM_DESC(max_groups, "Maximum number of groups (1..65536, default 256)")
 static unsigned int tg_period_ms = TG_PERIOD_MS_DEFAULT;
 module_param_named(period_ms, tg_period_ms, uint, 0444);
 MODULE_PARM_DESC(period_ms, "Initial regulation period in ms (1..1000, default 10)");
+
+bool tg_inject_enabled;
+module_param_named(inject, tg_inject_enabled, bool, 0444);
+MODULE_PARM_DESC(inject, "Enable the inject signal source (debugfs tgroup/inject; emulated platform and tests)");
 
 #define TG_MAX_GROUPS_LIMIT 65536
 
@@ -40,11 +45,18 @@ static int __init tg_init(void)
 	ret = tg_membership_init();
 	if (ret)
 		return ret;
-	ret = tg_fs_init();
+	ret = tg_loop_init();
 	if (ret)
 		goto err_membership;
+	tg_inject_init();
+	ret = tg_fs_init();
+	if (ret)
+		goto err_inject;
 	return 0;
 
+err_inject:
+	tg_inject_exit();
+	tg_loop_exit();
 err_membership:
 	tg_membership_exit();
 	return ret;
@@ -52,7 +64,10 @@ err_membership:
 
 static void __exit tg_exit(void)
 {
-	tg_fs_exit();
+	tg_fs_exit();		/* nothing is mounted: loop stopped, throttles gone */
+	tg_inject_exit();
+	tg_cpu_drain();		/* no task is in, or headed for, a park */
+	tg_loop_exit();
 	tg_membership_exit();
 }
 

@@ -42,7 +42,14 @@ static struct kmem_cache *tg_member_cache;
 /* New tasks that could not inherit a child group (GFP_NOWAIT failed). */
 atomic64_t tg_inherit_failures = ATOMIC64_INIT(0);
 
-static struct tg_member *tg_member_find(struct task_struct *task)
+/**
+ * tg_member_find() - the member record of a task in a child group
+ * @task: task
+ *
+ * Context: rcu_read_lock() or tg_member_lock held.
+ * Return: the record, or NULL for a task in the root group.
+ */
+struct tg_member *tg_member_find(struct task_struct *task)
 {
 	struct tg_member *m;
 
@@ -75,6 +82,8 @@ static void tg_member_attach(struct tg_member *m, struct task_struct *task,
 	get_task_struct(task);
 	m->task = task;
 	m->grp = grp;
+	m->last_runtime = READ_ONCE(task->se.sum_exec_runtime);
+	m->park_pending = false;
 	list_add_tail(&m->gnode, &grp->members);
 	grp->nr_tasks++;
 	hash_add_rcu(tg_member_hash, &m->hnode, (unsigned long)task);
@@ -101,6 +110,8 @@ static void tg_member_switch(struct tg_member *m, struct tg_group *dst)
 {
 	lockdep_assert_held(&tg_member_lock);
 	list_move_tail(&m->gnode, &dst->members);
+	/* CPU time from now on counts for the new group */
+	m->last_runtime = READ_ONCE(m->task->se.sum_exec_runtime);
 	m->grp->nr_tasks--;
 	dst->nr_tasks++;
 	WRITE_ONCE(m->grp, dst);

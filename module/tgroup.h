@@ -30,6 +30,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/wait.h>
 
 #include "tg_core.h"
 
@@ -63,6 +64,21 @@ struct tg_group {
 	u64			throttled_usec;
 	u32			mba_percent;
 	u64			cpu_quota_usec;	/* TG_QUOTA_MAX: unthrottled */
+
+	/* regulator slot and its last decision, under tg_mutex */
+	int			slot;
+	struct tg_decision	last_decision;
+
+	/* inject source: deltas waiting for the next period, under inj_lock */
+	spinlock_t		inj_lock;
+	struct tg_counters	inj;
+	u64			inj_read_rem[2];	/* bytes short of a line */
+
+	/* cpu actuator (module/act_cpu.c) */
+	s64			cpu_budget_us;	/* loop only */
+	u64			cpu_usage_us;	/* CPU time of the last period */
+	bool			cpu_throttled;	/* parked tasks wait for false */
+	wait_queue_head_t	cpu_wq;
 };
 
 #define TG_QUOTA_MAX	U64_MAX
@@ -73,6 +89,8 @@ struct tg_member {
 	struct task_struct	*task;		/* reference held */
 	struct tg_group		*grp;
 	struct rcu_head		rcu;
+	u64			last_runtime;	/* sum_exec_runtime seen, ns */
+	bool			park_pending;	/* a park task_work is queued */
 };
 
 /* Global state (module/group.c) */
@@ -98,6 +116,7 @@ void tg_group_put(struct tg_group *grp);
 void tg_group_reset_root(void);
 
 /* module/membership.c */
+struct tg_member *tg_member_find(struct task_struct *task);
 int tg_membership_init(void);
 void tg_membership_exit(void);
 int tg_move_pid(struct tg_group *dst, pid_t pid, bool threadgroup,
@@ -109,9 +128,26 @@ bool tg_group_drain(struct tg_group *grp);
 struct tg_group *tg_task_group(struct task_struct *task);
 extern atomic64_t tg_inherit_failures;
 
-/* module/loop.c: the periodic regulation hook point */
+/* module/loop.c: the regulation loop */
+int tg_loop_init(void);
+void tg_loop_exit(void);
 void tg_loop_start(void);
 void tg_loop_stop(void);
+int tg_slot_alloc(struct tg_group *grp);
+void tg_slot_free(struct tg_group *grp);
+extern bool tg_inject_enabled;
+
+/* module/act_cpu.c: the CPU quota actuator */
+u64 tg_cpu_collect(struct tg_group *grp);
+void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us);
+void tg_cpu_release(struct tg_group *grp);
+void tg_cpu_drain(void);
+
+/* module/src_inject.c: the inject source (debugfs) */
+int tg_inject_init(void);
+void tg_inject_exit(void);
+void tg_inject_take(struct tg_group *grp, struct tg_counters *c);
+void tg_inject_take_latency(struct tg_latency_in *in);
 
 /* The detector behind tgroup.interference (written by the loop). */
 extern struct tg_detector tg_det;

@@ -532,7 +532,8 @@ TEST(bandwidth_stat_interference_formats)
 	snprintf(expect, sizeof(expect),
 		 "dram_read_bytes 0\ndram_write_bytes 0\nnvm_read_bytes 0\nnvm_write_bytes 0\n"
 		 "nr_periods %%llu\nnr_throttled 0\nthrottled_usec 0\nmba_percent 100\n"
-		 "cpu_quota_usec max\ncpu_period_usec %u\n", period * 1000);
+		 "cpu_quota_usec max\ncpu_period_usec %u\n"
+		 "last_action none\nlast_mechanism none\nlast_reason none\n", period * 1000);
 	{
 		unsigned long long np;
 		char again[1024];
