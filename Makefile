@@ -84,7 +84,7 @@ initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
-VM_SUITES ?= fs,lifecycle
+VM_SUITES ?= fs,lifecycle,regulate
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 

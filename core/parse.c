@@ -405,6 +405,10 @@ static const char *const tg_inj_probe_keys[] = {
 	[TG_INJ_DRAM_WRITE_NS] = "dram_write_ns", [TG_INJ_NVM_WRITE_NS] = "nvm_write_ns",
 };
 
+static const char *const tg_inj_pin_keys[] = {
+	[TG_INJ_PIN_CPU_QUOTA] = "cpu_quota_us",
+};
+
 static int tg_inject_set(void *obj, unsigned int key, const char *val,
 			 size_t vlen, const char **msg)
 {
@@ -435,7 +439,35 @@ static const struct tg_kv_grammar tg_inj_grammar[] = {
 		.keys = tg_inj_probe_keys, .stride = sizeof(char *),
 		.nr = ARRAY_SIZE(tg_inj_probe_keys), TG_INJ_MSGS,
 	},
+	[TG_INJ_PIN] = {
+		.keys = tg_inj_pin_keys, .stride = sizeof(char *),
+		.nr = ARRAY_SIZE(tg_inj_pin_keys), TG_INJ_MSGS,
+	},
 };
+
+/* the next whitespace-separated token of [*p, end) */
+static size_t tg_token(const char **p, const char *end, const char **tok)
+{
+	while (*p < end && tg_is_space(**p))
+		(*p)++;
+	*tok = *p;
+	while (*p < end && !tg_is_space(**p))
+		(*p)++;
+	return (size_t)(*p - *tok);
+}
+
+/* "group=NAME" with a valid name */
+static int tg_group_token(const char *tok, size_t tlen, struct tg_inject *in,
+			  const char **msg)
+{
+	if (tlen <= 6 || !tg_word_eq(tok, 6, "group=")) {
+		*msg = "expected group=NAME";
+		return -1;
+	}
+	in->name = tok + 6;
+	in->name_len = tlen - 6;
+	return tg_valid_group_name(in->name, in->name_len, msg);
+}
 
 /**
  * tg_parse_inject() - parse one line for the inject source
@@ -453,24 +485,22 @@ int tg_parse_inject(const char *line, size_t len, struct tg_inject *out,
 	struct tg_inject next = { .present = 0 };
 	size_t tlen;
 
-	while (p < end && tg_is_space(*p))
-		p++;
-	tok = p;
-	while (p < end && !tg_is_space(*p))
-		p++;
-	tlen = (size_t)(p - tok);
+	tlen = tg_token(&p, end, &tok);
 	if (tg_word_eq(tok, tlen, "uncore")) {
 		next.kind = TG_INJ_UNCORE;
 	} else if (tg_word_eq(tok, tlen, "probe")) {
 		next.kind = TG_INJ_PROBE;
+	} else if (tg_word_eq(tok, tlen, "pin")) {
+		next.kind = TG_INJ_PIN;
+		tlen = tg_token(&p, end, &tok);
+		if (tg_group_token(tok, tlen, &next, msg))
+			return -1;
 	} else if (tlen > 6 && tg_word_eq(tok, 6, "group=")) {
 		next.kind = TG_INJ_GROUP;
-		next.name = tok + 6;
-		next.name_len = tlen - 6;
-		if (tg_valid_group_name(next.name, next.name_len, msg))
+		if (tg_group_token(tok, tlen, &next, msg))
 			return -1;
 	} else {
-		*msg = "inject line must start with group=NAME, uncore or probe";
+		*msg = "inject line must start with group=NAME, uncore, probe or pin";
 		return -1;
 	}
 	if (tg_parse_kv(p, (size_t)(end - p), &tg_inj_grammar[next.kind], &next, msg))

@@ -220,7 +220,13 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			return;
 		}
 	}
-	q = tg_scale_quota(r, tg_cpu_base(r, t, g), ratio_ppm);
+	/*
+	 * usage * limit / rate: the CPU time that carries exactly the limit
+	 * (rate and usage are measured over the same span, so this holds with
+	 * smoothed inputs too); only ever tightens here.
+	 */
+	q = tg_scale_quota(r, g->cpu_usage_us ? g->cpu_usage_us
+					      : tg_cpu_base(r, t, g), ratio_ppm);
 	if (q < t->quota_us) {
 		t->quota_us = q;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,

@@ -82,10 +82,11 @@ int tg_valid_group_name(const char *name, size_t len, const char **msg);
  *   uncore [dram_rpq_occupancy=N] [dram_rpq_inserts=N] [nvm_rpq_occupancy=N]
  *          [nvm_rpq_inserts=N] [uncore_clock_khz=N]
  *   probe [dram_write_ns=N] [nvm_write_ns=N]
+ *   pin group=NAME cpu_quota_us=N   (test control: 0 removes the pin)
  * At least one key=value; each key at most once. v[] is indexed by the
  * TG_INJ_* key of the line's kind; present has bit i for v[i].
  */
-enum tg_inject_kind { TG_INJ_GROUP, TG_INJ_UNCORE, TG_INJ_PROBE };
+enum tg_inject_kind { TG_INJ_GROUP, TG_INJ_UNCORE, TG_INJ_PROBE, TG_INJ_PIN };
 enum {
 	TG_INJ_DRAM_READ, TG_INJ_NVM_READ, TG_INJ_MBM, TG_INJ_DRAM_SAMPLES,
 	TG_INJ_NVM_SAMPLES,
@@ -98,9 +99,11 @@ enum {
 
 enum { TG_INJ_DRAM_WRITE_NS, TG_INJ_NVM_WRITE_NS };
 
+enum { TG_INJ_PIN_CPU_QUOTA };
+
 struct tg_inject {
 	enum tg_inject_kind kind;
-	const char *name;	/* group lines: points into the input */
+	const char *name;	/* group and pin lines: points into the input */
 	size_t name_len;
 	u32 present;
 	u64 v[5];

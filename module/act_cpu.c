@@ -4,9 +4,10 @@
  * loadable module cannot reach the CFS bandwidth internals).
  *
  * Every period the loop sums the group's CPU time (the members'
- * sum_exec_runtime deltas) and keeps a budget: budget += quota - usage,
- * never above one quota. While the budget is negative the group is
- * throttled: each member gets a task_work (TWA_SIGNAL, so a task asleep in
+ * sum_exec_runtime deltas) and gives the group an allowance for the next
+ * period: the quota less any overrun. The enforcer checks several times a
+ * period; once the allowance is used the group is throttled until the
+ * period ends: each member gets a task_work (TWA_SIGNAL, so a task asleep in
  * an interruptible wait runs it promptly) that parks it, killable, at its
  * next return to user space until the budget is back, the quota is lifted,
  * the group is removed, or everything is released (regulator off, unmount,
@@ -99,8 +100,26 @@ static void tg_park_members(struct tg_group *grp)
 	}
 }
 
+/* CPU time of the group's members since their last_runtime, in ns */
+static u64 tg_cpu_since(struct tg_group *grp, bool advance)
+{
+	struct tg_member *m;
+	u64 ns = 0;
+
+	spin_lock(&tg_member_lock);
+	list_for_each_entry(m, &grp->members, gnode) {
+		u64 now = READ_ONCE(m->task->se.sum_exec_runtime);
+
+		ns += now - m->last_runtime;
+		if (advance)
+			m->last_runtime = now;
+	}
+	spin_unlock(&tg_member_lock);
+	return ns;
+}
+
 /**
- * tg_cpu_collect() - CPU time the group's tasks ran since the last call
+ * tg_cpu_collect() - CPU time the group's tasks ran in the period just ended
  * @grp: child group
  *
  * Context: the regulation loop (tg_mutex held); takes tg_member_lock.
@@ -108,19 +127,8 @@ static void tg_park_members(struct tg_group *grp)
  */
 u64 tg_cpu_collect(struct tg_group *grp)
 {
-	struct tg_member *m;
-	u64 ns = 0;
-
 	lockdep_assert_held(&tg_mutex);
-	spin_lock(&tg_member_lock);
-	list_for_each_entry(m, &grp->members, gnode) {
-		u64 now = READ_ONCE(m->task->se.sum_exec_runtime);
-
-		ns += now - m->last_runtime;
-		m->last_runtime = now;
-	}
-	spin_unlock(&tg_member_lock);
-	grp->cpu_usage_us = div_u64(ns, NSEC_PER_USEC);
+	grp->cpu_usage_us = div_u64(tg_cpu_since(grp, true), NSEC_PER_USEC);
 	return grp->cpu_usage_us;
 }
 
@@ -132,39 +140,76 @@ static void tg_cpu_unthrottle(struct tg_group *grp)
 	wake_up_all(&grp->cpu_wq);
 }
 
-/**
- * tg_cpu_apply() - enforce a quota for the next period
- * @grp:       child group whose usage tg_cpu_collect() just measured
- * @quota_us:  CPU time per period over all CPUs, or TG_QUOTA_UNLIMITED
- * @period_us: the period
- *
- * Context: the regulation loop (tg_mutex held).
- */
-void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us)
+static void tg_cpu_throttle(struct tg_group *grp)
 {
-	s64 budget;
-
-	lockdep_assert_held(&tg_mutex);
-	WRITE_ONCE(grp->cpu_quota_usec, quota_us);
-	if (quota_us == TG_QUOTA_UNLIMITED) {
-		grp->cpu_budget_us = 0;
-		tg_cpu_unthrottle(grp);
-		return;
-	}
-	budget = grp->cpu_budget_us + (s64)quota_us - (s64)grp->cpu_usage_us;
-	if (budget > (s64)quota_us)
-		budget = quota_us;
-	grp->cpu_budget_us = budget;
-	if (budget >= 0) {
-		tg_cpu_unthrottle(grp);
-		return;
-	}
-	WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
-	WRITE_ONCE(grp->throttled_usec, grp->throttled_usec + period_us);
 	WRITE_ONCE(grp->cpu_throttled, true);
 	spin_lock(&tg_member_lock);
 	tg_park_members(grp);
 	spin_unlock(&tg_member_lock);
+}
+
+/**
+ * tg_cpu_apply() - start a period under a quota
+ * @grp:        child group whose usage tg_cpu_collect() just measured
+ * @quota_us:   CPU time per nominal period over all CPUs, or TG_QUOTA_UNLIMITED
+ * @period_us:  the nominal period
+ * @elapsed_us: how long the period that just ended really was (the next
+ *              one is expected to be as long)
+ *
+ * The allowance of the new period is the quota, scaled to the expected
+ * period length, less what the group overran (never more: unused time is
+ * not saved up). With none left the group stays throttled this period;
+ * otherwise tg_cpu_enforce() throttles it once it has used the allowance.
+ *
+ * Context: the regulation loop (tg_mutex held).
+ */
+void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
+		  u32 elapsed_us)
+{
+	bool was_limited = READ_ONCE(grp->cpu_quota_usec) != TG_QUOTA_UNLIMITED;
+	s64 carry, share;
+
+	lockdep_assert_held(&tg_mutex);
+	WRITE_ONCE(grp->cpu_quota_usec, quota_us);
+	if (quota_us == TG_QUOTA_UNLIMITED) {
+		grp->cpu_allow_us = 0;
+		tg_cpu_unthrottle(grp);
+		return;
+	}
+	carry = was_limited ? grp->cpu_allow_us - (s64)grp->cpu_usage_us : 0;
+	if (carry > 0)
+		carry = 0;
+	share = div_u64(quota_us * elapsed_us, period_us);
+	grp->cpu_allow_us = carry + share;
+	if (grp->cpu_allow_us > 0) {
+		tg_cpu_unthrottle(grp);
+		return;
+	}
+	WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
+	WRITE_ONCE(grp->throttled_usec, grp->throttled_usec + elapsed_us);
+	tg_cpu_throttle(grp);
+}
+
+/**
+ * tg_cpu_enforce() - mid-period check: park a group that used its allowance
+ * @grp: child group
+ *
+ * Called several times a period (the enforcer), so a group overruns its
+ * quota by at most a fraction of a period; the overrun is taken from the
+ * next period's allowance.
+ *
+ * Context: tg_mutex held.
+ */
+void tg_cpu_enforce(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_mutex);
+	if (READ_ONCE(grp->cpu_quota_usec) == TG_QUOTA_UNLIMITED ||
+	    READ_ONCE(grp->cpu_throttled))
+		return;
+	if ((s64)div_u64(tg_cpu_since(grp, false), NSEC_PER_USEC) >= grp->cpu_allow_us) {
+		WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
+		tg_cpu_throttle(grp);
+	}
 }
 
 /**
@@ -175,7 +220,7 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us)
  */
 void tg_cpu_release(struct tg_group *grp)
 {
-	grp->cpu_budget_us = 0;
+	grp->cpu_allow_us = 0;
 	WRITE_ONCE(grp->cpu_quota_usec, TG_QUOTA_MAX);
 	WRITE_ONCE(grp->cpu_throttled, false);
 	wake_up_all(&grp->cpu_wq);

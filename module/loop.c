@@ -11,22 +11,36 @@
  *   3. core regulator over all groups (one slot each);
  *   4. actuators: CPU quota (act_cpu.c), MBA level (published in
  *      tgroup.stat; the emulated platform applies it under inject=1).
+ * An hrtimer at period / TG_ENFORCE_SLICES queues the enforcer, which parks
+ * groups that have used their CPU allowance before the period ends.
+ *
+ * The regulator sees rates and CPU time smoothed over a few periods (EWMA,
+ * weight 1/TG_EWMA_DIV): throttling makes both bursty at period scale, and
+ * the proportional law needs them measured over the same span, not exact.
  */
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "tgroup.h"
 
+#define TG_ENFORCE_SLICES	8
+#define TG_EWMA_DIV		4
+
 static void tg_period_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);
+static void tg_enforce_fn(struct work_struct *work);
+static DECLARE_WORK(tg_enforce_work, tg_enforce_fn);
+static struct hrtimer tg_enforce_timer;
 static DEFINE_MUTEX(tg_loop_lock);	/* tg_loop_running; never under tg_mutex */
 static bool tg_loop_running;
 
 struct tg_detector tg_det;
 static struct tg_regulator tg_reg;
+static ktime_t tg_last_period;		/* start of the current period */
 static struct tg_reg_group *tg_slots;	/* max_groups, under tg_mutex */
 static unsigned long *tg_slot_map;
 static u32 tg_slots_hi;			/* highest slot in use + 1 */
@@ -100,22 +114,37 @@ static unsigned long tg_period_jiffies(void)
 	return max(msecs_to_jiffies(READ_ONCE(tg_cfg.period_ms)), 1UL);
 }
 
-/* Measure one group for the period and fill its regulator inputs. */
-static void tg_measure(struct tg_group *grp, u32 period_us)
+static u64 tg_ewma(u64 avg, u64 x)
+{
+	return avg - avg / TG_EWMA_DIV + x / TG_EWMA_DIV;
+}
+
+/*
+ * Measure one group over the period that just ended (elapsed_us long) and
+ * fill its regulator inputs; CPU time is normalised to the nominal period
+ * the quota is expressed in.
+ */
+static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 {
 	struct tg_reg_group *s = &tg_slots[grp->slot];
 	struct tg_counters c = { .present = 0 };
 	struct tg_estimate e;
+	u64 usage;
+	int k;
 
 	if (tg_inject_enabled)
 		tg_inject_take(grp, &c);
 	tg_estimate(&c, &e);
-	tg_account_update(&grp->acct, &e, period_us);
-	s->cpu_usage_us = tg_cpu_collect(grp);
+	tg_account_update(&grp->acct, &e, elapsed_us);
+	usage = div_u64(tg_cpu_collect(grp) * period_us, elapsed_us);
+	grp->usage_avg_us = tg_ewma(grp->usage_avg_us, usage);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		grp->bps_avg.v[k] = tg_ewma(grp->bps_avg.v[k], grp->acct.rate_bps.v[k]);
+	s->cpu_usage_us = grp->usage_avg_us;
 	s->active = READ_ONCE(grp->nr_tasks) > 0;
 	s->priority = grp->priority;
 	s->limits = grp->limits;
-	s->bps = grp->acct.rate_bps;
+	s->bps = grp->bps_avg;
 	WRITE_ONCE(grp->nr_periods, grp->nr_periods + 1);
 }
 
@@ -125,10 +154,15 @@ static void tg_period_fn(struct work_struct *work)
 	struct tg_detector_cfg dc;
 	struct tg_reg_cfg rc;
 	struct tg_group *grp;
-	u32 period_us;
+	u32 period_us, elapsed_us;
+	ktime_t now = ktime_get();
 
 	mutex_lock(&tg_mutex);
 	period_us = tg_cfg.period_ms * USEC_PER_MSEC;
+	/* delayed work runs on jiffies: use the real length of the period */
+	elapsed_us = clamp_t(u64, ktime_us_delta(now, tg_last_period),
+			     period_us / 2, 4 * period_us);
+	tg_last_period = now;
 	tg_reg_cfg_from(&rc, &tg_cfg);
 	tg_det_cfg_from(&dc, &tg_cfg);
 
@@ -138,20 +172,45 @@ static void tg_period_fn(struct work_struct *work)
 
 	WRITE_ONCE(tg_root_group.nr_periods, tg_root_group.nr_periods + 1);
 	list_for_each_entry(grp, &tg_groups, node)
-		tg_measure(grp, period_us);
+		tg_measure(grp, period_us, elapsed_us);
 
 	tg_regulate(&tg_reg, &rc, &tg_det, tg_slots, tg_slots_hi);
 
 	list_for_each_entry(grp, &tg_groups, node) {
 		const struct tg_reg_group *s = &tg_slots[grp->slot];
 
-		tg_cpu_apply(grp, s->out.quota_us, period_us);
+		u64 quota = s->out.quota_us;
+
+		if (grp->cpu_pin_us && rc.enabled)
+			quota = grp->cpu_pin_us;
+		tg_cpu_apply(grp, quota, period_us, elapsed_us);
 		WRITE_ONCE(grp->mba_percent, s->out.mba);
 		grp->last_decision = s->last;	/* readers take tg_mutex */
 	}
 	mutex_unlock(&tg_mutex);
 	queue_delayed_work(system_unbound_wq, &tg_period_work,
 			   tg_period_jiffies());
+}
+
+static void tg_enforce_fn(struct work_struct *work)
+{
+	struct tg_group *grp;
+
+	if (!mutex_trylock(&tg_mutex))
+		return;		/* the period (or a write) is running: next slice */
+	list_for_each_entry(grp, &tg_groups, node)
+		tg_cpu_enforce(grp);
+	mutex_unlock(&tg_mutex);
+}
+
+static enum hrtimer_restart tg_enforce_tick(struct hrtimer *t)
+{
+	u64 slice_ns = (u64)READ_ONCE(tg_cfg.period_ms) * NSEC_PER_MSEC /
+		       TG_ENFORCE_SLICES;
+
+	queue_work(system_highpri_wq, &tg_enforce_work);
+	hrtimer_forward_now(t, ns_to_ktime(slice_ns));
+	return HRTIMER_RESTART;
 }
 
 /**
@@ -166,10 +225,12 @@ void tg_loop_start(void)
 		mutex_lock(&tg_mutex);
 		tg_detector_init(&tg_det);
 		tg_regulator_init(&tg_reg);
+		tg_last_period = ktime_get();
 		mutex_unlock(&tg_mutex);
 		tg_loop_running = true;
 		queue_delayed_work(system_unbound_wq, &tg_period_work,
 				   tg_period_jiffies());
+		hrtimer_start(&tg_enforce_timer, ms_to_ktime(1), HRTIMER_MODE_REL);
 	}
 	mutex_unlock(&tg_loop_lock);
 }
@@ -183,6 +244,8 @@ void tg_loop_stop(void)
 {
 	mutex_lock(&tg_loop_lock);
 	if (tg_loop_running) {
+		hrtimer_cancel(&tg_enforce_timer);
+		cancel_work_sync(&tg_enforce_work);
 		cancel_delayed_work_sync(&tg_period_work);
 		tg_loop_running = false;
 	}
@@ -197,6 +260,8 @@ void tg_loop_stop(void)
  */
 int tg_loop_init(void)
 {
+	hrtimer_init(&tg_enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	tg_enforce_timer.function = tg_enforce_tick;
 	tg_slots = kvcalloc(tg_max_groups, sizeof(*tg_slots), GFP_KERNEL);
 	if (!tg_slots)
 		return -ENOMEM;

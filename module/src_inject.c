@@ -9,6 +9,9 @@
  * all-or-nothing: a bad line or an unknown group fails the whole write
  * with EINVAL and last_cmd_status says why. Deltas accumulate until the
  * next period takes them; probe latencies are the latest written.
+ * "pin group=NAME cpu_quota_us=N" fixes a group's CPU quota regardless of
+ * the regulator (0 removes the pin; regulator off lifts it like any
+ * throttle): a control for testing the CPU actuator on its own.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -124,7 +127,7 @@ static int tg_inject_lines(char *buf, struct tg_inject_line *lines,
 	mutex_lock(&tg_mutex);
 	for (i = 0; i < n; i++) {
 		lines[i].grp = NULL;
-		if (lines[i].in.kind != TG_INJ_GROUP)
+		if (lines[i].in.kind != TG_INJ_GROUP && lines[i].in.kind != TG_INJ_PIN)
 			continue;
 		lines[i].grp = tg_group_by_name(lines[i].in.name,
 						lines[i].in.name_len);
@@ -135,7 +138,9 @@ static int tg_inject_lines(char *buf, struct tg_inject_line *lines,
 		}
 	}
 	for (i = 0; i < n; i++) {
-		if (lines[i].grp)
+		if (lines[i].in.kind == TG_INJ_PIN)
+			lines[i].grp->cpu_pin_us = lines[i].in.v[TG_INJ_PIN_CPU_QUOTA];
+		else if (lines[i].grp)
 			tg_inject_group(lines[i].grp, &lines[i].in);
 		else
 			tg_inject_latency(&lines[i].in);

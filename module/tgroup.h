@@ -74,11 +74,16 @@ struct tg_group {
 	struct tg_counters	inj;
 	u64			inj_read_rem[2];	/* bytes short of a line */
 
-	/* cpu actuator (module/act_cpu.c) */
-	s64			cpu_budget_us;	/* loop only */
+	/* cpu actuator (module/act_cpu.c), under tg_mutex */
+	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none */
+	s64			cpu_allow_us;	/* CPU time left this period */
 	u64			cpu_usage_us;	/* CPU time of the last period */
 	bool			cpu_throttled;	/* parked tasks wait for false */
 	wait_queue_head_t	cpu_wq;
+
+	/* regulator inputs smoothed over a few periods, loop only */
+	struct tg_bw		bps_avg;
+	u64			usage_avg_us;
 };
 
 #define TG_QUOTA_MAX	U64_MAX
@@ -139,7 +144,9 @@ extern bool tg_inject_enabled;
 
 /* module/act_cpu.c: the CPU quota actuator */
 u64 tg_cpu_collect(struct tg_group *grp);
-void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us);
+void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
+		  u32 elapsed_us);
+void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
 void tg_cpu_drain(void);
 

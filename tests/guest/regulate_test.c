@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * regulate_test.c - the regulation loop in the guest, through the inject
+ * source: CPU quota accuracy, a closed loop holding a limit, remedial
+ * throttling from injected latency, and that every exit path releases.
+ *
+ * Expects tgroup.ko loaded with inject=1 and mounted (suite "regulate").
+ * CPU shares are measured from /proc/PID/schedstat (ns on CPU) against
+ * CLOCK_MONOTONIC; tolerances are the issue's (quota +-5 points of one CPU,
+ * closed loop +-10 %).
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "util.h"
+
+#define INJECT "/sys/kernel/debug/tgroup/inject"
+#define QUOTA_TOL	0.05	/* of one CPU */
+#define LOOP_TOL	0.10	/* of the limit */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ns a task has been on a CPU */
+static unsigned long long runtime_ns(pid_t pid)
+{
+	char path[64], buf[128];
+	unsigned long long ns = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (rd(path, buf, sizeof(buf)) > 0)
+		sscanf(buf, "%llu", &ns);
+	return ns;
+}
+
+/* a CPU-bound process; *progress (shared) counts its loops */
+static pid_t burner(volatile unsigned long *progress)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			if (progress)
+				(*progress)++;
+	}
+	return pid;
+}
+
+static volatile unsigned long *shared_counter(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		FAIL("mmap");
+	return p;
+}
+
+static void mk(const char *g)
+{
+	if (mkdir(p2(MNT, g), 0755))
+		FAIL("mkdir %s: %s", g, strerror(errno));
+}
+
+static void join(const char *g, pid_t pid)
+{
+	if (wrf(gp(g, "cgroup.procs"), "%d", pid) < 0)
+		FAIL("move %d to %s: %s", pid, g, strerror(errno));
+}
+
+static void inject(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void inject(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (wr(INJECT, buf) < 0)
+		FAIL("inject '%s': %s (%s)", buf, strerror(errno), status());
+}
+
+static unsigned long long stat_value(const char *g, const char *key)
+{
+	char buf[2048], *p;
+	unsigned long long v = 0;
+
+	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
+	p = strstr(buf, key);
+	if (!p)
+		FAIL("no %s in %s/tgroup.stat", key, g);
+	if (!strncmp(p + strlen(key) + 1, "max", 3))
+		return ~0ull;
+	sscanf(p + strlen(key) + 1, "%llu", &v);
+	return v;
+}
+
+static int stat_is(const char *g, const char *key, const char *word)
+{
+	char buf[2048], want[128];
+
+	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s %s\n", key, word);
+	return strstr(buf, want) != NULL;
+}
+
+/* CPU share (of one CPU) of the given pids over secs seconds */
+static double cpu_share(const pid_t *pids, int n, double secs)
+{
+	unsigned long long a = 0, b = 0;
+	double t0, t1;
+	int i;
+
+	for (i = 0; i < n; i++)
+		a += runtime_ns(pids[i]);
+	t0 = now_s();
+	usleep(secs * 1e6);
+	t1 = now_s();
+	for (i = 0; i < n; i++)
+		b += runtime_ns(pids[i]);
+	return (b - a) / 1e9 / (t1 - t0);
+}
+
+/* ---- the CPU actuator on its own ---------------------------------------- */
+
+TEST_T(cpu_quota_25_percent, 60)
+{
+	pid_t b;
+	double share;
+
+	mk("q25");
+	b = burner(NULL);
+	join("q25", b);
+	inject("pin group=q25 cpu_quota_us=2500");	/* 25 % of one CPU per 10 ms */
+	usleep(500000);
+	share = cpu_share(&b, 1, 5.0);
+	printf("TGTEST-INFO: cpu_quota_25_percent: %.3f of one CPU over 5 s\n", share);
+	EXPECT(share > 0.25 - QUOTA_TOL && share < 0.25 + QUOTA_TOL,
+	       "share %.3f, expected 0.25 +- %.2f", share, QUOTA_TOL);
+	EXPECT(stat_value("q25", "nr_throttled") > 0);
+	EXPECT_EQ_LL(stat_value("q25", "cpu_quota_usec"), 2500);
+	/* unpinned: runs freely again at once */
+	inject("pin group=q25 cpu_quota_us=0");
+	usleep(100000);
+	share = cpu_share(&b, 1, 1.0);
+	EXPECT(share > 0.8, "unpinned share %.3f", share);
+	EXPECT(stat_is("q25", "cpu_quota_usec", "max"));
+	reap(b);
+	rmdir(p2(MNT, "q25"));
+}
+
+TEST_T(cpu_quota_shared_50_percent, 60)
+{
+	pid_t b[2];
+	double s0, s1, both;
+	unsigned long long a0, a1;
+
+	mk("q50");
+	b[0] = burner(NULL);
+	b[1] = burner(NULL);
+	join("q50", b[0]);
+	join("q50", b[1]);
+	inject("pin group=q50 cpu_quota_us=5000");
+	usleep(500000);
+	a0 = runtime_ns(b[0]);
+	a1 = runtime_ns(b[1]);
+	both = cpu_share(b, 2, 5.0);
+	s0 = (runtime_ns(b[0]) - a0) / 1e9 / 5.0;
+	s1 = (runtime_ns(b[1]) - a1) / 1e9 / 5.0;
+	printf("TGTEST-INFO: cpu_quota_shared_50_percent: %.3f (%.3f + %.3f)\n", both, s0, s1);
+	EXPECT(both > 0.5 - QUOTA_TOL && both < 0.5 + QUOTA_TOL,
+	       "group share %.3f, expected 0.50 +- %.2f", both, QUOTA_TOL);
+	/* they share it: neither starves */
+	EXPECT(s0 > 0.1 && s1 > 0.1, "shares %.3f and %.3f", s0, s1);
+	reap(b[0]);
+	reap(b[1]);
+	rmdir(p2(MNT, "q50"));
+}
+
+/* ---- closed loop: traffic proportional to CPU time, held at a limit ------ */
+
+#define BYTES_PER_CPU_NS 4	/* 4 GB/s per CPU-second */
+#define LIMIT_BPS 1000000000ull	/* 1 GB/s: a quarter of one CPU */
+
+TEST_T(closed_loop_holds_limit, 60)
+{
+	unsigned long long rt, last_rt, bytes0 = 0, bytes1;
+	double t, start, w0 = 0;
+	int windows = 0;
+	pid_t b;
+
+	mk("loop");
+	EXPECT(wrf(gp("loop", "tgroup.limit"), "nvm_rbps=%llu", LIMIT_BPS) > 0);
+	b = burner(NULL);
+	join("loop", b);
+	last_rt = runtime_ns(b);
+	start = now_s();
+	/* the emulated platform: every 5 ms, the traffic its CPU time made */
+	for (t = start; t - start < 4.0; t = now_s()) {
+		rt = runtime_ns(b);
+		if (rt > last_rt)
+			inject("group=loop nvm_read_bytes=%llu", (rt - last_rt) * BYTES_PER_CPU_NS);
+		last_rt = rt;
+		usleep(5000);
+		/* after 1 s: every 500 ms window within 10 % of the limit */
+		if (t - start >= 1.0 && !w0) {
+			w0 = t;
+			bytes0 = stat_value("loop", "nvm_read_bytes");
+		} else if (w0 && t - w0 >= 0.5) {
+			double rate;
+
+			bytes1 = stat_value("loop", "nvm_read_bytes");
+			rate = (bytes1 - bytes0) / (t - w0);
+			printf("TGTEST-INFO: closed_loop window %d: %.3f GB/s (limit 1)\n",
+			       windows, rate / 1e9);
+			EXPECT(rate > LIMIT_BPS * (1 - LOOP_TOL) && rate < LIMIT_BPS * (1 + LOOP_TOL),
+			       "window %d: %.0f B/s vs limit %llu", windows, rate, LIMIT_BPS);
+			windows++;
+			w0 = t;
+			bytes0 = bytes1;
+		}
+	}
+	EXPECT(windows >= 4, "only %d windows", windows);
+	EXPECT(stat_is("loop", "last_reason", "over_limit") ||
+	       stat_is("loop", "last_reason", "none"));
+	/* the limit lifted: released within a period or two */
+	EXPECT(wr(gp("loop", "tgroup.limit"), "nvm_rbps=max") > 0);
+	usleep(100000);
+	EXPECT(stat_is("loop", "cpu_quota_usec", "max"));
+	reap(b);
+	rmdir(p2(MNT, "loop"));
+}
+
+/* ---- remedial: injected interference, one high and one low group --------- */
+
+/* both groups make traffic for their CPU time: hi DRAM reads, lo NVM reads */
+static void feed(pid_t hi, pid_t lo, unsigned long long *lhi, unsigned long long *llo)
+{
+	unsigned long long a = runtime_ns(hi), b = runtime_ns(lo);
+
+	inject("group=hi dram_read_bytes=%llu\ngroup=lo nvm_read_bytes=%llu",
+	       (a - *lhi) * BYTES_PER_CPU_NS, (b - *llo) * BYTES_PER_CPU_NS);
+	*lhi = a;
+	*llo = b;
+}
+
+TEST_T(remedial_throttles_low_only, 60)
+{
+	unsigned long long lhi, llo;
+	int i, released = -1;
+	pid_t hi, lo;
+
+	mk("hi");
+	mk("lo");
+	EXPECT(wr(gp("hi", "tgroup.priority"), "high") > 0);
+	hi = burner(NULL);
+	lo = burner(NULL);
+	join("hi", hi);
+	join("lo", lo);
+	lhi = runtime_ns(hi);
+	llo = runtime_ns(lo);
+	/* NVM write latency far above its 1500 ns threshold */
+	inject("probe nvm_write_ns=5000 dram_write_ns=100");
+	for (i = 0; i < 100; i++) {		/* ~0.5 s */
+		feed(hi, lo, &lhi, &llo);
+		usleep(5000);
+		EXPECT(stat_is("hi", "cpu_quota_usec", "max"), "high-priority group throttled");
+	}
+	EXPECT(!stat_is("lo", "cpu_quota_usec", "max"), "low-priority group not throttled");
+	{
+		char buf[256];
+
+		rd(gp("", "tgroup.interference"), buf, sizeof(buf));
+		EXPECT(strstr(buf, "nvm_write_lat_ns=5000") && strstr(buf, "state=nvm"), "%s", buf);
+	}
+	/* back to normal: released stepwise, within the documented bound */
+	inject("probe nvm_write_ns=200 dram_write_ns=100");
+	for (i = 0; i < 600 && released < 0; i++) {	/* up to ~3 s */
+		feed(hi, lo, &lhi, &llo);
+		usleep(5000);
+		if (stat_is("lo", "cpu_quota_usec", "max"))
+			released = i;
+		EXPECT(stat_is("hi", "cpu_quota_usec", "max"));
+	}
+	EXPECT(released >= 0, "low group still throttled 3 s after the interference ended");
+	printf("TGTEST-INFO: remedial released %d ms after the interference ended\n", released * 5);
+	reap(hi);
+	reap(lo);
+	rmdir(p2(MNT, "hi"));
+	rmdir(p2(MNT, "lo"));
+}
+
+/* ---- safety: every exit path releases a parked process --------------------- */
+
+/* progress per second of a burner */
+static double progress_rate(volatile unsigned long *c, double secs)
+{
+	unsigned long a = *c;
+
+	usleep(secs * 1e6);
+	return (*c - a) / secs;
+}
+
+/* a burner in group g pinned at 1 % of a CPU: nearly stopped */
+static pid_t parked_burner(const char *g, volatile unsigned long *c, double *free_rate)
+{
+	pid_t b = burner(c);
+
+	*free_rate = progress_rate(c, 0.3);
+	mk(g);
+	join(g, b);
+	inject("pin group=%s cpu_quota_us=100", g);
+	usleep(300000);
+	EXPECT(progress_rate(c, 0.5) < *free_rate * 0.2, "pinned burner not slowed");
+	return b;
+}
+
+TEST_T(release_on_regulator_off, 30)
+{
+	volatile unsigned long *c = shared_counter();
+	double free_rate;
+	pid_t b = parked_burner("s_off", c, &free_rate);
+
+	EXPECT(wr(gp("", "tgroup.config"), "enabled=0") > 0);
+	usleep(50000);
+	EXPECT(progress_rate(c, 0.5) > free_rate * 0.5, "still parked after enabled=0");
+	EXPECT(wr(gp("", "tgroup.config"), "enabled=1") > 0);
+	reap(b);
+	rmdir(p2(MNT, "s_off"));
+}
+
+TEST_T(release_on_move_and_rmdir, 30)
+{
+	volatile unsigned long *c = shared_counter();
+	double free_rate;
+	pid_t b = parked_burner("s_rm", c, &free_rate);
+
+	join("", b);				/* back to the root group */
+	EXPECT_OK(rmdir(p2(MNT, "s_rm")));
+	usleep(50000);
+	EXPECT(progress_rate(c, 0.5) > free_rate * 0.5, "still parked after move + rmdir");
+	reap(b);
+}
+
+TEST_T(release_on_priority_high, 30)
+{
+	unsigned long long lhi = 0, llo;
+	volatile unsigned long *c = shared_counter();
+	double free_rate;
+	pid_t b = burner(c);
+	int i;
+
+	free_rate = progress_rate(c, 0.3);
+	mk("s_prio");
+	join("s_prio", b);
+	llo = runtime_ns(b);
+	inject("probe nvm_write_ns=5000");
+	for (i = 0; i < 60; i++) {
+		unsigned long long r = runtime_ns(b);
+
+		inject("group=s_prio nvm_read_bytes=%llu", (r - llo) * BYTES_PER_CPU_NS + 64);
+		llo = r;
+		usleep(5000);
+	}
+	EXPECT(!stat_is("s_prio", "cpu_quota_usec", "max"), "not throttled by the remedial policy");
+	EXPECT(wr(gp("s_prio", "tgroup.priority"), "high") > 0);
+	usleep(50000);
+	EXPECT(stat_is("s_prio", "cpu_quota_usec", "max"), "still throttled after priority high");
+	EXPECT(stat_is("s_prio", "last_reason", "high_priority") || stat_is("s_prio", "last_action", "none"));
+	EXPECT(progress_rate(c, 0.5) > free_rate * 0.5, "still slow after priority high");
+	inject("probe nvm_write_ns=100");
+	(void)lhi;
+	reap(b);
+	rmdir(p2(MNT, "s_prio"));
+}
+
+TEST(inject_rejects_bad_lines)
+{
+	EXPECT_ERRNO(wr(INJECT, "group=nosuch mbm_bytes=1"), EINVAL);
+	EXPECT(strstr(status(), "no such group"), "%s", status());
+	EXPECT_ERRNO(wr(INJECT, "uncore bogus=1"), EINVAL);
+	EXPECT_ERRNO(wr(INJECT, "probe nvm_write_ns=-1"), EINVAL);
+	EXPECT_ERRNO(wr(INJECT, "probe"), EINVAL);
+	EXPECT_ERRNO(wr(INJECT, "hello"), EINVAL);
+	mk("inj");
+	/* all or nothing: the good first line is not applied either */
+	EXPECT_ERRNO(wr(INJECT, "group=inj mbm_bytes=1000000\ngroup=inj bogus=1"), EINVAL);
+	usleep(100000);
+	EXPECT_EQ_LL(stat_value("inj", "dram_write_bytes"), 0);
+	EXPECT(wr(INJECT, "group=inj mbm_bytes=640000\n") > 0);
+	usleep(100000);
+	/* MBM without OCR: all of it is DRAM write (no NVM write source) */
+	EXPECT_EQ_LL(stat_value("inj", "dram_write_bytes"), 640000);
+	rmdir(p2(MNT, "inj"));
+}
+
+/* last: unmount and unload while a process is parked; it must run on */
+TEST_T(release_on_unmount_and_rmmod, 30)
+{
+	volatile unsigned long *c = shared_counter();
+	double free_rate;
+	pid_t b = parked_burner("s_umount", c, &free_rate);
+	int i;
+
+	EXPECT_OK(umount(MNT));
+	for (i = 0; i < 50 && syscall(SYS_delete_module, "tgroup", O_NONBLOCK); i++)
+		usleep(100000);
+	EXPECT(i < 50, "rmmod failed: %s", strerror(errno));
+	EXPECT(progress_rate(c, 0.5) > free_rate * 0.5, "still parked after umount + rmmod");
+	reap(b);
+}
+
+int main(int argc, char **argv)
+{
+	return tg_run_all(argc, argv);
+}
