@@ -9,6 +9,7 @@
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/stdarg.h>
+#include <asm/cpufeature.h>
 
 #include "ui.h"
 
@@ -248,6 +249,29 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 
 /* --- tgroup.config ------------------------------------------------------ */
 
+#define TG_NOT_BUILT "unavailable: not implemented in this build"
+
+/* Every signal source and actuator, active or why not (read-only). */
+static void tg_sources_show(struct seq_file *sf)
+{
+	bool mbm = boot_cpu_has(X86_FEATURE_CQM_MBM_TOTAL);
+	bool mba = boot_cpu_has(X86_FEATURE_MBA);
+
+	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
+		   "unavailable: module parameter inject=0");
+	seq_printf(sf, "source_vfs=%s\n", tg_vfs_state());
+	seq_puts(sf, "source_perf=" TG_NOT_BUILT "\n");
+	seq_puts(sf, "source_uncore=" TG_NOT_BUILT "\n");
+	seq_printf(sf, "source_rdt=%s\n", mbm ? TG_NOT_BUILT :
+		   "unavailable: CPU lacks MBM (CPUID)");
+	seq_puts(sf, "source_store_sampling=" TG_NOT_BUILT "\n");
+	seq_puts(sf, "source_probe=" TG_NOT_BUILT "\n");
+	seq_puts(sf, "actuator_cpu=active\n");
+	seq_printf(sf, "actuator_mba=%s\n", tg_inject_enabled ?
+		   "published: mba_percent in tgroup.stat, applied by the emulated platform" :
+		   mba ? TG_NOT_BUILT : "unavailable: CPU lacks MBA (CPUID)");
+}
+
 static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 {
 	char text[TG_CONFIG_TEXT_MAX];
@@ -260,6 +284,7 @@ static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 		return -EOVERFLOW;
 	seq_puts(sf, text);
 	/* read-only */
+	tg_sources_show(sf);
 	seq_printf(sf, "max_groups=%u\n", tg_max_groups);
 	seq_printf(sf, "inherit_failures=%lld\n",
 		   atomic64_read(&tg_inherit_failures));

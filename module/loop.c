@@ -134,6 +134,7 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 
 	if (tg_inject_enabled)
 		tg_inject_take(grp, &c);
+	tg_vfs_take(grp, &c);
 	tg_estimate(&c, &e);
 	tg_account_update(&grp->acct, &e, elapsed_us);
 	usage = div_u64(tg_cpu_collect(grp) * period_us, elapsed_us);

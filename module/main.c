@@ -49,12 +49,14 @@ static int __init tg_init(void)
 	if (ret)
 		goto err_membership;
 	tg_inject_init();
+	tg_vfs_init();
 	ret = tg_fs_init();
 	if (ret)
 		goto err_inject;
 	return 0;
 
 err_inject:
+	tg_vfs_exit();
 	tg_inject_exit();
 	tg_loop_exit();
 err_membership:
@@ -65,6 +67,7 @@ err_membership:
 static void __exit tg_exit(void)
 {
 	tg_fs_exit();		/* nothing is mounted: loop stopped, throttles gone */
+	tg_vfs_exit();
 	tg_inject_exit();
 	tg_cpu_drain();		/* no task is in, or headed for, a park */
 	tg_loop_exit();

@@ -69,6 +69,9 @@ struct tg_group {
 	int			slot;
 	struct tg_decision	last_decision;
 
+	/* vfs source: DAX bytes written since the last period */
+	atomic64_t		vfs_bytes;
+
 	/* inject source: deltas waiting for the next period, under inj_lock */
 	spinlock_t		inj_lock;
 	struct tg_counters	inj;
@@ -149,6 +152,12 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
 void tg_cpu_drain(void);
+
+/* module/src_vfs.c: the vfs source (DAX writes) */
+void tg_vfs_init(void);
+void tg_vfs_exit(void);
+void tg_vfs_take(struct tg_group *grp, struct tg_counters *c);
+const char *tg_vfs_state(void);
 
 /* module/src_inject.c: the inject source (debugfs) */
 int tg_inject_init(void);

@@ -11,6 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "util.h"
 
@@ -397,6 +399,50 @@ TEST(inject_rejects_bad_lines)
 	/* MBM without OCR: all of it is DRAM write (no NVM write source) */
 	EXPECT_EQ_LL(stat_value("inj", "dram_write_bytes"), 640000);
 	rmdir(p2(MNT, "inj"));
+}
+
+/* ---- vfs: bytes written to a DAX file land in nvm_write_bytes, exactly --- */
+
+TEST(vfs_dax_writes_counted_exactly)
+{
+	static char buf[1 << 20];
+	struct iovec iov[2] = { { buf, 4096 }, { buf + 4096, 123 } };
+	long long want = sizeof(buf) + 300000 + 4096 + 123;
+	struct statx sx;
+	int fd;
+
+	memset(buf, 0xa5, sizeof(buf));
+	mk("vfs");
+	EXPECT(wr(gp("vfs", "cgroup.procs"), "0") > 0);
+	fd = open("/mnt/pmem/tg-vfs", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	EXPECT(fd >= 0);
+	EXPECT_OK(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx));
+	EXPECT(sx.stx_attributes & STATX_ATTR_DAX, "/mnt/pmem/tg-vfs is not DAX");
+	EXPECT(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	EXPECT(pwrite(fd, buf, 300000, 5 << 20) == 300000);
+	EXPECT(writev(fd, iov, 2) == 4096 + 123);
+	close(fd);
+	/* not DAX: not counted */
+	fd = open("/tmp/tg-not-dax", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	EXPECT(write(fd, buf, 50000) == 50000);
+	close(fd);
+	usleep(100000);		/* a few periods */
+	EXPECT_EQ_LL(stat_value("vfs", "nvm_write_bytes"), want);
+	EXPECT(wr(gp("", "cgroup.procs"), "0") > 0);
+	unlink("/mnt/pmem/tg-vfs");
+	rmdir(p2(MNT, "vfs"));
+}
+
+TEST(config_lists_sources_and_actuators)
+{
+	char buf[4096];
+
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_inject=active\n"), "%s", buf);
+	EXPECT(strstr(buf, "source_vfs=active\n"), "%s", buf);
+	EXPECT(strstr(buf, "source_rdt=unavailable: CPU lacks MBM"), "%s", buf);
+	EXPECT(strstr(buf, "actuator_cpu=active\n"), "%s", buf);
+	EXPECT(strstr(buf, "actuator_mba=published"), "%s", buf);
 }
 
 /* last: unmount and unload while a process is parked; it must run on */
