@@ -567,7 +567,7 @@ TEST(nr_periods_advances)
 
 TEST(config_file)
 {
-	char buf[512];
+	char buf[4096];
 
 	rd(gp("", "tgroup.config"), buf, sizeof(buf));
 	EXPECT(strstr(buf, "period_ms=10\n"), "config: %s", buf);
