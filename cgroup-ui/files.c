@@ -265,7 +265,7 @@ static void tg_sources_show(struct seq_file *sf)
 	seq_printf(sf, "source_rdt=%s\n", mbm ? TG_NOT_BUILT :
 		   "unavailable: CPU lacks MBM (CPUID)");
 	seq_puts(sf, "source_store_sampling=" TG_NOT_BUILT "\n");
-	seq_puts(sf, "source_probe=" TG_NOT_BUILT "\n");
+	seq_printf(sf, "source_probe=%s\n", tg_probe_state());
 	seq_puts(sf, "actuator_cpu=active\n");
 	seq_printf(sf, "actuator_mba=%s\n", tg_inject_enabled ?
 		   "published: mba_percent in tgroup.stat, applied by the emulated platform" :

@@ -7,6 +7,7 @@
  *  max_groups  most child groups that may exist at once (mkdir: ENOSPC)
  *  period_ms   initial regulation period, 1..1000 (tgroup.config changes it)
  *  inject      enable the inject signal source (emulated platform, tests)
+ *  probe       enable the probe source (timed writes per memory tier)
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -24,6 +25,10 @@ MODULE_PARM_DESC(period_ms, "Initial regulation period in ms (1..1000, default 1
 bool tg_inject_enabled;
 module_param_named(inject, tg_inject_enabled, bool, 0444);
 MODULE_PARM_DESC(inject, "Enable the inject signal source (debugfs tgroup/inject; emulated platform and tests)");
+
+bool tg_probe_enabled;
+module_param_named(probe, tg_probe_enabled, bool, 0444);
+MODULE_PARM_DESC(probe, "Enable the probe source: timed writes to a DRAM and a slow-tier page");
 
 #define TG_MAX_GROUPS_LIMIT 65536
 
@@ -50,12 +55,14 @@ static int __init tg_init(void)
 		goto err_membership;
 	tg_inject_init();
 	tg_vfs_init();
+	tg_probe_init();
 	ret = tg_fs_init();
 	if (ret)
 		goto err_inject;
 	return 0;
 
 err_inject:
+	tg_probe_exit();
 	tg_vfs_exit();
 	tg_inject_exit();
 	tg_loop_exit();
@@ -67,6 +74,7 @@ err_membership:
 static void __exit tg_exit(void)
 {
 	tg_fs_exit();		/* nothing is mounted: loop stopped, throttles gone */
+	tg_probe_exit();
 	tg_vfs_exit();
 	tg_inject_exit();
 	tg_cpu_drain();		/* no task is in, or headed for, a park */

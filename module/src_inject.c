@@ -210,14 +210,16 @@ void tg_inject_take(struct tg_group *grp, struct tg_counters *c)
 
 /**
  * tg_inject_take_latency() - the period's injected latency inputs
- * @in: filled; uncore deltas are consumed, probe values persist
+ * @in: replaced by what was injected, if anything was; uncore deltas are
+ *      consumed, probe values persist
  *
  * Context: the regulation loop.
  */
 void tg_inject_take_latency(struct tg_latency_in *in)
 {
 	spin_lock(&tg_inj_lat_lock);
-	*in = tg_inj_lat;
+	if (tg_inj_lat.present)
+		*in = tg_inj_lat;
 	tg_inj_lat.dram_rpq_occupancy = 0;
 	tg_inj_lat.dram_rpq_inserts = 0;
 	tg_inj_lat.nvm_rpq_occupancy = 0;

@@ -153,6 +153,13 @@ void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
 void tg_cpu_drain(void);
 
+/* module/src_probe.c: the probe source (timed writes per tier) */
+extern bool tg_probe_enabled;
+void tg_probe_init(void);
+void tg_probe_exit(void);
+void tg_probe_take_latency(struct tg_latency_in *in);
+const char *tg_probe_state(void);
+
 /* module/src_vfs.c: the vfs source (DAX writes) */
 void tg_vfs_init(void);
 void tg_vfs_exit(void);
