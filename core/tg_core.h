@@ -245,4 +245,32 @@ int tg_clos_assign(struct tg_clos_map *map, u32 nr_clos, u32 mba_max,
 u32 tg_rmid_alloc(u64 *bitmap, u32 nr_rmid);
 void tg_rmid_free(u64 *bitmap, u32 nr_rmid, u32 rmid);
 
+/* ---- MBA hardware values (Intel SDM vol. 3 ch. 18 RDT; AMD PQoS) ---------- */
+
+#define TG_MSR_PQR_ASSOC	0xc8fu		/* RMID 9:0 (AMD 11:0), CLOS 63:32 */
+#define TG_MSR_MBA_INTEL_BASE	0xd50u		/* IA32_L2_QOS_EXT_BW_THRTL_n */
+#define TG_MSR_MBA_AMD_BASE	0xc0000200u	/* L3QOS_BW_CONTROL_n */
+#define TG_MBA_AMD_UNLIMITED	0x800u		/* bit 11: no limit */
+#define TG_MBA_AMD_MAX_UNITS	0x7ffu		/* 1/8 GB/s units */
+
+struct tg_mba_hw {
+	bool amd;
+	u32 nr_clos;		/* CLOS ids available (highest + 1) */
+	u32 gran;		/* Intel: percent step = smallest level */
+	u32 amd_full_units;	/* AMD: platform bandwidth, 1/8 GB/s units */
+};
+
+struct tg_msr_write {
+	u32 msr;
+	u64 val;
+};
+
+int tg_mba_hw_intel(u32 eax, u32 ecx, u32 edx, struct tg_mba_hw *hw);
+void tg_mba_hw_amd(u32 nr_clos, u32 full_gbps, struct tg_mba_hw *hw);
+u32 tg_mba_msr(const struct tg_mba_hw *hw, u32 clos);
+u64 tg_mba_value(const struct tg_mba_hw *hw, u32 percent);
+u64 tg_pqr_assoc(u32 clos, u32 rmid);
+u32 tg_mba_plan(const struct tg_mba_hw *hw, u64 *programmed,
+		const struct tg_clos_map *map, struct tg_msr_write *out, u32 max);
+
 #endif /* TG_CORE_H */

@@ -699,6 +699,70 @@ static void test_rmid(void **state)
 	assert_int_equal(tg_rmid_alloc(bm, 70), TG_RMID_NONE);
 }
 
+/* ---- MBA hardware values and MSR traffic ------------------------------------ */
+
+static void test_mba_values(void **state)
+{
+	struct tg_mba_hw hw;
+
+	(void)state;
+	/* CPUID.10H.3: max delay 90 (EAX = 89), linear, highest CLOS 7 */
+	assert_int_equal(tg_mba_hw_intel(89, BIT(2), 7, &hw), 0);
+	assert_int_equal(hw.nr_clos, 8);
+	assert_int_equal(hw.gran, 10);
+	assert_int_equal(tg_mba_hw_intel(89, 0, 7, &hw), -1);	/* non-linear */
+	assert_int_equal(tg_mba_hw_intel(89, BIT(2), 7, &hw), 0);
+	assert_int_equal(tg_mba_value(&hw, 100), 0);	/* no delay */
+	assert_int_equal(tg_mba_value(&hw, 90), 10);
+	assert_int_equal(tg_mba_value(&hw, 55), 50);	/* 50 %: never looser */
+	assert_int_equal(tg_mba_value(&hw, 5), 90);	/* the smallest level */
+	assert_int_equal(tg_mba_msr(&hw, 3), 0xd53);
+	/* AMD: 200 GB/s platform = 1600 units of 1/8 GB/s */
+	tg_mba_hw_amd(16, 200, &hw);
+	assert_int_equal(tg_mba_value(&hw, 50), 800);
+	assert_int_equal(tg_mba_value(&hw, 100), 0x800);
+	assert_int_equal(tg_mba_value(&hw, 0), 1);
+	assert_int_equal(tg_mba_msr(&hw, 3), 0xc0000203u);
+	tg_mba_hw_amd(16, 400, &hw);			/* 3200 units */
+	assert_int_equal(tg_mba_value(&hw, 90), 0x7ff);	/* the field's max */
+	assert_int_equal(tg_pqr_assoc(5, 7), 0x0000000500000007ull);
+	assert_int_equal(tg_pqr_assoc(1, 0x1234), 0x0000000100000234ull);
+}
+
+static void test_mba_plan_traffic(void **state)
+{
+	struct tg_msr_write w[64];
+	struct tg_clos_map map;
+	struct tg_mba_hw hw;
+	uint64_t prog[64];
+	uint32_t clos[3];
+	const uint32_t mba[3] = { 100, 30, 50 };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 64; i++)
+		prog[i] = UINT64_MAX;			/* unknown after boot */
+	tg_mba_hw_intel(89, BIT(2), 3, &hw);		/* 4 CLOS */
+	assert_int_equal(tg_clos_assign(&map, hw.nr_clos, 100, mba, clos, 3), 3);
+	/* first plan: every CLOS, exactly these writes */
+	assert_int_equal(tg_mba_plan(&hw, prog, &map, w, 64), 4);
+	assert_int_equal(w[0].msr, 0xd50); assert_int_equal(w[0].val, 0);
+	assert_int_equal(w[1].msr, 0xd51); assert_int_equal(w[1].val, 70);
+	assert_int_equal(w[2].msr, 0xd52); assert_int_equal(w[2].val, 50);
+	assert_int_equal(w[3].msr, 0xd53); assert_int_equal(w[3].val, 0);
+	/* nothing changed: no traffic */
+	assert_int_equal(tg_mba_plan(&hw, prog, &map, w, 64), 0);
+	/* one level changes: one write */
+	map.level[2] = 60;
+	assert_int_equal(tg_mba_plan(&hw, prog, &map, w, 64), 1);
+	assert_int_equal(w[0].msr, 0xd52); assert_int_equal(w[0].val, 40);
+	/* throttling ends: the used CLOS go back to no delay */
+	map.nr_used = 1;
+	assert_int_equal(tg_mba_plan(&hw, prog, &map, w, 64), 2);
+	assert_int_equal(w[0].msr, 0xd51); assert_int_equal(w[0].val, 0);
+	assert_int_equal(w[1].msr, 0xd52); assert_int_equal(w[1].val, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +788,8 @@ int main(void)
 		cmocka_unit_test(test_limit_relax_no_overshoot),
 		cmocka_unit_test(test_clos),
 		cmocka_unit_test(test_rmid),
+		cmocka_unit_test(test_mba_values),
+		cmocka_unit_test(test_mba_plan_traffic),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mba.c - MBA MSR values and the MSR writes a CLOS map needs, computed here
+ * so unit tests can assert the exact hardware traffic.
+ *
+ * Intel (SDM vol. 3, "Memory Bandwidth Allocation"): CPUID.(EAX=10H,
+ * ECX=3) gives EAX[11:0] = max delay - 1, ECX[2] = linear response,
+ * EDX[15:0] = highest CLOS. IA32_L2_QOS_EXT_BW_THRTL_n (0xD50 + n) holds a
+ * delay: 100 - percent, in steps of the granularity 100 - max delay. Only
+ * the linear mode is supported. Levels are rounded down to the
+ * granularity: never looser than the regulator asked.
+ *
+ * AMD (PQoS Extensions): L3QOS_BW_CONTROL_n (0xC0000200 + n) holds an
+ * absolute limit in 1/8 GB/s units; bit 11 (0x800) means no limit. A
+ * percent is taken of the platform's full bandwidth (profile data).
+ *
+ * PQR_ASSOC (0xC8F): CLOS in bits 63:32, RMID in the low bits; written at
+ * context switch by the module.
+ */
+#include "tg_core.h"
+
+#define TG_MBA_LINEAR	BIT(2)
+
+/**
+ * tg_mba_hw_intel() - Intel MBA parameters from CPUID leaf 0x10 subleaf 3
+ * @eax: EAX (max delay - 1 in 11:0)
+ * @ecx: ECX (bit 2: linear delay)
+ * @edx: EDX (highest CLOS in 15:0)
+ * @hw:  filled on success
+ *
+ * Return: 0, or -1 for a non-linear delay scale (not supported).
+ */
+int tg_mba_hw_intel(u32 eax, u32 ecx, u32 edx, struct tg_mba_hw *hw)
+{
+	u32 max_delay = (eax & 0xfff) + 1;
+
+	if (!(ecx & TG_MBA_LINEAR) || max_delay >= 100)
+		return -1;
+	hw->amd = false;
+	hw->nr_clos = (edx & 0xffff) + 1;
+	hw->gran = 100 - max_delay;
+	hw->amd_full_units = 0;
+	return 0;
+}
+
+/**
+ * tg_mba_hw_amd() - AMD MBA parameters
+ * @nr_clos:   CLOS ids (CPUID 0x80000020 subleaf 1 EDX + 1)
+ * @full_gbps: the platform's memory bandwidth in GB/s (profile data)
+ * @hw:        filled
+ */
+void tg_mba_hw_amd(u32 nr_clos, u32 full_gbps, struct tg_mba_hw *hw)
+{
+	hw->amd = true;
+	hw->nr_clos = nr_clos;
+	hw->gran = 1;
+	hw->amd_full_units = full_gbps * 8;
+}
+
+/**
+ * tg_mba_msr() - the MSR that holds a CLOS's MBA setting
+ * @hw:   platform
+ * @clos: CLOS id
+ *
+ * Return: MSR address.
+ */
+u32 tg_mba_msr(const struct tg_mba_hw *hw, u32 clos)
+{
+	return (hw->amd ? TG_MSR_MBA_AMD_BASE : TG_MSR_MBA_INTEL_BASE) + clos;
+}
+
+/**
+ * tg_mba_value() - what to write for a level
+ * @hw:      platform
+ * @percent: MBA level, 100 = unthrottled
+ *
+ * Return: Intel: the delay; AMD: the limit in 1/8 GB/s units (or unlimited).
+ */
+u64 tg_mba_value(const struct tg_mba_hw *hw, u32 percent)
+{
+	u64 units;
+
+	if (hw->amd) {
+		if (percent >= 100)
+			return TG_MBA_AMD_UNLIMITED;
+		units = tg_mul_div(hw->amd_full_units, percent, 100);
+		if (!units)
+			units = 1;
+		return units > TG_MBA_AMD_MAX_UNITS ? TG_MBA_AMD_MAX_UNITS : units;
+	}
+	if (percent >= 100)
+		return 0;
+	percent -= percent % hw->gran;		/* round down: never looser */
+	if (percent < hw->gran)
+		percent = hw->gran;
+	return 100 - percent;
+}
+
+/**
+ * tg_pqr_assoc() - the PQR_ASSOC value for a CLOS and RMID
+ * @clos: CLOS id
+ * @rmid: RMID
+ *
+ * Return: the 64-bit MSR value.
+ */
+u64 tg_pqr_assoc(u32 clos, u32 rmid)
+{
+	return ((u64)clos << 32) | (rmid & 0xfff);
+}
+
+/**
+ * tg_mba_plan() - MSR writes that bring the CLOS settings to a map
+ * @hw:         platform
+ * @programmed: per CLOS, the value now in the MSRs (updated); U64_MAX =
+ *              unknown, always written
+ * @map:        CLOS levels wanted (tg_clos_assign()); CLOS past nr_used are
+ *              reset to unthrottled
+ * @out:        writes, in CLOS order
+ * @max:        room in out
+ *
+ * Return: number of writes (only CLOS whose value changes).
+ */
+u32 tg_mba_plan(const struct tg_mba_hw *hw, u64 *programmed,
+		const struct tg_clos_map *map, struct tg_msr_write *out, u32 max)
+{
+	u32 clos, n = 0, limit = hw->nr_clos < ARRAY_SIZE(map->level) ?
+				 hw->nr_clos : (u32)ARRAY_SIZE(map->level);
+
+	for (clos = 0; clos < limit && n < max; clos++) {
+		u32 level = clos < map->nr_used ? map->level[clos] : 100;
+		u64 want = tg_mba_value(hw, level);
+
+		if (programmed[clos] == want)
+			continue;
+		programmed[clos] = want;
+		out[n].msr = tg_mba_msr(hw, clos);
+		out[n].val = want;
+		n++;
+	}
+	return n;
+}
