@@ -255,7 +255,6 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 static void tg_sources_show(struct seq_file *sf)
 {
 	bool mbm = boot_cpu_has(X86_FEATURE_CQM_MBM_TOTAL);
-	bool mba = boot_cpu_has(X86_FEATURE_MBA);
 
 	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
 		   "unavailable: module parameter inject=0");
@@ -267,9 +266,7 @@ static void tg_sources_show(struct seq_file *sf)
 	seq_puts(sf, "source_store_sampling=" TG_NOT_BUILT "\n");
 	seq_printf(sf, "source_probe=%s\n", tg_probe_state());
 	seq_puts(sf, "actuator_cpu=active\n");
-	seq_printf(sf, "actuator_mba=%s\n", tg_inject_enabled ?
-		   "published: mba_percent in tgroup.stat, applied by the emulated platform" :
-		   mba ? TG_NOT_BUILT : "unavailable: CPU lacks MBA (CPUID)");
+	seq_printf(sf, "actuator_mba=%s\n", tg_mba_state());
 }
 
 static int tg_config_show(struct seq_file *sf, struct tg_group *grp)

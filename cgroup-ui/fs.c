@@ -404,6 +404,7 @@ static int tg_fill_super(struct super_block *sb, struct fs_context *fc)
 	mutex_lock(&tg_mutex);
 	tg_group_reset_root();
 	mutex_unlock(&tg_mutex);
+	tg_mba_start();
 	tg_loop_start();
 	return 0;
 }
@@ -435,6 +436,7 @@ static void tg_kill_sb(struct super_block *sb)
 	tg_group_remove_all();
 	mutex_unlock(&tg_mutex);
 	tg_cpu_drain();
+	tg_mba_stop();
 	kill_litter_super(sb);
 }
 

@@ -42,6 +42,8 @@ struct tg_detector tg_det;
 static struct tg_regulator tg_reg;
 static ktime_t tg_last_period;		/* start of the current period */
 static struct tg_reg_group *tg_slots;	/* max_groups, under tg_mutex */
+static struct tg_group **tg_apply_grp;	/* MBA levels to apply, by group */
+static u32 *tg_apply_mba;
 static unsigned long *tg_slot_map;
 static u32 tg_slots_hi;			/* highest slot in use + 1 */
 
@@ -155,7 +157,7 @@ static void tg_period_fn(struct work_struct *work)
 	struct tg_detector_cfg dc;
 	struct tg_reg_cfg rc;
 	struct tg_group *grp;
-	u32 period_us, elapsed_us;
+	u32 period_us, elapsed_us, n = 0;
 	ktime_t now = ktime_get();
 
 	mutex_lock(&tg_mutex);
@@ -186,9 +188,11 @@ static void tg_period_fn(struct work_struct *work)
 		if (grp->cpu_pin_us && rc.enabled)
 			quota = grp->cpu_pin_us;
 		tg_cpu_apply(grp, quota, period_us, elapsed_us);
-		WRITE_ONCE(grp->mba_percent, s->out.mba);
+		tg_apply_grp[n] = grp;
+		tg_apply_mba[n++] = s->out.mba;
 		grp->last_decision = s->last;	/* readers take tg_mutex */
 	}
+	tg_mba_apply(tg_apply_grp, tg_apply_mba, n);
 	mutex_unlock(&tg_mutex);
 	queue_delayed_work(system_unbound_wq, &tg_period_work,
 			   tg_period_jiffies());
@@ -268,11 +272,23 @@ int tg_loop_init(void)
 	if (!tg_slots)
 		return -ENOMEM;
 	tg_slot_map = bitmap_zalloc(tg_max_groups, GFP_KERNEL);
-	if (!tg_slot_map) {
-		kvfree(tg_slots);
-		return -ENOMEM;
-	}
+	if (!tg_slot_map)
+		goto err_slots;
+	tg_apply_grp = kvcalloc(tg_max_groups, sizeof(*tg_apply_grp), GFP_KERNEL);
+	if (!tg_apply_grp)
+		goto err_map;
+	tg_apply_mba = kvcalloc(tg_max_groups, sizeof(*tg_apply_mba), GFP_KERNEL);
+	if (!tg_apply_mba)
+		goto err_grp;
 	return 0;
+
+err_grp:
+	kvfree(tg_apply_grp);
+err_map:
+	bitmap_free(tg_slot_map);
+err_slots:
+	kvfree(tg_slots);
+	return -ENOMEM;
 }
 
 /**
@@ -282,6 +298,8 @@ int tg_loop_init(void)
  */
 void tg_loop_exit(void)
 {
+	kvfree(tg_apply_mba);
+	kvfree(tg_apply_grp);
 	bitmap_free(tg_slot_map);
 	kvfree(tg_slots);
 }

@@ -67,6 +67,7 @@ struct tg_group {
 
 	/* regulator slot and its last decision, under tg_mutex */
 	int			slot;
+	u32			clos;		/* MBA CLOS (hardware mode) */
 	struct tg_decision	last_decision;
 
 	/* vfs source: DAX bytes written since the last period */
@@ -152,6 +153,13 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
 void tg_cpu_drain(void);
+
+/* module/act_mba.c: the MBA actuator */
+void tg_mba_init(void);
+void tg_mba_start(void);
+void tg_mba_stop(void);
+void tg_mba_apply(struct tg_group **grps, const u32 *levels, u32 nr);
+const char *tg_mba_state(void);
 
 /* module/src_probe.c: the probe source (timed writes per tier) */
 extern bool tg_probe_enabled;

@@ -572,6 +572,9 @@ TEST(config_file)
 	rd(gp("", "tgroup.config"), buf, sizeof(buf));
 	EXPECT(strstr(buf, "period_ms=10\n"), "config: %s", buf);
 	EXPECT(strstr(buf, "max_groups=16\n"), "config: %s", buf);
+	/* no inject, no MBA in the guest: said, with the reason */
+	EXPECT(strstr(buf, "actuator_mba=unavailable: CPU lacks MBA (CPUID)\n"), "config: %s", buf);
+	EXPECT(strstr(buf, "source_inject=unavailable: module parameter inject=0\n"), "config: %s", buf);
 	EXPECT(wr(gp("", "tgroup.config"), "period_ms=20\n") > 0);
 	rd(gp("", "tgroup.config"), buf, sizeof(buf));
 	EXPECT(strstr(buf, "period_ms=20\n"), "config: %s", buf);

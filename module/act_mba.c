@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * act_mba.c - the MBA actuator.
+ *
+ * Modes:
+ *  - publish (inject=1): the level the regulator chose for each group is
+ *    published as mba_percent in tgroup.stat for the emulated platform;
+ *  - hardware (Intel MBA in linear mode, or AMD with mba_full_gbps set):
+ *    one CLOS per distinct level (core tg_clos_assign()), the MSR writes
+ *    core tg_mba_plan() asks for on every CPU, and PQR_ASSOC written at
+ *    context switch from a per-CPU cache of the last value. The
+ *    sched_switch probe is registered only while this mode is active (the
+ *    tracepoint's static key keeps the switch path free otherwise). It
+ *    refuses while resctrl is mounted: resctrl owns RDT then.
+ *
+ * The hardware mode follows the Intel SDM and AMD PQoS documentation; it
+ * has not run on MBA hardware (development machines and the QEMU guest
+ * have none). What was checked: the MSR values and traffic (unit tests of
+ * core/mba.c), the build, and the unavailable/publish paths in the guest.
+ */
+#include <linux/cpu.h>
+#include <linux/namei.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/tracepoint.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+
+#include "tgroup.h"
+
+#define TG_RESCTRL_MAGIC	0x7655821	/* RDTGROUP_SUPER_MAGIC */
+
+enum tg_mba_mode { TG_MBA_OFF, TG_MBA_PUBLISH, TG_MBA_HW };
+
+static enum tg_mba_mode tg_mba_mode;
+static const char *tg_mba_reason = "unavailable: not initialised";
+static struct tg_mba_hw tg_mba;
+static u64 tg_mba_prog[ARRAY_SIZE(((struct tg_clos_map *)0)->level)];
+static struct tg_clos_map tg_clos;
+static struct tracepoint *tg_switch_tp;
+static bool tg_mba_started;
+static DEFINE_PER_CPU(u64, tg_pqr_cache);
+
+static unsigned int tg_mba_full_gbps;
+module_param_named(mba_full_gbps, tg_mba_full_gbps, uint, 0444);
+MODULE_PARM_DESC(mba_full_gbps, "AMD: the platform's memory bandwidth in GB/s (MBA limits are absolute)");
+
+static bool tg_resctrl_mounted(void)
+{
+	struct path p;
+	bool mounted;
+
+	if (kern_path("/sys/fs/resctrl", LOOKUP_FOLLOW, &p))
+		return false;
+	mounted = p.dentry->d_sb->s_magic == TG_RESCTRL_MAGIC;
+	path_put(&p);
+	return mounted;
+}
+
+static void tg_on_switch(void *data, bool preempt, struct task_struct *prev,
+			 struct task_struct *next, unsigned int prev_state)
+{
+	struct tg_member *m = tg_member_find(next);	/* preemption is off */
+	u64 val = tg_pqr_assoc(m ? READ_ONCE(m->grp->clos) : 0, 0);
+
+	if (this_cpu_read(tg_pqr_cache) != val) {
+		wrmsrl(TG_MSR_PQR_ASSOC, val);
+		this_cpu_write(tg_pqr_cache, val);
+	}
+}
+
+static void tg_find_switch_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		tg_switch_tp = tp;
+}
+
+/* every CLOS unthrottled and every CPU in CLOS 0 */
+static void tg_mba_reset_cpu(void *unused)
+{
+	u32 clos;
+
+	for (clos = 0; clos < tg_mba.nr_clos && clos < ARRAY_SIZE(tg_mba_prog); clos++)
+		wrmsrl(tg_mba_msr(&tg_mba, clos), tg_mba_value(&tg_mba, 100));
+	wrmsrl(TG_MSR_PQR_ASSOC, 0);
+	this_cpu_write(tg_pqr_cache, 0);
+}
+
+/**
+ * tg_mba_state() - what the MBA actuator does, or why it does not
+ *
+ * Return: a static string for tgroup.config.
+ */
+const char *tg_mba_state(void)
+{
+	switch (tg_mba_mode) {
+	case TG_MBA_PUBLISH:
+		return "published: mba_percent in tgroup.stat, applied by the emulated platform";
+	case TG_MBA_HW:
+		return tg_mba_started ? "active" : "available (starts at mount)";
+	default:
+		return tg_mba_reason;
+	}
+}
+
+/**
+ * tg_mba_start() - take over MBA at mount
+ *
+ * Context: process context (mount), no tgroup lock held.
+ */
+void tg_mba_start(void)
+{
+	u32 i;
+
+	if (tg_mba_mode != TG_MBA_HW || tg_mba_started)
+		return;
+	if (tg_resctrl_mounted()) {
+		tg_mba_reason = "unavailable: resctrl is mounted (it owns RDT)";
+		tg_mba_mode = TG_MBA_OFF;
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(tg_mba_prog); i++)
+		tg_mba_prog[i] = U64_MAX;
+	for_each_kernel_tracepoint(tg_find_switch_tp, NULL);
+	if (!tg_switch_tp ||
+	    tracepoint_probe_register(tg_switch_tp, tg_on_switch, NULL)) {
+		tg_mba_reason = "unavailable: no sched_switch tracepoint";
+		tg_mba_mode = TG_MBA_OFF;
+		return;
+	}
+	tg_mba_started = true;
+}
+
+/**
+ * tg_mba_stop() - unthrottle every CLOS, every CPU back to CLOS 0
+ *
+ * Context: process context (unmount, unload), no tgroup lock held.
+ */
+void tg_mba_stop(void)
+{
+	if (!tg_mba_started)
+		return;
+	tracepoint_probe_unregister(tg_switch_tp, tg_on_switch, NULL);
+	tracepoint_synchronize_unregister();
+	cpus_read_lock();
+	on_each_cpu(tg_mba_reset_cpu, NULL, 1);
+	cpus_read_unlock();
+	tg_mba_started = false;
+}
+
+/**
+ * tg_mba_apply() - program the levels the regulator chose
+ * @grps:   the groups, in the order of @levels
+ * @levels: each group's MBA percent
+ * @nr:     number of groups
+ *
+ * Publishes every level; in hardware mode maps levels to CLOS and writes
+ * the MSRs whose value changes on every CPU (MBA MSRs are per package;
+ * writing them everywhere is correct and keeps hotplug simple).
+ *
+ * Context: the regulation loop (tg_mutex held).
+ */
+void tg_mba_apply(struct tg_group **grps, const u32 *levels, u32 nr)
+{
+	struct tg_msr_write w[ARRAY_SIZE(tg_mba_prog)];
+	u32 clos[64], i, n, cpu, done = 0;
+
+	lockdep_assert_held(&tg_mutex);
+	for (i = 0; i < nr; i++)
+		WRITE_ONCE(grps[i]->mba_percent, levels[i]);
+	if (!tg_mba_started)
+		return;
+	while (done < nr) {
+		u32 chunk = min_t(u32, nr - done, ARRAY_SIZE(clos));
+
+		tg_clos_assign(&tg_clos, tg_mba.nr_clos, 100, levels + done,
+			       clos, chunk);
+		for (i = 0; i < chunk; i++)
+			WRITE_ONCE(grps[done + i]->clos, clos[i]);
+		done += chunk;
+	}
+	n = tg_mba_plan(&tg_mba, tg_mba_prog, &tg_clos, w, ARRAY_SIZE(w));
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		for (i = 0; i < n; i++)
+			wrmsr_on_cpu(cpu, w[i].msr, (u32)w[i].val,
+				     (u32)(w[i].val >> 32));
+	cpus_read_unlock();
+}
+
+/**
+ * tg_mba_init() - choose the mode from inject=1 and CPUID
+ *
+ * Context: module init. No MBA is not an error: the reason is shown in
+ * tgroup.config.
+ */
+void tg_mba_init(void)
+{
+	u32 eax, ebx, ecx, edx;
+
+	if (tg_inject_enabled) {
+		tg_mba_mode = TG_MBA_PUBLISH;
+		return;
+	}
+	if (!boot_cpu_has(X86_FEATURE_MBA)) {
+		tg_mba_reason = "unavailable: CPU lacks MBA (CPUID)";
+		return;
+	}
+	if (boot_cpu_data.x86_vendor == X86_VENDOR_INTEL) {
+		cpuid_count(0x10, 3, &eax, &ebx, &ecx, &edx);
+		if (tg_mba_hw_intel(eax, ecx, edx, &tg_mba)) {
+			tg_mba_reason = "unavailable: non-linear MBA delay scale";
+			return;
+		}
+	} else if (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+		   boot_cpu_data.x86_vendor == X86_VENDOR_HYGON) {
+		if (!tg_mba_full_gbps) {
+			tg_mba_reason = "unavailable: AMD MBA needs module parameter mba_full_gbps";
+			return;
+		}
+		cpuid_count(0x80000020, 1, &eax, &ebx, &ecx, &edx);
+		tg_mba_hw_amd((edx & 0xffff) + 1, tg_mba_full_gbps, &tg_mba);
+	} else {
+		tg_mba_reason = "unavailable: unknown MBA vendor";
+		return;
+	}
+	tg_mba_mode = TG_MBA_HW;
+}
