@@ -100,9 +100,13 @@ demo: deps
 checkpatch:
 	@scripts/checkpatch.sh
 
-# Benchmarks (numbers, not pass/fail): core/ regulator and estimator.
-bench: $(BUILD)/bench_core
+# Benchmarks (numbers, not pass/fail): core/ regulator and estimator, and
+# the context-switch hot path in the guest.
+bench: $(BUILD)/bench_core $(INITRAMFS)
 	@$(BUILD)/bench_core
+	@TG_VM_LOG=$(BUILD)/vm/bench.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) bench >/dev/null; \
+	grep '^TGTEST-BENCH' $(BUILD)/vm/bench.log.txt | sed 's/^TGTEST-BENCH: /guest /'
+
 
 $(BUILD)/bench_core: tests/bench/bench_core.c $(CORE_SRC) $(wildcard core/*.h)
 	@mkdir -p $(dir $@)

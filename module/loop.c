@@ -42,6 +42,7 @@ struct tg_detector tg_det;
 static struct tg_regulator tg_reg;
 static ktime_t tg_last_period;		/* start of the current period */
 static struct tg_reg_group *tg_slots;	/* max_groups, under tg_mutex */
+static unsigned int tg_quota_groups;	/* groups under a CPU quota */
 static struct tg_group **tg_apply_grp;	/* MBA levels to apply, by group */
 static u32 *tg_apply_mba;
 static unsigned long *tg_slot_map;
@@ -157,7 +158,7 @@ static void tg_period_fn(struct work_struct *work)
 	struct tg_detector_cfg dc;
 	struct tg_reg_cfg rc;
 	struct tg_group *grp;
-	u32 period_us, elapsed_us, n = 0;
+	u32 period_us, elapsed_us, n = 0, limited = 0;
 	ktime_t now = ktime_get();
 
 	mutex_lock(&tg_mutex);
@@ -188,11 +189,13 @@ static void tg_period_fn(struct work_struct *work)
 		if (grp->cpu_pin_us && rc.enabled)
 			quota = grp->cpu_pin_us;
 		tg_cpu_apply(grp, quota, period_us, elapsed_us);
+		limited += quota != TG_QUOTA_UNLIMITED;
 		tg_apply_grp[n] = grp;
 		tg_apply_mba[n++] = s->out.mba;
 		grp->last_decision = s->last;	/* readers take tg_mutex */
 	}
 	tg_mba_apply(tg_apply_grp, tg_apply_mba, n);
+	WRITE_ONCE(tg_quota_groups, limited);
 	mutex_unlock(&tg_mutex);
 	queue_delayed_work(system_unbound_wq, &tg_period_work,
 			   tg_period_jiffies());
@@ -214,7 +217,8 @@ static enum hrtimer_restart tg_enforce_tick(struct hrtimer *t)
 	u64 slice_ns = (u64)READ_ONCE(tg_cfg.period_ms) * NSEC_PER_MSEC /
 		       TG_ENFORCE_SLICES;
 
-	queue_work(system_highpri_wq, &tg_enforce_work);
+	if (READ_ONCE(tg_quota_groups))		/* idle otherwise */
+		queue_work(system_highpri_wq, &tg_enforce_work);
 	hrtimer_forward_now(t, ns_to_ktime(slice_ns));
 	return HRTIMER_RESTART;
 }
