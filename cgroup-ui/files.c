@@ -255,11 +255,15 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 static void tg_sources_show(struct seq_file *sf)
 {
 	bool mbm = boot_cpu_has(X86_FEATURE_CQM_MBM_TOTAL);
+	char perf[128];
 
 	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
 		   "unavailable: module parameter inject=0");
 	seq_printf(sf, "source_vfs=%s\n", tg_vfs_state());
-	seq_puts(sf, "source_perf=" TG_NOT_BUILT "\n");
+	mutex_lock(&tg_mutex);
+	tg_perf_state(perf, sizeof(perf));
+	mutex_unlock(&tg_mutex);
+	seq_printf(sf, "source_perf=%s\n", perf);
 	seq_puts(sf, "source_uncore=" TG_NOT_BUILT "\n");
 	seq_printf(sf, "source_rdt=%s\n", mbm ? TG_NOT_BUILT :
 		   "unavailable: CPU lacks MBM (CPUID)");

@@ -436,6 +436,7 @@ static void tg_kill_sb(struct super_block *sb)
 	tg_group_remove_all();
 	mutex_unlock(&tg_mutex);
 	tg_cpu_drain();
+	tg_perf_exit();		/* the counters of every member that left */
 	tg_mba_stop();
 	kill_litter_super(sb);
 }

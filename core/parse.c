@@ -327,6 +327,10 @@ static const struct tg_config_key tg_config_table[] = {
 		   "quiet_periods must be 1..1000"),
 	TG_CFG_U32("relax_periods", relax_periods, 1, 1000,
 		   "relax_periods must be 1..1000"),
+	TG_CFG_U32("perf_type", perf_type, 0, 0xffffffffu,
+		   "perf_type must be a 32-bit perf event type"),
+	TG_CFG_U64("ocr_dram_read_config", ocr_config[0], 0, U64_MAX, ""),
+	TG_CFG_U64("ocr_nvm_read_config", ocr_config[1], 0, U64_MAX, ""),
 };
 
 #define TG_NR_CFG_KEYS ARRAY_SIZE(tg_config_table)
@@ -650,6 +654,9 @@ void tg_config_default(struct tg_config *cfg)
 	cfg->low_pct = 80;
 	cfg->quiet_periods = 3;
 	cfg->relax_periods = 5;
+	cfg->perf_type = 4;		/* PERF_TYPE_RAW */
+	cfg->ocr_config[0] = 0;		/* unset: tgctl setup resolves them */
+	cfg->ocr_config[1] = 0;
 }
 
 /**

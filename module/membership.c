@@ -84,6 +84,7 @@ static void tg_member_attach(struct tg_member *m, struct task_struct *task,
 	m->grp = grp;
 	m->last_runtime = READ_ONCE(task->se.sum_exec_runtime);
 	m->park_pending = false;
+	m->pc = NULL;
 	list_add_tail(&m->gnode, &grp->members);
 	grp->nr_tasks++;
 	hash_add_rcu(tg_member_hash, &m->hnode, (unsigned long)task);
@@ -100,6 +101,7 @@ static void tg_member_free_rcu(struct rcu_head *rcu)
 static void tg_member_detach(struct tg_member *m)
 {
 	lockdep_assert_held(&tg_member_lock);
+	tg_perf_member_gone(m);		/* its counters go to the loop */
 	hash_del_rcu(&m->hnode);
 	list_del(&m->gnode);
 	m->grp->nr_tasks--;

@@ -100,6 +100,7 @@ struct tg_member {
 	struct rcu_head		rcu;
 	u64			last_runtime;	/* sum_exec_runtime seen, ns */
 	bool			park_pending;	/* a park task_work is queued */
+	struct tg_pcount	*pc;		/* perf source counters, or NULL */
 };
 
 /* Global state (module/group.c) */
@@ -153,6 +154,14 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
 void tg_cpu_drain(void);
+
+/* module/src_perf.c: the perf source (per-task OCR counters) */
+struct tg_pcount;
+void tg_perf_member_gone(struct tg_member *m);
+void tg_perf_period(void);
+void tg_perf_take(struct tg_group *grp, struct tg_counters *c);
+void tg_perf_state(char *buf, size_t size);
+void tg_perf_exit(void);
 
 /* module/act_mba.c: the MBA actuator */
 void tg_mba_init(void);

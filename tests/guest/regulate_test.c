@@ -433,6 +433,57 @@ TEST(vfs_dax_writes_counted_exactly)
 	rmdir(p2(MNT, "vfs"));
 }
 
+/*
+ * perf source, with a software event standing in for the OCR encodings at
+ * the perf boundary: task-clock (ns on CPU) as "DRAM read lines", context
+ * switches as "NVM read lines". The group's dram_read_bytes / 64 must
+ * follow the task's own CPU time (schedstat) while it is in the group, and
+ * stop when it leaves. With the real raw encodings the guest has no PMU:
+ * the source says it cannot create the counters.
+ */
+TEST_T(perf_source_counts_per_task, 30)
+{
+	unsigned long long r0, r1, d0, d1, d2, d3;
+	char buf[4096];
+	double ratio;
+	pid_t b;
+
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "perf_type=1 ocr_dram_read_config=1 ocr_nvm_read_config=3") > 0);
+	mk("perf");
+	b = burner(NULL);
+	join("perf", b);
+	usleep(300000);				/* counters made next period */
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_perf=active\n"), "%s", buf);
+	r0 = runtime_ns(b);
+	d0 = stat_value("perf", "dram_read_bytes");
+	usleep(1000000);
+	r1 = runtime_ns(b);
+	d1 = stat_value("perf", "dram_read_bytes");
+	ratio = (double)(d1 - d0) / 64 / (double)(r1 - r0);
+	printf("TGTEST-INFO: perf source: %.3f counted ns per schedstat ns\n", ratio);
+	EXPECT(ratio > 0.9 && ratio < 1.1, "ratio %.3f", ratio);
+	/* out of the group: its counters are released, nothing more counts */
+	join("", b);
+	usleep(200000);
+	d2 = stat_value("perf", "dram_read_bytes");
+	usleep(500000);
+	d3 = stat_value("perf", "dram_read_bytes");
+	EXPECT_EQ_LL(d3, d2);
+	/* the real raw encodings: no PMU in the guest */
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "perf_type=4 ocr_dram_read_config=4660 ocr_nvm_read_config=22136") > 0);
+	join("perf", b);
+	usleep(300000);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_perf=unavailable: cannot create the counters"), "%s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);
+	reap(b);
+	usleep(100000);
+	rmdir(p2(MNT, "perf"));
+}
+
 TEST(config_lists_sources_and_actuators)
 {
 	char buf[4096];

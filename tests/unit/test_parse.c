@@ -254,6 +254,9 @@ static uint64_t cfg_get(const struct tg_config *c, const char *key)
 	if (!strcmp(key, "low_pct")) return c->low_pct;
 	if (!strcmp(key, "quiet_periods")) return c->quiet_periods;
 	if (!strcmp(key, "relax_periods")) return c->relax_periods;
+	if (!strcmp(key, "perf_type")) return c->perf_type;
+	if (!strcmp(key, "ocr_dram_read_config")) return c->ocr_config[0];
+	if (!strcmp(key, "ocr_nvm_read_config")) return c->ocr_config[1];
 	fail_msg("no key %s", key);
 	return 0;
 }
@@ -267,6 +270,9 @@ static const struct cfg_case cfg_cases[] = {
 	{ "nvm_write_lat_ns=10000000", 1, "nvm_write_lat_ns", 10000000, NULL },
 	{ "dram_read_lat_ns=1\nlow_pct=99", 1, "dram_read_lat_ns", 1, NULL },
 	{ "quiet_periods=1000 relax_periods=1", 1, "relax_periods", 1, NULL },
+	{ "ocr_nvm_read_config=18446744073709551615", 1, "ocr_nvm_read_config", UINT64_MAX, NULL },
+	{ "perf_type=4294967295", 1, "perf_type", 4294967295u, NULL },
+	{ "perf_type=4294967296", 0, NULL, 0, "32-bit" },
 	{ "period_ms=20 period_ms=30", 0, NULL, 0, "twice" },
 	{ "period_ms=0", 0, NULL, 0, "1..1000" },
 	{ "period_ms=1001", 0, NULL, 0, "1..1000" },
@@ -314,7 +320,8 @@ static void test_config_format_roundtrip(void **state)
 	static const char defaults[] =
 		"period_ms=10\nenabled=1\npreventive=1\nremedial=1\n"
 		"dram_read_lat_ns=200\nnvm_read_lat_ns=700\ndram_write_lat_ns=250\n"
-		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n";
+		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n"
+		"perf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n";
 	struct tg_config cfg, back;
 	char buf[TG_CONFIG_TEXT_MAX];
 	const char *msg;
