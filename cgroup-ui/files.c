@@ -255,16 +255,17 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 static void tg_sources_show(struct seq_file *sf)
 {
 	bool mbm = boot_cpu_has(X86_FEATURE_CQM_MBM_TOTAL);
-	char perf[128];
+	char perf[128], uncore[128];
 
 	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
 		   "unavailable: module parameter inject=0");
 	seq_printf(sf, "source_vfs=%s\n", tg_vfs_state());
 	mutex_lock(&tg_mutex);
 	tg_perf_state(perf, sizeof(perf));
+	tg_uncore_state(uncore, sizeof(uncore));
 	mutex_unlock(&tg_mutex);
 	seq_printf(sf, "source_perf=%s\n", perf);
-	seq_puts(sf, "source_uncore=" TG_NOT_BUILT "\n");
+	seq_printf(sf, "source_uncore=%s\n", uncore);
 	seq_printf(sf, "source_rdt=%s\n", mbm ? TG_NOT_BUILT :
 		   "unavailable: CPU lacks MBM (CPUID)");
 	seq_puts(sf, "source_store_sampling=" TG_NOT_BUILT "\n");

@@ -437,6 +437,7 @@ static void tg_kill_sb(struct super_block *sb)
 	mutex_unlock(&tg_mutex);
 	tg_cpu_drain();
 	tg_perf_exit();		/* the counters of every member that left */
+	tg_uncore_exit();
 	tg_mba_stop();
 	kill_litter_super(sb);
 }

@@ -53,6 +53,10 @@ struct tg_config {
 	u32 relax_periods;		/* periods between relax steps */
 	u32 perf_type;			/* perf event type of the OCR events */
 	u64 ocr_config[2];		/* raw config: [0] DRAM read, [1] NVM read */
+	u32 uncore_type;		/* perf type of the memory controller PMU */
+	/* DRAM occupancy, DRAM inserts, NVM occupancy, NVM inserts */
+	u64 uncore_config[4];
+	u32 uncore_khz;			/* uncore clock */
 };
 
 #define TG_PERIOD_MS_MIN	1
@@ -122,7 +126,7 @@ const char *tg_priority_name(enum tg_priority prio);
  * (without the NUL), or -1 if it would not fit in size bytes.
  */
 #define TG_LINE_MAX 160
-#define TG_CONFIG_TEXT_MAX 512
+#define TG_CONFIG_TEXT_MAX 1024
 int tg_fmt_limits(char *buf, size_t size, const struct tg_limits *limits);
 int tg_fmt_bw(char *buf, size_t size, const struct tg_bw *bw);
 int tg_fmt_u64(char *buf, size_t size, u64 v);

@@ -171,6 +171,7 @@ static void tg_period_fn(struct work_struct *work)
 	tg_reg_cfg_from(&rc, &tg_cfg);
 	tg_det_cfg_from(&dc, &tg_cfg);
 
+	tg_uncore_take_latency(&lat);
 	tg_probe_take_latency(&lat);
 	if (tg_inject_enabled)
 		tg_inject_take_latency(&lat);	/* the VM's stand-in wins */

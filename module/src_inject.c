@@ -210,16 +210,30 @@ void tg_inject_take(struct tg_group *grp, struct tg_counters *c)
 
 /**
  * tg_inject_take_latency() - the period's injected latency inputs
- * @in: replaced by what was injected, if anything was; uncore deltas are
- *      consumed, probe values persist
+ * @in: the kinds that were injected (uncore, probe) replace what the
+ *      hardware sources measured; uncore deltas are consumed, probe
+ *      values persist
  *
  * Context: the regulation loop.
  */
 void tg_inject_take_latency(struct tg_latency_in *in)
 {
+	const struct tg_latency_in *l = &tg_inj_lat;
+
 	spin_lock(&tg_inj_lat_lock);
-	if (tg_inj_lat.present)
-		*in = tg_inj_lat;
+	if (l->present & TG_LAT_UNCORE) {
+		in->present |= TG_LAT_UNCORE;
+		in->dram_rpq_occupancy = l->dram_rpq_occupancy;
+		in->dram_rpq_inserts = l->dram_rpq_inserts;
+		in->nvm_rpq_occupancy = l->nvm_rpq_occupancy;
+		in->nvm_rpq_inserts = l->nvm_rpq_inserts;
+		in->uncore_khz = l->uncore_khz;
+	}
+	if (l->present & TG_LAT_PROBE) {
+		in->present |= TG_LAT_PROBE;
+		in->dram_write_ns = l->dram_write_ns;
+		in->nvm_write_ns = l->nvm_write_ns;
+	}
 	tg_inj_lat.dram_rpq_occupancy = 0;
 	tg_inj_lat.dram_rpq_inserts = 0;
 	tg_inj_lat.nvm_rpq_occupancy = 0;

@@ -155,6 +155,11 @@ void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
 void tg_cpu_drain(void);
 
+/* module/src_uncore.c: the uncore source (per-socket RPQ counters) */
+void tg_uncore_take_latency(struct tg_latency_in *in);
+void tg_uncore_state(char *buf, size_t size);
+void tg_uncore_exit(void);
+
 /* module/src_perf.c: the perf source (per-task OCR counters) */
 struct tg_pcount;
 void tg_perf_member_gone(struct tg_member *m);

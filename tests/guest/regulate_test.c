@@ -484,6 +484,34 @@ TEST_T(perf_source_counts_per_task, 30)
 	rmdir(p2(MNT, "perf"));
 }
 
+/*
+ * uncore source, with software events standing in for the RPQ encodings:
+ * CPU-wide task-clock as "occupancy", context switches as "inserts". The
+ * counters are created on one CPU per package and their deltas reach the
+ * detector: tgroup.interference shows a read latency. The guest has no
+ * iMC PMU, so this checks the plumbing, not the hardware encodings.
+ */
+TEST_T(uncore_source_feeds_detector, 30)
+{
+	char buf[4096];
+	unsigned long long lat = 0;
+	char *p;
+
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "uncore_type=1 uncore_dram_occupancy_config=1 uncore_dram_inserts_config=3 "
+		  "uncore_nvm_occupancy_config=1 uncore_nvm_inserts_config=3") > 0);
+	usleep(300000);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_uncore=active on 1 socket(s)\n"), "%s", buf);
+	rd(gp("", "tgroup.interference"), buf, sizeof(buf));
+	p = strstr(buf, "dram_read_lat_ns=");
+	EXPECT(p && sscanf(p, "dram_read_lat_ns=%llu", &lat) == 1 && lat > 0, "%s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "uncore_type=0") > 0);
+	usleep(100000);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_uncore=unavailable: no uncore PMU type"), "%s", buf);
+}
+
 TEST(config_lists_sources_and_actuators)
 {
 	char buf[4096];

@@ -257,6 +257,7 @@ static uint64_t cfg_get(const struct tg_config *c, const char *key)
 	if (!strcmp(key, "perf_type")) return c->perf_type;
 	if (!strcmp(key, "ocr_dram_read_config")) return c->ocr_config[0];
 	if (!strcmp(key, "ocr_nvm_read_config")) return c->ocr_config[1];
+	if (!strcmp(key, "uncore_khz")) return c->uncore_khz;
 	fail_msg("no key %s", key);
 	return 0;
 }
@@ -273,6 +274,8 @@ static const struct cfg_case cfg_cases[] = {
 	{ "ocr_nvm_read_config=18446744073709551615", 1, "ocr_nvm_read_config", UINT64_MAX, NULL },
 	{ "perf_type=4294967295", 1, "perf_type", 4294967295u, NULL },
 	{ "perf_type=4294967296", 0, NULL, 0, "32-bit" },
+	{ "uncore_khz=2400000", 1, "uncore_khz", 2400000, NULL },
+	{ "uncore_khz=0", 0, NULL, 0, "1..10000000" },
 	{ "period_ms=20 period_ms=30", 0, NULL, 0, "twice" },
 	{ "period_ms=0", 0, NULL, 0, "1..1000" },
 	{ "period_ms=1001", 0, NULL, 0, "1..1000" },
@@ -321,7 +324,9 @@ static void test_config_format_roundtrip(void **state)
 		"period_ms=10\nenabled=1\npreventive=1\nremedial=1\n"
 		"dram_read_lat_ns=200\nnvm_read_lat_ns=700\ndram_write_lat_ns=250\n"
 		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n"
-		"perf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n";
+		"perf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
+		"uncore_type=0\nuncore_dram_occupancy_config=0\nuncore_dram_inserts_config=0\n"
+		"uncore_nvm_occupancy_config=0\nuncore_nvm_inserts_config=0\nuncore_khz=2000000\n";
 	struct tg_config cfg, back;
 	char buf[TG_CONFIG_TEXT_MAX];
 	const char *msg;

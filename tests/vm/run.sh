@@ -50,16 +50,39 @@ if [ "$accel" = kvm ]; then
 else
 	accel_args=(-accel tcg,thread=multi -cpu max)
 fi
-echo "vm: booting $kver ($accel) suites=$suites"
-timeout -s KILL "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}" \
-	-append "$cmdline tg.suites=$suites" > "$log" 2>&1
-rc=$?
+# Boot; a guest that has not reached init within TG_VM_BOOT_TIMEOUT (TCG
+# has been seen to stall in early boot, rarely) is killed and booted again,
+# once.
+boot_timeout=${TG_VM_BOOT_TIMEOUT:-90}
+for attempt in 1 2; do
+	unset rc
+	echo "vm: booting $kver ($accel) suites=$suites$([ $attempt = 2 ] && echo " (second try)")"
+	timeout -s KILL "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}" \
+		-append "$cmdline tg.suites=$suites" > "$log" 2>&1 &
+	qpid=$!
+	waited=0
+	while kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log" && [ $waited -lt "$boot_timeout" ]; do
+		sleep 1; waited=$((waited + 1))
+	done
+	if kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log"; then
+		echo "vm: guest did not reach init in ${boot_timeout}s (attempt $attempt)"
+		pkill -KILL -P $qpid 2>/dev/null; kill -KILL $qpid 2>/dev/null; wait $qpid 2>/dev/null
+		continue
+	fi
+	wait $qpid
+	rc=$?
+	break
+done
+noboot=0
+[ -n "${rc:-}" ] || { noboot=1; rc=137; }
 tr -d '\r' < "$log" > "$log.txt"
 
 pass=$(grep -c '^TGTEST: PASS ' "$log.txt")
 fail=$(grep -c '^TGTEST: FAIL ' "$log.txt")
 grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
-if [ $rc -eq 137 ]; then
+if [ $noboot = 1 ]; then
+	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
+elif [ $rc -eq 137 ]; then
 	echo "  FAIL vm: timeout after ${timeout_s}s"; fail=$((fail + 1))
 fi
 if grep -qE 'Kernel panic|BUG:|WARNING:|Oops|general protection|Call Trace:|UBSAN|KASAN' "$log.txt"; then
