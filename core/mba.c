@@ -139,3 +139,40 @@ u32 tg_mba_plan(const struct tg_mba_hw *hw, u64 *programmed,
 	}
 	return n;
 }
+
+/**
+ * tg_qm_evtsel() - the IA32_QM_EVTSEL value that selects an RMID's event
+ * @rmid:  RMID
+ * @event: event id (TG_QM_EVT_MBM_TOTAL)
+ *
+ * Return: the 64-bit MSR value.
+ */
+u64 tg_qm_evtsel(u32 rmid, u32 event)
+{
+	return ((u64)(rmid & 0xfff) << 32) | (event & 0xff);
+}
+
+/**
+ * tg_mbm_bytes() - bytes since the last read of an MBM counter
+ * @prev:  the counter value last read (updated on success)
+ * @raw:   IA32_QM_CTR as read
+ * @width: counter width in bits (24 + CPUID.(0FH,1):EAX[7:0], at most 62)
+ * @scale: bytes per counter unit (CPUID.(0FH,1):EBX)
+ * @bytes: out: the delta in bytes (wrap-around handled, saturating)
+ *
+ * Return: 0, or -1 if the counter reports an error or no data (the
+ * caller keeps its previous value and tries next period).
+ */
+int tg_mbm_bytes(u64 *prev, u64 raw, u32 width, u32 scale, u64 *bytes)
+{
+	u32 shift = 64 - width;
+	u64 delta;
+
+	if (raw & ((1ULL << 63) | (1ULL << 62)) || width < 24 || width > 62)
+		return -1;
+	/* as resctrl: compare in the top bits, so a wrap subtracts right */
+	delta = ((raw << shift) - (*prev << shift)) >> shift;
+	*prev = raw;
+	*bytes = delta > U64_MAX / (scale ? scale : 1) ? U64_MAX : delta * scale;
+	return 0;
+}

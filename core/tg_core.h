@@ -265,6 +265,16 @@ struct tg_msr_write {
 	u64 val;
 };
 
+/* ---- MBM (Intel SDM vol. 3 "Memory Bandwidth Monitoring") ------------------- */
+
+#define TG_MSR_QM_EVTSEL	0xc8du		/* RMID 41:32 (AMD 43:32), event 7:0 */
+#define TG_MSR_QM_CTR		0xc8eu		/* bit 63 error, 62 unavailable */
+#define TG_QM_EVT_MBM_TOTAL	2u
+#define TG_MBM_WIDTH_BASE	24u		/* + CPUID.(0FH,1):EAX[7:0] */
+
+u64 tg_qm_evtsel(u32 rmid, u32 event);
+int tg_mbm_bytes(u64 *prev, u64 raw, u32 width, u32 scale, u64 *bytes);
+
 int tg_mba_hw_intel(u32 eax, u32 ecx, u32 edx, struct tg_mba_hw *hw);
 void tg_mba_hw_amd(u32 nr_clos, u32 full_gbps, struct tg_mba_hw *hw);
 u32 tg_mba_msr(const struct tg_mba_hw *hw, u32 clos);

@@ -763,6 +763,34 @@ static void test_mba_plan_traffic(void **state)
 	assert_int_equal(w[1].msr, 0xd52); assert_int_equal(w[1].val, 0);
 }
 
+static void test_mbm_counter(void **state)
+{
+	const uint32_t width = 24 + 20;	/* CPUID offset 20: 44-bit counter */
+	const uint64_t top = (1ull << 44) - 1;
+	uint64_t prev = 1000, bytes = 0;
+
+	(void)state;
+	assert_int_equal(tg_qm_evtsel(5, TG_QM_EVT_MBM_TOTAL), 0x0000000500000002ull);
+	/* plain delta, scaled by CPUID's upscaling factor */
+	assert_int_equal(tg_mbm_bytes(&prev, 1500, width, 64, &bytes), 0);
+	assert_int_equal(bytes, 500 * 64);
+	assert_int_equal(prev, 1500);
+	/* wrap-around at 2^44 */
+	prev = top - 9;
+	assert_int_equal(tg_mbm_bytes(&prev, 5, width, 1, &bytes), 0);
+	assert_int_equal(bytes, 15);
+	/* error and unavailable bits: no data, prev kept */
+	prev = 77;
+	assert_int_equal(tg_mbm_bytes(&prev, (1ull << 63) | 100, width, 1, &bytes), -1);
+	assert_int_equal(tg_mbm_bytes(&prev, (1ull << 62) | 100, width, 1, &bytes), -1);
+	assert_int_equal(prev, 77);
+	/* the smallest width, 24 bits, wraps too */
+	prev = (1ull << 24) - 1;
+	assert_int_equal(tg_mbm_bytes(&prev, 0, 24, 1, &bytes), 0);
+	assert_int_equal(bytes, 1);
+	assert_int_equal(tg_mbm_bytes(&prev, 0, 63, 1, &bytes), -1);	/* bad width */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -790,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_rmid),
 		cmocka_unit_test(test_mba_values),
 		cmocka_unit_test(test_mba_plan_traffic),
+		cmocka_unit_test(test_mbm_counter),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
