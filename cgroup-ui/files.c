@@ -9,7 +9,6 @@
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/stdarg.h>
-#include <asm/cpufeature.h>
 
 #include "ui.h"
 
@@ -254,7 +253,6 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 /* Every signal source and actuator, active or why not (read-only). */
 static void tg_sources_show(struct seq_file *sf)
 {
-	bool mbm = boot_cpu_has(X86_FEATURE_CQM_MBM_TOTAL);
 	char perf[128], uncore[128];
 
 	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
@@ -266,8 +264,7 @@ static void tg_sources_show(struct seq_file *sf)
 	mutex_unlock(&tg_mutex);
 	seq_printf(sf, "source_perf=%s\n", perf);
 	seq_printf(sf, "source_uncore=%s\n", uncore);
-	seq_printf(sf, "source_rdt=%s\n", mbm ? TG_NOT_BUILT :
-		   "unavailable: CPU lacks MBM (CPUID)");
+	seq_printf(sf, "source_rdt=%s\n", tg_rdt_state());
 	seq_puts(sf, "source_store_sampling=" TG_NOT_BUILT "\n");
 	seq_printf(sf, "source_probe=%s\n", tg_probe_state());
 	seq_puts(sf, "actuator_cpu=active\n");

@@ -405,6 +405,7 @@ static int tg_fill_super(struct super_block *sb, struct fs_context *fc)
 	tg_group_reset_root();
 	mutex_unlock(&tg_mutex);
 	tg_mba_start();
+	tg_rdt_start();
 	tg_loop_start();
 	return 0;
 }
@@ -438,6 +439,7 @@ static void tg_kill_sb(struct super_block *sb)
 	tg_cpu_drain();
 	tg_perf_exit();		/* the counters of every member that left */
 	tg_uncore_exit();
+	tg_rdt_stop();
 	tg_mba_stop();
 	kill_litter_super(sb);
 }

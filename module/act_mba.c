@@ -7,10 +7,8 @@
  *    published as mba_percent in tgroup.stat for the emulated platform;
  *  - hardware (Intel MBA in linear mode, or AMD with mba_full_gbps set):
  *    one CLOS per distinct level (core tg_clos_assign()), the MSR writes
- *    core tg_mba_plan() asks for on every CPU, and PQR_ASSOC written at
- *    context switch from a per-CPU cache of the last value. The
- *    sched_switch probe is registered only while this mode is active (the
- *    tracepoint's static key keeps the switch path free otherwise). It
+ *    core tg_mba_plan() asks for on every CPU, and the group's CLOS in
+ *    PQR_ASSOC at context switch (pqr.c, only while a user needs it). It
  *    refuses while resctrl is mounted: resctrl owns RDT then.
  *
  * The hardware mode follows the Intel SDM and AMD PQoS documentation; it
@@ -38,9 +36,7 @@ static const char *tg_mba_reason = "unavailable: not initialised";
 static struct tg_mba_hw tg_mba;
 static u64 tg_mba_prog[ARRAY_SIZE(((struct tg_clos_map *)0)->level)];
 static struct tg_clos_map tg_clos;
-static struct tracepoint *tg_switch_tp;
 static bool tg_mba_started;
-static DEFINE_PER_CPU(u64, tg_pqr_cache);
 
 static unsigned int tg_mba_full_gbps;
 module_param_named(mba_full_gbps, tg_mba_full_gbps, uint, 0444);
@@ -58,33 +54,13 @@ static bool tg_resctrl_mounted(void)
 	return mounted;
 }
 
-static void tg_on_switch(void *data, bool preempt, struct task_struct *prev,
-			 struct task_struct *next, unsigned int prev_state)
-{
-	struct tg_member *m = tg_member_find(next);	/* preemption is off */
-	u64 val = tg_pqr_assoc(m ? READ_ONCE(m->grp->clos) : 0, 0);
-
-	if (this_cpu_read(tg_pqr_cache) != val) {
-		wrmsrl(TG_MSR_PQR_ASSOC, val);
-		this_cpu_write(tg_pqr_cache, val);
-	}
-}
-
-static void tg_find_switch_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		tg_switch_tp = tp;
-}
-
-/* every CLOS unthrottled and every CPU in CLOS 0 */
+/* every CLOS unthrottled (PQR_ASSOC is reset by tg_pqr_put()) */
 static void tg_mba_reset_cpu(void *unused)
 {
 	u32 clos;
 
 	for (clos = 0; clos < tg_mba.nr_clos && clos < ARRAY_SIZE(tg_mba_prog); clos++)
 		wrmsrl(tg_mba_msr(&tg_mba, clos), tg_mba_value(&tg_mba, 100));
-	wrmsrl(TG_MSR_PQR_ASSOC, 0);
-	this_cpu_write(tg_pqr_cache, 0);
 }
 
 /**
@@ -122,9 +98,7 @@ void tg_mba_start(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(tg_mba_prog); i++)
 		tg_mba_prog[i] = U64_MAX;
-	for_each_kernel_tracepoint(tg_find_switch_tp, NULL);
-	if (!tg_switch_tp ||
-	    tracepoint_probe_register(tg_switch_tp, tg_on_switch, NULL)) {
+	if (tg_pqr_get()) {
 		tg_mba_reason = "unavailable: no sched_switch tracepoint";
 		tg_mba_mode = TG_MBA_OFF;
 		return;
@@ -141,8 +115,7 @@ void tg_mba_stop(void)
 {
 	if (!tg_mba_started)
 		return;
-	tracepoint_probe_unregister(tg_switch_tp, tg_on_switch, NULL);
-	tracepoint_synchronize_unregister();
+	tg_pqr_put();
 	cpus_read_lock();
 	on_each_cpu(tg_mba_reset_cpu, NULL, 1);
 	cpus_read_unlock();

@@ -132,6 +132,7 @@ static void tg_group_unlist(struct tg_group *grp)
 	lockdep_assert_held(&tg_mutex);
 	tg_cpu_release(grp);
 	tg_slot_free(grp);
+	tg_rdt_group_gone(grp);
 	list_del_rcu(&grp->node);
 	tg_nr_groups--;
 	tg_group_put(grp);

@@ -57,6 +57,7 @@ static int __init tg_init(void)
 	tg_vfs_init();
 	tg_probe_init();
 	tg_mba_init();
+	tg_rdt_init();
 	ret = tg_fs_init();
 	if (ret)
 		goto err_inject;

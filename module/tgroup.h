@@ -68,6 +68,10 @@ struct tg_group {
 	/* regulator slot and its last decision, under tg_mutex */
 	int			slot;
 	u32			clos;		/* MBA CLOS (hardware mode) */
+	u32			rmid;		/* MBM RMID, 0 = none (shared) */
+	bool			mbm_primed;	/* mbm_prev holds a first read */
+	u64			mbm_prev[8];	/* last counter per package */
+	u64			mbm_bytes;	/* the period's MBM total */
 	struct tg_decision	last_decision;
 
 	/* vfs source: DAX bytes written since the last period */
@@ -167,6 +171,19 @@ void tg_perf_period(void);
 void tg_perf_take(struct tg_group *grp, struct tg_counters *c);
 void tg_perf_state(char *buf, size_t size);
 void tg_perf_exit(void);
+
+/* module/pqr.c: PQR_ASSOC at context switch */
+int tg_pqr_get(void);
+void tg_pqr_put(void);
+
+/* module/src_rdt.c: the rdt source (MBM per group) */
+void tg_rdt_init(void);
+void tg_rdt_start(void);
+void tg_rdt_stop(void);
+void tg_rdt_period(void);
+void tg_rdt_take(struct tg_group *grp, struct tg_counters *c);
+void tg_rdt_group_gone(struct tg_group *grp);
+const char *tg_rdt_state(void);
 
 /* module/act_mba.c: the MBA actuator */
 void tg_mba_init(void);

@@ -575,6 +575,7 @@ TEST(config_file)
 	/* no inject, no MBA in the guest: said, with the reason */
 	EXPECT(strstr(buf, "actuator_mba=unavailable: CPU lacks MBA (CPUID)\n"), "config: %s", buf);
 	EXPECT(strstr(buf, "source_inject=unavailable: module parameter inject=0\n"), "config: %s", buf);
+	EXPECT(strstr(buf, "source_rdt=unavailable: CPU lacks MBM (CPUID)\n"), "config: %s", buf);
 	EXPECT(wr(gp("", "tgroup.config"), "period_ms=20\n") > 0);
 	rd(gp("", "tgroup.config"), buf, sizeof(buf));
 	EXPECT(strstr(buf, "period_ms=20\n"), "config: %s", buf);
