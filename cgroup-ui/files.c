@@ -248,12 +248,10 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 
 /* --- tgroup.config ------------------------------------------------------ */
 
-#define TG_NOT_BUILT "unavailable: not implemented in this build"
-
 /* Every signal source and actuator, active or why not (read-only). */
 static void tg_sources_show(struct seq_file *sf)
 {
-	char perf[128], uncore[128];
+	char perf[128], uncore[128], sample[128];
 
 	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
 		   "unavailable: module parameter inject=0");
@@ -261,11 +259,12 @@ static void tg_sources_show(struct seq_file *sf)
 	mutex_lock(&tg_mutex);
 	tg_perf_state(perf, sizeof(perf));
 	tg_uncore_state(uncore, sizeof(uncore));
+	tg_sample_state(sample, sizeof(sample));
 	mutex_unlock(&tg_mutex);
 	seq_printf(sf, "source_perf=%s\n", perf);
 	seq_printf(sf, "source_uncore=%s\n", uncore);
 	seq_printf(sf, "source_rdt=%s\n", tg_rdt_state());
-	seq_puts(sf, "source_store_sampling=" TG_NOT_BUILT "\n");
+	seq_printf(sf, "source_store_sampling=%s\n", sample);
 	seq_printf(sf, "source_probe=%s\n", tg_probe_state());
 	seq_puts(sf, "actuator_cpu=active\n");
 	seq_printf(sf, "actuator_mba=%s\n", tg_mba_state());

@@ -439,6 +439,7 @@ static void tg_kill_sb(struct super_block *sb)
 	tg_cpu_drain();
 	tg_perf_exit();		/* the counters of every member that left */
 	tg_uncore_exit();
+	tg_sample_exit();
 	tg_rdt_stop();
 	tg_mba_stop();
 	kill_litter_super(sb);

@@ -338,6 +338,11 @@ static const struct tg_config_key tg_config_table[] = {
 	TG_CFG_U64("uncore_nvm_occupancy_config", uncore_config[2], 0, U64_MAX, ""),
 	TG_CFG_U64("uncore_nvm_inserts_config", uncore_config[3], 0, U64_MAX, ""),
 	TG_CFG_U32("uncore_khz", uncore_khz, 1, 10000000, "uncore_khz must be 1..10000000"),
+	TG_CFG_U32("store_sample_type", store_type, 0, 0xffffffffu,
+		   "store_sample_type must be a 32-bit perf event type"),
+	TG_CFG_U64("store_sample_config", store_config, 0, U64_MAX, ""),
+	TG_CFG_U64("store_sample_period", store_period, 1000, U64_MAX,
+		   "store_sample_period must be at least 1000"),
 };
 
 #define TG_NR_CFG_KEYS ARRAY_SIZE(tg_config_table)
@@ -670,6 +675,9 @@ void tg_config_default(struct tg_config *cfg)
 	cfg->uncore_config[2] = 0;
 	cfg->uncore_config[3] = 0;
 	cfg->uncore_khz = 2000000;
+	cfg->store_type = 4;		/* PERF_TYPE_RAW */
+	cfg->store_config = 0;		/* unset: tgctl setup (mem_inst_retired.all_stores) */
+	cfg->store_period = 20011;	/* prime: no lockstep with loops */
 }
 
 /**

@@ -57,6 +57,9 @@ struct tg_config {
 	/* DRAM occupancy, DRAM inserts, NVM occupancy, NVM inserts */
 	u64 uncore_config[4];
 	u32 uncore_khz;			/* uncore clock */
+	u32 store_type;			/* perf type of the precise store event */
+	u64 store_config;		/* its config (0: store sampling off) */
+	u64 store_period;		/* stores per sample */
 };
 
 #define TG_PERIOD_MS_MIN	1

@@ -139,6 +139,7 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 		tg_inject_take(grp, &c);
 	tg_perf_take(grp, &c);
 	tg_rdt_take(grp, &c);
+	tg_sample_take(grp, &c);
 	tg_vfs_take(grp, &c);
 	tg_estimate(&c, &e);
 	tg_account_update(&grp->acct, &e, elapsed_us);
@@ -181,6 +182,7 @@ static void tg_period_fn(struct work_struct *work)
 	WRITE_ONCE(tg_root_group.nr_periods, tg_root_group.nr_periods + 1);
 	tg_perf_period();
 	tg_rdt_period();
+	tg_sample_period();
 	list_for_each_entry(grp, &tg_groups, node)
 		tg_measure(grp, period_us, elapsed_us);
 

@@ -76,6 +76,8 @@ struct tg_group {
 
 	/* vfs source: DAX bytes written since the last period */
 	atomic64_t		vfs_bytes;
+	/* store sampling: samples since the last period, [0] DRAM [1] slow */
+	atomic64_t		store_samples[2];
 
 	/* inject source: deltas waiting for the next period, under inj_lock */
 	spinlock_t		inj_lock;
@@ -171,6 +173,12 @@ void tg_perf_period(void);
 void tg_perf_take(struct tg_group *grp, struct tg_counters *c);
 void tg_perf_state(char *buf, size_t size);
 void tg_perf_exit(void);
+
+/* module/src_sample.c: the store-sampling source */
+void tg_sample_period(void);
+void tg_sample_take(struct tg_group *grp, struct tg_counters *c);
+void tg_sample_state(char *buf, size_t size);
+void tg_sample_exit(void);
 
 /* module/pqr.c: PQR_ASSOC at context switch */
 int tg_pqr_get(void);

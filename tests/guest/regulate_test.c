@@ -518,6 +518,21 @@ TEST_T(uncore_source_feeds_detector, 30)
 	EXPECT(strstr(buf, "source_uncore=unavailable: no uncore PMU type"), "%s", buf);
 }
 
+/* store sampling: off without an encoding; the guest has no precise store events */
+TEST(store_sampling_states)
+{
+	char buf[4096];
+
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_store_sampling=unavailable: no store event encoding"), "%s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "store_sample_type=4 store_sample_config=461") > 0);
+	usleep(100000);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "source_store_sampling=unavailable: cannot create the sampling events"),
+	       "%s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "store_sample_config=0") > 0);
+}
+
 TEST(config_lists_sources_and_actuators)
 {
 	char buf[4096];

@@ -276,6 +276,7 @@ static const struct cfg_case cfg_cases[] = {
 	{ "perf_type=4294967296", 0, NULL, 0, "32-bit" },
 	{ "uncore_khz=2400000", 1, "uncore_khz", 2400000, NULL },
 	{ "uncore_khz=0", 0, NULL, 0, "1..10000000" },
+	{ "store_sample_period=999", 0, NULL, 0, "at least 1000" },
 	{ "period_ms=20 period_ms=30", 0, NULL, 0, "twice" },
 	{ "period_ms=0", 0, NULL, 0, "1..1000" },
 	{ "period_ms=1001", 0, NULL, 0, "1..1000" },
@@ -326,7 +327,8 @@ static void test_config_format_roundtrip(void **state)
 		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n"
 		"perf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
 		"uncore_type=0\nuncore_dram_occupancy_config=0\nuncore_dram_inserts_config=0\n"
-		"uncore_nvm_occupancy_config=0\nuncore_nvm_inserts_config=0\nuncore_khz=2000000\n";
+		"uncore_nvm_occupancy_config=0\nuncore_nvm_inserts_config=0\nuncore_khz=2000000\n"
+		"store_sample_type=4\nstore_sample_config=0\nstore_sample_period=20011\n";
 	struct tg_config cfg, back;
 	char buf[TG_CONFIG_TEXT_MAX];
 	const char *msg;

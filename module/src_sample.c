@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * src_sample.c - the store-sampling signal source: precise store samples
+ * with their physical address, classified by the NUMA node of the page -
+ * a node with CPUs is DRAM, a memory-only node the slow tier (how CXL
+ * memory appears). The estimator uses the ratio to split the group's write
+ * traffic (CXL writes are plain stores: no VFS, no PMDK).
+ *
+ * One sampling event per online CPU (tgroup.config store_sample_type,
+ * store_sample_config - e.g. mem_inst_retired.all_stores, precise -
+ * store_sample_period), created at the first period it is configured and
+ * released at unmount. The overflow handler runs in NMI context: it only
+ * looks the current task up (lock-free) and bumps atomics; perf's own
+ * sample-rate limit and the period bound the rate.
+ *
+ * Not run on hardware with precise store events (none here); in the guest
+ * the counters cannot be created and tgroup.config says so.
+ */
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+
+#include "tgroup.h"
+
+static struct perf_event **tg_smp_ev;
+static unsigned int tg_smp_nr;
+static u64 tg_smp_cfg[3];		/* type, config, period in use */
+static int tg_smp_err;
+
+static void tg_on_store_sample(struct perf_event *ev,
+			       struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+	unsigned long pfn = PHYS_PFN(data->phys_addr);
+	struct tg_member *m;
+	int nid;
+
+	if (!data->phys_addr || !pfn_valid(pfn))
+		return;
+	nid = page_to_nid(pfn_to_page(pfn));
+	rcu_read_lock();
+	m = tg_member_find(current);
+	if (m)
+		atomic64_inc(&READ_ONCE(m->grp)->store_samples[!node_state(nid, N_CPU)]);
+	rcu_read_unlock();
+}
+
+static void tg_sample_release(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < tg_smp_nr; i++)
+		if (tg_smp_ev[i])
+			perf_event_release_kernel(tg_smp_ev[i]);
+	kfree(tg_smp_ev);
+	tg_smp_ev = NULL;
+	tg_smp_nr = 0;
+}
+
+static int tg_sample_create(void)
+{
+	struct perf_event_attr attr = {
+		.type		= tg_cfg.store_type,
+		.size		= sizeof(attr),
+		.config		= tg_cfg.store_config,
+		.sample_period	= tg_cfg.store_period,
+		.sample_type	= PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_ADDR,
+		.precise_ip	= 2,
+		.exclude_kernel	= 1,
+		.exclude_hv	= 1,
+	};
+	int cpu;
+
+	tg_smp_ev = kcalloc(nr_cpu_ids, sizeof(*tg_smp_ev), GFP_KERNEL);
+	if (!tg_smp_ev)
+		return -ENOMEM;
+	tg_smp_nr = nr_cpu_ids;
+	for_each_online_cpu(cpu) {
+		struct perf_event *ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+									 tg_on_store_sample,
+									 NULL);
+
+		if (IS_ERR(ev))
+			return PTR_ERR(ev);
+		tg_smp_ev[cpu] = ev;
+	}
+	return 0;
+}
+
+/**
+ * tg_sample_period() - follow the configuration (once per period)
+ *
+ * Context: the regulation loop (tg_mutex held); sleeps.
+ */
+void tg_sample_period(void)
+{
+	u64 want[3] = { tg_cfg.store_type, tg_cfg.store_config, tg_cfg.store_period };
+
+	lockdep_assert_held(&tg_mutex);
+	if (!memcmp(want, tg_smp_cfg, sizeof(want)))
+		return;
+	tg_sample_release();
+	memcpy(tg_smp_cfg, want, sizeof(want));
+	tg_smp_err = 0;
+	if (tg_cfg.store_config) {
+		tg_smp_err = tg_sample_create();
+		if (tg_smp_err)
+			tg_sample_release();
+	}
+}
+
+/**
+ * tg_sample_take() - a group's store samples by tier since the last period
+ * @grp: group
+ * @c:   the period's counters: dram/nvm_store_samples, TG_IN_SAMPLES
+ *
+ * Context: the regulation loop.
+ */
+void tg_sample_take(struct tg_group *grp, struct tg_counters *c)
+{
+	if (!tg_smp_ev)
+		return;
+	c->present |= TG_IN_SAMPLES;
+	c->dram_store_samples += atomic64_xchg(&grp->store_samples[0], 0);
+	c->nvm_store_samples += atomic64_xchg(&grp->store_samples[1], 0);
+}
+
+/**
+ * tg_sample_state() - for tgroup.config
+ * @buf:  output
+ * @size: its size
+ */
+void tg_sample_state(char *buf, size_t size)
+{
+	if (!tg_cfg.store_config)
+		scnprintf(buf, size, "%s",
+			  "unavailable: no store event encoding (store_sample_config)");
+	else if (tg_smp_err)
+		scnprintf(buf, size, "unavailable: cannot create the sampling events (error %d)",
+			  tg_smp_err);
+	else if (tg_smp_ev)
+		scnprintf(buf, size, "%s", "active");
+	else
+		scnprintf(buf, size, "%s", "configured (starts next period)");
+}
+
+/**
+ * tg_sample_exit() - release the events (unmount; the loop is stopped)
+ *
+ * Context: process context.
+ */
+void tg_sample_exit(void)
+{
+	tg_sample_release();
+	memset(tg_smp_cfg, 0, sizeof(tg_smp_cfg));
+	tg_smp_err = 0;
+}
