@@ -17,7 +17,6 @@
  * core/mba.c), the build, and the unavailable/publish paths in the guest.
  */
 #include <linux/cpu.h>
-#include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/tracepoint.h>
@@ -26,8 +25,6 @@
 #include <asm/processor.h>
 
 #include "tgroup.h"
-
-#define TG_RESCTRL_MAGIC	0x7655821	/* RDTGROUP_SUPER_MAGIC */
 
 enum tg_mba_mode { TG_MBA_OFF, TG_MBA_PUBLISH, TG_MBA_HW };
 
@@ -41,18 +38,6 @@ static bool tg_mba_started;
 static unsigned int tg_mba_full_gbps;
 module_param_named(mba_full_gbps, tg_mba_full_gbps, uint, 0444);
 MODULE_PARM_DESC(mba_full_gbps, "AMD: the platform's memory bandwidth in GB/s (MBA limits are absolute)");
-
-static bool tg_resctrl_mounted(void)
-{
-	struct path p;
-	bool mounted;
-
-	if (kern_path("/sys/fs/resctrl", LOOKUP_FOLLOW, &p))
-		return false;
-	mounted = p.dentry->d_sb->s_magic == TG_RESCTRL_MAGIC;
-	path_put(&p);
-	return mounted;
-}
 
 /* every CLOS unthrottled (PQR_ASSOC is reset by tg_pqr_put()) */
 static void tg_mba_reset_cpu(void *unused)

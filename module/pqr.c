@@ -9,12 +9,15 @@
  */
 #include <linux/cpu.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/tracepoint.h>
 #include <asm/msr.h>
 
 #include "tgroup.h"
+
+#define TG_RESCTRL_MAGIC	0x7655821	/* RDTGROUP_SUPER_MAGIC */
 
 static DEFINE_MUTEX(tg_pqr_lock);
 static unsigned int tg_pqr_users;
@@ -31,6 +34,24 @@ static void tg_on_switch(void *data, bool preempt, struct task_struct *prev,
 		wrmsrl(TG_MSR_PQR_ASSOC, val);
 		this_cpu_write(tg_pqr_cache, val);
 	}
+}
+
+/**
+ * tg_resctrl_mounted() - whether resctrl owns RDT right now
+ *
+ * Context: process context.
+ * Return: true if /sys/fs/resctrl is a mounted resctrl filesystem.
+ */
+bool tg_resctrl_mounted(void)
+{
+	struct path p;
+	bool mounted;
+
+	if (kern_path("/sys/fs/resctrl", LOOKUP_FOLLOW, &p))
+		return false;
+	mounted = p.dentry->d_sb->s_magic == TG_RESCTRL_MAGIC;
+	path_put(&p);
+	return mounted;
 }
 
 static void tg_find_switch_tp(struct tracepoint *tp, void *priv)

@@ -19,7 +19,6 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
@@ -30,7 +29,6 @@
 #include "tgroup.h"
 
 #define TG_RDT_MAX_PKG		ARRAY_SIZE(((struct tg_group *)0)->mbm_prev)
-#define TG_RESCTRL_MAGIC	0x7655821	/* RDTGROUP_SUPER_MAGIC */
 
 static bool tg_rdt_hw;
 static bool tg_rdt_started;
@@ -145,18 +143,6 @@ void tg_rdt_group_gone(struct tg_group *grp)
 	if (tg_rdt_map)
 		tg_rmid_free(tg_rdt_map, tg_rdt_nr_rmid, grp->rmid);
 	WRITE_ONCE(grp->rmid, TG_RMID_NONE);
-}
-
-static bool tg_resctrl_mounted(void)
-{
-	struct path p;
-	bool mounted;
-
-	if (kern_path("/sys/fs/resctrl", LOOKUP_FOLLOW, &p))
-		return false;
-	mounted = p.dentry->d_sb->s_magic == TG_RESCTRL_MAGIC;
-	path_put(&p);
-	return mounted;
 }
 
 /**

@@ -183,6 +183,7 @@ void tg_sample_exit(void);
 /* module/pqr.c: PQR_ASSOC at context switch */
 int tg_pqr_get(void);
 void tg_pqr_put(void);
+bool tg_resctrl_mounted(void);
 
 /* module/src_rdt.c: the rdt source (MBM per group) */
 void tg_rdt_init(void);
