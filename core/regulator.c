@@ -3,6 +3,7 @@
  * regulator.c - MT²'s two orthogonal policies over all groups, per period.
  *
  * Preventive (limits, every group that has them):
+ *   (over = more than deadband_pct above: measurement noise does not cut)
  *   - over a limit, DRAM kinds only, MBA above its floor, and one MBA step
  *     down still leaves the group at or above its limit: MBA one step down;
  *   - otherwise (NVM over, MBA at its floor, or the MBA step would
@@ -52,6 +53,7 @@ void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus)
 	cfg->mba_max = 100;
 	cfg->mba_step = 10;
 	cfg->margin_pct = 5;
+	cfg->deadband_pct = 2;
 	cfg->relax_periods = 5;
 	cfg->cut_pct = 25;
 	cfg->grow_pct = 25;
@@ -300,7 +302,7 @@ static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (lim == TG_UNLIMITED)
 			continue;
 		any = true;
-		if (b > lim) {
+		if (b > lim + tg_mul_div(lim, cfg->deadband_pct, 100)) {
 			u32 ppm = tg_ppm(lim, b);
 
 			over |= 1u << k;

@@ -134,6 +134,7 @@ struct tg_reg_cfg {
 	bool remedial;
 	u32 mba_min, mba_max, mba_step;	/* platform granularity */
 	u32 margin_pct;		/* "under the limit by a margin" */
+	u32 deadband_pct;	/* over a limit by more than this before a cut */
 	u32 relax_periods;	/* quiet/calm periods before each relax step */
 	u32 cut_pct;		/* remedial CPU cut per step */
 	u32 grow_pct;		/* CPU quota growth per relax step */

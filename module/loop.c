@@ -28,7 +28,7 @@
 #include "tgroup.h"
 
 #define TG_ENFORCE_SLICES	8
-#define TG_EWMA_DIV		4
+#define TG_EWMA_DIV		8
 
 static void tg_period_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);
