@@ -59,7 +59,18 @@ $(GK)/tgroup.ko: $(KSRC)
 	$(MAKE) -C $(GUEST_KDIR) M=$(TOP) W=1 modules
 	cp tgroup.ko $@
 
-user: $(BUILD)/libtgcore.a
+user: $(BUILD)/libtgcore.a $(BUILD)/libtgpmem.so
+
+# pmdk-hooks: LD_PRELOAD library counting libpmem writes per thread
+$(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+
+$(BUILD)/test_tgpmem: tests/pmdk/test_tgpmem.c
+	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -lcmocka -ldl
+
+$(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -lpmem -ldl
 
 $(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
@@ -102,8 +113,10 @@ checkpatch:
 
 # Benchmarks (numbers, not pass/fail): core/ regulator and estimator, and
 # the context-switch hot path in the guest.
-bench: $(BUILD)/bench_core $(INITRAMFS)
+bench: $(BUILD)/bench_core $(INITRAMFS) $(BUILD)/libtgpmem.so $(BUILD)/bench_tgpmem
 	@$(BUILD)/bench_core
+	@$(BUILD)/bench_tgpmem
+	@LD_PRELOAD=$(BUILD)/libtgpmem.so $(BUILD)/bench_tgpmem
 	@TG_VM_LOG=$(BUILD)/vm/bench.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) bench >/dev/null; \
 	grep '^TGTEST-BENCH' $(BUILD)/vm/bench.log.txt | sed 's/^TGTEST-BENCH: /guest /'
 

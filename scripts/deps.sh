@@ -7,9 +7,8 @@ set -euo pipefail
 #   headers tgroup.ko builds against
 # qemu-system-x86, busybox-static, cpio, gzip, kmod, e2fsprogs: the guest,
 #   its initramfs and the ext4 on the emulated pmem
-# libcmocka-dev: core/ unit tests; clang + libclang-rt-14-dev: libFuzzer;
-# linux-source-6.1:
-#   scripts/checkpatch.pl
+# libcmocka-dev: unit tests; clang + libclang-rt-14-dev: libFuzzer;
+# libpmem-dev: pmdk-hooks and its tests; linux-source-6.1: checkpatch.pl
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -19,6 +18,7 @@ pkgs=(
 	cpio gzip kmod e2fsprogs
 	libcmocka-dev
 	clang libclang-rt-14-dev
+	libpmem-dev
 	linux-source-6.1
 	perl
 )

@@ -71,6 +71,17 @@ else
 	ko unit_build "libtgcore.a did not build"
 fi
 
+# 3a. pmdk-hooks over Debian's libpmem, preloaded (cmocka).
+if make --no-print-directory -s "$build/libtgpmem.so" "$build/test_tgpmem" >"$build/pmdk.log" 2>&1; then
+	out=$(LD_PRELOAD="$build/libtgpmem.so" "$build/test_tgpmem" 2>&1)
+	while read -r t; do ok "pmdk/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
+	while read -r t; do ko "pmdk/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
+	echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
+	echo "$out" | grep -q '^\[  PASSED  \]' || ko pmdk_runner "no summary"
+else
+	tail -20 "$build/pmdk.log"; ko pmdk_build "libtgpmem or its test did not build"
+fi
+
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then
 	ok "fuzz_parse ($(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log") inputs)"

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_tgpmem.c - libtgpmem.so over Debian's libpmem (run with
+ * LD_PRELOAD=libtgpmem.so): every interposed call counts exactly its
+ * length on the calling thread, NOFLUSH copies are counted at their flush,
+ * data reach the file unchanged, threads count independently.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <libpmem.h>
+
+#define MAP_LEN (4u << 20)
+
+static uint64_t (*thread_bytes)(void);
+static char *pm;
+static size_t pm_len;
+
+static int setup(void **state)
+{
+	char path[] = "/tmp/tgpmem-XXXXXX";
+	int fd = mkstemp(path), is_pmem;
+
+	(void)state;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	pm = pmem_map_file(path, MAP_LEN, PMEM_FILE_CREATE, 0600, &pm_len, &is_pmem);
+	unlink(path);
+	thread_bytes = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "tgpmem_thread_bytes");
+	return pm && thread_bytes ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	pmem_unmap(pm, pm_len);
+	return 0;
+}
+
+static void test_each_call_counts_its_length(void **state)
+{
+	char buf[1000];
+	uint64_t base = thread_bytes();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 7);
+	pmem_memcpy_persist(pm, buf, 1000);
+	assert_int_equal(thread_bytes() - base, 1000);
+	assert_memory_equal(pm, buf, 1000);
+
+	pmem_memset_nodrain(pm + 4096, 0x5a, 4096);
+	pmem_drain();
+	assert_int_equal(thread_bytes() - base, 5096);
+	assert_int_equal(pm[4096], 0x5a);
+	assert_int_equal(pm[8191], 0x5a);
+
+	/* NOFLUSH: nothing yet; the flush that follows counts it */
+	pmem_memcpy(pm + 8192, buf, 500, PMEM_F_MEM_NOFLUSH);
+	assert_int_equal(thread_bytes() - base, 5096);
+	pmem_persist(pm + 8192, 500);
+	assert_int_equal(thread_bytes() - base, 5596);
+	assert_memory_equal(pm + 8192, buf, 500);
+
+	pmem_memmove_persist(pm + 100, pm, 200);
+	assert_int_equal(thread_bytes() - base, 5796);
+	assert_memory_equal(pm + 100, buf, 200);
+
+	pmem_flush(pm, 64);
+	pmem_drain();
+	pmem_memset(pm + 12288, 1, 128, 0);
+	pmem_memmove(pm + 16384, buf, 10, PMEM_F_MEM_NONTEMPORAL);
+	assert_int_equal(thread_bytes() - base, 5796 + 64 + 128 + 10);
+	assert_int_equal(pmem_deep_persist(pm, 32), 0);
+	pmem_deep_flush(pm, 16);
+	assert_int_equal(thread_bytes() - base, 5796 + 64 + 128 + 10 + 32 + 16);
+	pmem_memcpy_nodrain(pm, buf, 7);
+	pmem_memmove_nodrain(pm, buf, 9);
+	pmem_memset_persist(pm, 0, 11);
+	assert_int_equal(thread_bytes() - base, 5796 + 64 + 128 + 10 + 32 + 16 + 27);
+}
+
+#define THREADS 4
+#define ITERS 10000
+
+static void *writer(void *arg)
+{
+	char line[64];
+	uint64_t base = thread_bytes();
+	int i;
+
+	memset(line, (int)(intptr_t)arg, sizeof(line));
+	for (i = 0; i < ITERS; i++)
+		pmem_memcpy_persist(pm + ((intptr_t)arg * ITERS + i) % (MAP_LEN / 64) * 64,
+				    line, sizeof(line));
+	return (void *)(uintptr_t)(thread_bytes() - base);
+}
+
+static void test_threads_count_independently(void **state)
+{
+	pthread_t t[THREADS];
+	uint64_t base = thread_bytes();
+	void *ret;
+	int i;
+
+	(void)state;
+	for (i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, writer, (void *)(intptr_t)(i + 1));
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(t[i], &ret);
+		assert_int_equal((uintptr_t)ret, ITERS * 64);
+	}
+	assert_int_equal(thread_bytes() - base, 0);	/* not this thread's */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_call_counts_its_length),
+		cmocka_unit_test(test_threads_count_independently),
+	};
+
+	return cmocka_run_group_tests_name("tgpmem", tests, setup, teardown);
+}
