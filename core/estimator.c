@@ -39,11 +39,6 @@ u64 tg_mul_div(u64 a, u32 b, u32 c)
 	return (q1 << 32) + q0;
 }
 
-static u64 tg_sat_add(u64 a, u64 b)
-{
-	return a + b < a ? U64_MAX : a + b;
-}
-
 static u64 tg_lines_to_bytes(u64 lines)
 {
 	return lines > U64_MAX / TG_CACHE_LINE ? U64_MAX : lines * TG_CACHE_LINE;

@@ -104,7 +104,7 @@ static u64 tg_total(const struct tg_reg_group *g)
 	int k;
 
 	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = sum + g->bps.v[k] < sum ? U64_MAX : sum + g->bps.v[k];
+		sum = tg_sat_add(sum, g->bps.v[k]);
 	return sum;
 }
 

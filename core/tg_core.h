@@ -16,6 +16,12 @@
 
 /* ---- arithmetic ---------------------------------------------------------- */
 
+/* a + b, saturating at U64_MAX */
+static inline u64 tg_sat_add(u64 a, u64 b)
+{
+	return a + b < a ? U64_MAX : a + b;
+}
+
 /* a * b / c, exact, saturating at U64_MAX; c must not be 0 */
 u64 tg_mul_div(u64 a, u32 b, u32 c);
 

@@ -36,8 +36,6 @@ struct tg_park {
 /* parks queued or running; tg_cpu_drain() waits for 0 */
 static atomic_t tg_parks = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(tg_parks_wq);
-/* set while everything is being released: parks return at once */
-static bool tg_release_all;
 
 static bool tg_park_done(struct tg_group *grp)
 {
@@ -46,8 +44,7 @@ static bool tg_park_done(struct tg_group *grp)
 	rcu_read_lock();
 	moved = tg_task_group(current) != grp;
 	rcu_read_unlock();
-	return !READ_ONCE(grp->cpu_throttled) || READ_ONCE(grp->dead) ||
-	       READ_ONCE(tg_release_all) || moved;
+	return !READ_ONCE(grp->cpu_throttled) || READ_ONCE(grp->dead) || moved;
 }
 
 static void tg_park_fn(struct callback_head *cb)
@@ -227,18 +224,17 @@ void tg_cpu_release(struct tg_group *grp)
 }
 
 /**
- * tg_cpu_drain() - release every park and wait until none is left
+ * tg_cpu_drain() - wait until no park is queued or running
  *
- * Called at unmount (after every group has been released and removed) and
- * at unload. Queued parks run promptly (TWA_SIGNAL) and return at once;
- * RCU-tasks then guarantees no task is still executing module text.
+ * Called at unmount (after every group has been removed: dead, woken) and
+ * at unload. Queued parks run promptly (TWA_SIGNAL) and return at once on
+ * their dead group; RCU-tasks then guarantees no task is still executing
+ * module text.
  *
  * Context: process context, no tgroup lock held.
  */
 void tg_cpu_drain(void)
 {
-	WRITE_ONCE(tg_release_all, true);
 	wait_event(tg_parks_wq, !atomic_read(&tg_parks));
 	synchronize_rcu_tasks();
-	WRITE_ONCE(tg_release_all, false);
 }

@@ -17,9 +17,7 @@
  * core/mba.c), the build, and the unavailable/publish paths in the guest.
  */
 #include <linux/cpu.h>
-#include <linux/percpu.h>
 #include <linux/smp.h>
-#include <linux/tracepoint.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/processor.h>

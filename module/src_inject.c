@@ -34,11 +34,6 @@ struct tg_inject_line {
 static DEFINE_SPINLOCK(tg_inj_lat_lock);
 static struct tg_latency_in tg_inj_lat;
 
-static u64 tg_sat_add(u64 a, u64 b)
-{
-	return a + b < a ? U64_MAX : a + b;
-}
-
 static struct tg_group *tg_group_by_name(const char *name, size_t len)
 {
 	struct tg_group *grp;
