@@ -29,7 +29,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
 GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread
 
 CORE_SRC := $(wildcard core/*.c)
-KSRC := $(wildcard module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]) Kbuild
+KSRC := $(wildcard module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]) pmdk-hooks/tgpmem_abi.h Kbuild
 GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
@@ -62,9 +62,9 @@ $(GK)/tgroup.ko: $(KSRC)
 user: $(BUILD)/libtgcore.a $(BUILD)/libtgpmem.so
 
 # pmdk-hooks: LD_PRELOAD library counting libpmem writes per thread
-$(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c
+$(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c pmdk-hooks/tgpmem_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -pthread -Ipmdk-hooks -o $@ $< -ldl
 
 $(BUILD)/test_tgpmem: tests/pmdk/test_tgpmem.c
 	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -lcmocka -ldl

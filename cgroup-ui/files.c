@@ -251,11 +251,13 @@ static int tg_interference_show(struct seq_file *sf, struct tg_group *grp)
 /* Every signal source and actuator, active or why not (read-only). */
 static void tg_sources_show(struct seq_file *sf)
 {
-	char perf[128], uncore[128], sample[128];
+	char perf[128], uncore[128], sample[128], pmdk[128];
 
 	seq_printf(sf, "source_inject=%s\n", tg_inject_enabled ? "active" :
 		   "unavailable: module parameter inject=0");
 	seq_printf(sf, "source_vfs=%s\n", tg_vfs_state());
+	tg_pmdk_state(pmdk, sizeof(pmdk));
+	seq_printf(sf, "source_pmdk=%s\n", pmdk);
 	mutex_lock(&tg_mutex);
 	tg_perf_state(perf, sizeof(perf));
 	tg_uncore_state(uncore, sizeof(uncore));

@@ -112,6 +112,18 @@ void tg_group_get(struct tg_group *grp)
 }
 
 /**
+ * tg_group_tryget() - take a reference unless the group is being freed
+ * @grp: group found under RCU without tg_mutex
+ *
+ * Context: rcu_read_lock() held.
+ * Return: true if a reference was taken (always for the root group).
+ */
+bool tg_group_tryget(struct tg_group *grp)
+{
+	return tg_is_root(grp) || kref_get_unless_zero(&grp->ref);
+}
+
+/**
  * tg_group_put() - drop a reference; the last one frees after a grace period
  * @grp: group
  *

@@ -141,6 +141,7 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 	tg_rdt_take(grp, &c);
 	tg_sample_take(grp, &c);
 	tg_vfs_take(grp, &c);
+	tg_pmdk_take(grp, &c);
 	tg_estimate(&c, &e);
 	tg_account_update(&grp->acct, &e, elapsed_us);
 	usage = div_u64(tg_cpu_collect(grp) * period_us, elapsed_us);
@@ -183,6 +184,7 @@ static void tg_period_fn(struct work_struct *work)
 	tg_perf_period();
 	tg_rdt_period();
 	tg_sample_period();
+	tg_pmdk_period();
 	list_for_each_entry(grp, &tg_groups, node)
 		tg_measure(grp, period_us, elapsed_us);
 
@@ -242,6 +244,7 @@ void tg_loop_start(void)
 		mutex_lock(&tg_mutex);
 		tg_detector_init(&tg_det);
 		tg_regulator_init(&tg_reg);
+		tg_pmdk_rebase();
 		tg_last_period = ktime_get();
 		mutex_unlock(&tg_mutex);
 		tg_loop_running = true;

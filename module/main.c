@@ -8,6 +8,7 @@
  *  period_ms   initial regulation period, 1..1000 (tgroup.config changes it)
  *  inject      enable the inject signal source (emulated platform, tests)
  *  probe       enable the probe source (timed writes per memory tier)
+ *  pmdk_max_procs  processes with a PMDK page at once (src_pmdk.c)
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -58,12 +59,14 @@ static int __init tg_init(void)
 	tg_probe_init();
 	tg_mba_init();
 	tg_rdt_init();
+	tg_pmdk_init();
 	ret = tg_fs_init();
 	if (ret)
-		goto err_inject;
+		goto err_pmdk;
 	return 0;
 
-err_inject:
+err_pmdk:
+	tg_pmdk_exit();
 	tg_probe_exit();
 	tg_vfs_exit();
 	tg_inject_exit();
@@ -76,6 +79,7 @@ err_membership:
 static void __exit tg_exit(void)
 {
 	tg_fs_exit();		/* nothing is mounted: loop stopped, throttles gone */
+	tg_pmdk_exit();
 	tg_probe_exit();
 	tg_vfs_exit();
 	tg_inject_exit();

@@ -76,6 +76,8 @@ struct tg_group {
 
 	/* vfs source: DAX bytes written since the last period */
 	atomic64_t		vfs_bytes;
+	/* pmdk source: bytes reported through shared pages since then */
+	atomic64_t		pmdk_bytes;
 	/* store sampling: samples since the last period, [0] DRAM [1] slow */
 	atomic64_t		store_samples[2];
 
@@ -128,6 +130,7 @@ void tg_group_activate(struct tg_group *grp);
 int tg_group_remove(struct tg_group *grp, const char **msg);
 void tg_group_remove_all(void);
 void tg_group_get(struct tg_group *grp);
+bool tg_group_tryget(struct tg_group *grp);
 void tg_group_put(struct tg_group *grp);
 void tg_group_reset_root(void);
 
@@ -213,6 +216,14 @@ void tg_vfs_init(void);
 void tg_vfs_exit(void);
 void tg_vfs_take(struct tg_group *grp, struct tg_counters *c);
 const char *tg_vfs_state(void);
+
+/* module/src_pmdk.c: the pmdk source (pages shared with libtgpmem.so) */
+void tg_pmdk_init(void);
+void tg_pmdk_exit(void);
+void tg_pmdk_rebase(void);
+void tg_pmdk_period(void);
+void tg_pmdk_take(struct tg_group *grp, struct tg_counters *c);
+void tg_pmdk_state(char *buf, size_t size);
 
 /* module/src_inject.c: the inject source (debugfs) */
 int tg_inject_init(void);

@@ -7,54 +7,185 @@
  *
  *   LD_PRELOAD=libtgpmem.so ./app      (app linked against libpmem.so.1)
  *
- * Every interposed call adds its length to the calling thread's counter
- * and forwards to the real libpmem (dlsym(RTLD_NEXT)); arguments and
- * results are untouched. Counted (docs/pmdk-hooks.md):
+ * Every interposed call adds its length to the calling thread's slot in a
+ * page shared with tgroup.ko (pmdk-hooks/tgpmem_abi.h) and forwards to the
+ * real libpmem (dlsym(RTLD_NEXT)); arguments, results and errno are
+ * untouched. Counted (docs/pmdk-hooks.md):
  *   pmem_memcpy/memmove/memset and their _persist/_nodrain forms: len
  *     (with PMEM_F_MEM_NOFLUSH: not counted - the later flush is);
  *   pmem_persist, pmem_flush, pmem_deep_persist, pmem_deep_flush,
  *   pmem_msync: len (stores made durable by a flush).
- * The counter is thread-local and written only by its thread (no lock, no
- * atomic read-modify-write on the fast path). Publishing it to the module
- * through a shared page is the next step (issue 5); until then this
- * library is a pure pass-through that counts, and
- * tgpmem_thread_bytes() reports the calling thread's total.
+ *
+ * Fast path: one thread-local pointer and one plain store to the thread's
+ * own slot (one cache line per slot) - no lock, no atomic read-modify-write.
+ * A thread's first call opens the process's page (once per process) and
+ * claims its slot; threads beyond the page's slots share the overflow slot
+ * with atomic adds. Without the module (no device, or any failure) the
+ * slot is a thread-local variable: a pure pass-through that counts only
+ * for tgpmem_thread_bytes(). fork: the page is not inherited, the child
+ * handler forgets it and the child's first call opens its own; exec: the
+ * descriptor is O_CLOEXEC and the new image starts afresh.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#include "tgpmem_abi.h"
 
 #define PMEM_F_MEM_NOFLUSH (1U << 5)	/* libpmem.h */
 
-static __thread uint64_t tg_bytes;
+/*
+ * Per thread, in one block of static TLS (initial-exec: no __tls_get_addr
+ * call on the fast path; fine for a library that is preloaded or linked,
+ * not for one dlopen()ed late).
+ */
+struct tg_thread {
+	__u64		*slot;		/* where its bytes go; NULL: not attached */
+	bool		shared;		/* the overflow slot: atomic adds */
+	unsigned int	depth;		/* interposed calls in progress */
+	__u64		bytes;		/* everything it counted */
+	__u64		local;		/* the slot without a module */
+	long		index;		/* slot index, -1: none */
+};
+static __thread struct tg_thread tg_t
+	__attribute__((tls_model("initial-exec"))) = { .index = -1 };
+
+/* per process: the page, under tg_lock (slow path only) */
+static pthread_mutex_t tg_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tg_fd = -1;
+static struct tgpmem_page *tg_page;
+static int tg_proc_state;		/* 0 not tried, 1 attached, -1 none */
 
 /* the calling thread's counted bytes (diagnostics and tests) */
 uint64_t tgpmem_thread_bytes(void);
 uint64_t tgpmem_thread_bytes(void)
 {
-	return tg_bytes;
+	return tg_t.bytes;
+}
+
+/* the calling thread's slot in the shared page, or -1 (none yet, or none) */
+long tgpmem_thread_slot(void);
+long tgpmem_thread_slot(void)
+{
+	return tg_t.index;
+}
+
+static bool tg_open_page(void)
+{
+	struct tgpmem_page *pg;
+	int fd = open(TGPMEM_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	pg = mmap(NULL, TGPMEM_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  fd, 0);
+	if (pg == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	if (pg->magic != TGPMEM_MAGIC || pg->version != TGPMEM_VERSION ||
+	    !pg->nr_slots || pg->nr_slots > TGPMEM_NR_SLOTS) {
+		munmap(pg, TGPMEM_PAGE_BYTES);
+		close(fd);
+		return false;
+	}
+	tg_fd = fd;
+	tg_page = pg;
+	return true;
+}
+
+/* First call of a thread: find its slot. */
+static __attribute__((noinline)) __u64 *tg_attach(void)
+{
+	int saved = errno;
+	long i;
+
+	pthread_mutex_lock(&tg_lock);
+	if (!tg_proc_state)
+		tg_proc_state = tg_open_page() ? 1 : -1;
+	if (tg_proc_state > 0) {
+		i = ioctl(tg_fd, TGPMEM_IOC_CLAIM);
+		if (i >= 0 && i < (long)tg_page->nr_slots) {
+			tg_t.index = i;
+			tg_t.shared = i == TGPMEM_OVERFLOW;
+			tg_t.slot = &tg_page->slot[i].bytes;
+		}
+	}
+	pthread_mutex_unlock(&tg_lock);
+	if (!tg_t.slot)
+		tg_t.slot = &tg_t.local;
+	errno = saved;
+	return tg_t.slot;
+}
+
+static inline void tg_count(struct tg_thread *t, size_t len)
+{
+	__u64 *p = t->slot;
+
+	t->bytes += len;
+	if (__builtin_expect(!p, 0))
+		p = tg_attach();
+	if (__builtin_expect(t->shared, 0))
+		__atomic_fetch_add(p, len, __ATOMIC_RELAXED);
+	else	/* one writer: a plain (untorn) store is what the module reads */
+		__atomic_store_n(p, *p + len, __ATOMIC_RELAXED);
+}
+
+static void tg_fork_prepare(void)
+{
+	pthread_mutex_lock(&tg_lock);
+}
+
+static void tg_fork_parent(void)
+{
+	pthread_mutex_unlock(&tg_lock);
+}
+
+/* The child has no mapping (not inherited) and the parent's descriptor. */
+static void tg_fork_child(void)
+{
+	if (tg_fd >= 0)
+		close(tg_fd);
+	tg_fd = -1;
+	tg_page = NULL;
+	tg_proc_state = 0;
+	tg_t.slot = NULL;
+	tg_t.shared = false;
+	tg_t.index = -1;
+	pthread_mutex_init(&tg_lock, NULL);
+}
+
+__attribute__((constructor)) static void tg_init(void)
+{
+	pthread_atfork(tg_fork_prepare, tg_fork_parent, tg_fork_child);
 }
 
 /*
  * libpmem calls some of its own exported functions (pmem_persist calls
  * pmem_flush through the PLT): only the outermost interposed call counts.
  */
-static __thread unsigned int tg_depth;
-
 static inline void tg_enter(size_t len)
 {
-	/* one writer (this thread); a plain store is what readers see */
-	if (!tg_depth++)
-		__atomic_store_n(&tg_bytes, tg_bytes + len, __ATOMIC_RELAXED);
+	struct tg_thread *t = &tg_t;
+
+	if (!t->depth++ && len)
+		tg_count(t, len);
 }
 
 static inline void tg_leave(void)
 {
-	tg_depth--;
+	tg_t.depth--;
 }
 
 static void *tg_real(const char *name)

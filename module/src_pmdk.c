@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * src_pmdk.c - the pmdk signal source: bytes that processes store into
+ * mapped persistent memory through libpmem (no system call, so neither the
+ * vfs source nor the scheduler sees them), as counted by libtgpmem.so in a
+ * page shared with the module (pmdk-hooks/tgpmem_abi.h).
+ *
+ * /dev/tgroup_pmem (misc device, 0666). open() gives the calling process
+ * its own page - one per address space, pmdk_max_procs pages in all. Only
+ * that process may mmap the page or claim slots in it: a descriptor passed
+ * to, or inherited by, another process is refused (EPERM), and the mapping
+ * is not copied by fork (VM_DONTCOPY): a child opens its own page. A thread
+ * claims a slot (TGPMEM_IOC_CLAIM) and adds its bytes to it with plain
+ * stores; when all are taken it gets the overflow slot 0, shared with
+ * atomic adds.
+ *
+ * Each period the loop reads every claimed slot (tg_pmdk_period()) and
+ * charges the increase to the group of the slot's thread (slot 0: the
+ * process leader's); a slot whose thread has exited is read a last time,
+ * charged to the group it was last seen in, and freed. Closing the page
+ * (exit, exec) reads every slot a last time. The reports are untrusted: a
+ * count below the highest seen is rejected (tgroup.config source_pmdk
+ * counts them) and charges nothing until it is passed again; the estimator
+ * caps the input by the group's MBM total when MBM is present. Reports only
+ * ever charge the groups of the reporting process's own threads.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+
+#include "tgroup.h"
+#include "tgpmem_abi.h"
+
+static unsigned int tg_pmdk_max_procs = 1024;
+module_param_named(pmdk_max_procs, tg_pmdk_max_procs, uint, 0444);
+MODULE_PARM_DESC(pmdk_max_procs,
+		 "Most processes with a PMDK page at once (0 disables /dev/tgroup_pmem, default 1024)");
+
+/* One slot as the module tracks it. */
+struct tg_pslot {
+	struct pid		*pid;	/* owner thread (slot 0: the process); NULL: free */
+	struct tg_group		*grp;	/* group charged, referenced; NULL: none */
+	u64			seen;	/* highest count read */
+};
+
+/* One process's page. */
+struct tg_pproc {
+	struct list_head	node;	/* tg_pprocs */
+	struct mm_struct	*mm;	/* owner's address space (mmgrab) */
+	struct page		*page;
+	struct tgpmem_page	*shared;	/* page_address(page) */
+	struct tg_pslot		slot[TGPMEM_NR_SLOTS];
+};
+
+/* Pages, slot state and the counters below; taken after tg_mutex. */
+static DEFINE_MUTEX(tg_pmdk_lock);
+static LIST_HEAD(tg_pprocs);
+static unsigned int tg_pmdk_nr;
+static u64 tg_pmdk_rejected;
+static bool tg_pmdk_registered;
+static int tg_pmdk_err;
+
+/* s->grp = grp, taking over a reference the caller holds on grp */
+static void tg_pslot_set_grp(struct tg_pslot *s, struct tg_group *grp)
+{
+	if (s->grp)
+		tg_group_put(s->grp);
+	s->grp = grp;
+}
+
+/* Give a free slot to the calling thread (slot 0: to its process). */
+static void tg_pslot_own(struct tg_pslot *s, struct pid *pid)
+{
+	struct tg_group *grp;
+
+	s->pid = pid;
+	s->seen = 0;
+	rcu_read_lock();
+	grp = tg_task_group(current);
+	if (tg_group_tryget(grp))
+		tg_pslot_set_grp(s, grp);
+	rcu_read_unlock();
+}
+
+/* The slot's thread while it can still run user code, else NULL. */
+static struct task_struct *tg_pslot_task(const struct tg_pslot *s,
+					 unsigned int i)
+{
+	struct task_struct *t;
+
+	t = pid_task(s->pid, i == TGPMEM_OVERFLOW ? PIDTYPE_TGID : PIDTYPE_PID);
+	return t && !(t->flags & PF_EXITING) ? t : NULL;
+}
+
+/*
+ * Read slot i and charge what it gained to the slot's group. A count below
+ * the high-water mark is rejected: nothing is charged until it is passed.
+ */
+static void tg_pslot_charge(struct tg_pproc *p, unsigned int i)
+{
+	struct tg_pslot *s = &p->slot[i];
+	u64 v = READ_ONCE(p->shared->slot[i].bytes);
+
+	lockdep_assert_held(&tg_pmdk_lock);
+	if (v < s->seen) {
+		tg_pmdk_rejected++;
+		return;
+	}
+	if (v > s->seen && s->grp && !tg_is_root(s->grp) && !READ_ONCE(s->grp->dead))
+		atomic64_add(v - s->seen, &s->grp->pmdk_bytes);
+	s->seen = v;
+}
+
+/* Free slot i of an exited thread: read it a last time first. */
+static void tg_pslot_retire(struct tg_pproc *p, unsigned int i)
+{
+	struct tg_pslot *s = &p->slot[i];
+
+	lockdep_assert_held(&tg_pmdk_lock);
+	smp_rmb();	/* the thread's last stores precede PF_EXITING */
+	tg_pslot_charge(p, i);
+	tg_pslot_set_grp(s, NULL);
+	put_pid(s->pid);
+	s->pid = NULL;
+	s->seen = 0;
+	WRITE_ONCE(p->shared->slot[i].bytes, 0);
+}
+
+/* One period for one page: charge every slot, follow moved threads. */
+static void tg_pproc_collect(struct tg_pproc *p)
+{
+	struct task_struct *t;
+	unsigned int i;
+
+	lockdep_assert_held(&tg_pmdk_lock);
+	for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
+		struct tg_pslot *s = &p->slot[i];
+
+		if (!s->pid)
+			continue;
+		rcu_read_lock();
+		t = tg_pslot_task(s, i);
+		/* tg_mutex held: a group found through a member stays listed */
+		if (t) {
+			struct tg_group *grp = tg_task_group(t);
+
+			if (grp != s->grp) {
+				tg_group_get(grp);
+				tg_pslot_set_grp(s, grp);
+			}
+		}
+		rcu_read_unlock();
+		if (t || i == TGPMEM_OVERFLOW)
+			tg_pslot_charge(p, i);
+		else
+			tg_pslot_retire(p, i);
+	}
+}
+
+/**
+ * tg_pmdk_period() - charge every page's new bytes to the groups
+ *
+ * Context: the regulation loop, tg_mutex held.
+ */
+void tg_pmdk_period(void)
+{
+	struct tg_pproc *p;
+
+	lockdep_assert_held(&tg_mutex);
+	mutex_lock(&tg_pmdk_lock);
+	list_for_each_entry(p, &tg_pprocs, node)
+		tg_pproc_collect(p);
+	mutex_unlock(&tg_pmdk_lock);
+}
+
+/**
+ * tg_pmdk_rebase() - a new mount: what was counted while unmounted is not
+ * charged to anyone, and the old mount's groups are let go
+ *
+ * Context: tg_mutex held, before the first period of the mount.
+ */
+void tg_pmdk_rebase(void)
+{
+	struct tg_pproc *p;
+	unsigned int i;
+
+	lockdep_assert_held(&tg_mutex);
+	mutex_lock(&tg_pmdk_lock);
+	list_for_each_entry(p, &tg_pprocs, node) {
+		for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
+			struct tg_pslot *s = &p->slot[i];
+
+			if (!s->pid)
+				continue;
+			tg_pslot_set_grp(s, NULL);
+			tg_pslot_charge(p, i);	/* no group: only moves the mark */
+		}
+	}
+	mutex_unlock(&tg_pmdk_lock);
+}
+
+/**
+ * tg_pmdk_take() - a group's PMDK bytes since the last period
+ * @grp: group
+ * @c:   the period's counters: pmdk_nvm_write_bytes, TG_IN_PMDK
+ *
+ * Context: the regulation loop, after tg_pmdk_period().
+ */
+void tg_pmdk_take(struct tg_group *grp, struct tg_counters *c)
+{
+	if (!tg_pmdk_registered)
+		return;
+	c->present |= TG_IN_PMDK;
+	c->pmdk_nvm_write_bytes = atomic64_xchg(&grp->pmdk_bytes, 0);
+}
+
+/**
+ * tg_pmdk_state() - "active: ..." or why the source is unavailable
+ * @buf:  output
+ * @size: its size
+ */
+void tg_pmdk_state(char *buf, size_t size)
+{
+	if (!tg_pmdk_registered) {
+		if (!tg_pmdk_max_procs)
+			snprintf(buf, size, "unavailable: module parameter pmdk_max_procs=0");
+		else
+			snprintf(buf, size, "unavailable: misc device registration failed (%d)",
+				 tg_pmdk_err);
+		return;
+	}
+	mutex_lock(&tg_pmdk_lock);
+	snprintf(buf, size, "active: %u processes, %llu reports rejected",
+		 tg_pmdk_nr, tg_pmdk_rejected);
+	mutex_unlock(&tg_pmdk_lock);
+}
+
+/*
+ * Claim a slot for the calling thread: the one it has, a free one, one
+ * freed from an exited thread, or the overflow slot.
+ */
+static long tg_pmdk_claim(struct tg_pproc *p)
+{
+	struct pid *me = task_pid(current);
+	struct task_struct *t;
+	int i, free = -1;
+
+	mutex_lock(&tg_pmdk_lock);
+	for (i = 1; i < TGPMEM_NR_SLOTS; i++) {
+		if (p->slot[i].pid == me)
+			goto out;
+		if (!p->slot[i].pid && free < 0)
+			free = i;
+	}
+	for (i = 1; i < TGPMEM_NR_SLOTS && free < 0; i++) {
+		rcu_read_lock();
+		t = tg_pslot_task(&p->slot[i], i);
+		rcu_read_unlock();
+		if (!t) {
+			tg_pslot_retire(p, i);
+			free = i;
+		}
+	}
+	i = free < 0 ? TGPMEM_OVERFLOW : free;
+	if (free >= 0)
+		tg_pslot_own(&p->slot[i], get_pid(me));
+out:
+	mutex_unlock(&tg_pmdk_lock);
+	return i;
+}
+
+static void tg_pproc_free(struct tg_pproc *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
+		tg_pslot_set_grp(&p->slot[i], NULL);
+		put_pid(p->slot[i].pid);
+	}
+	mmdrop(p->mm);
+	put_page(p->page);
+	kfree(p);
+}
+
+static int tg_pmdk_open(struct inode *inode, struct file *file)
+{
+	struct tg_pproc *p, *q;
+	int ret;
+
+	if (!current->mm)
+		return -EINVAL;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!p->page) {
+		kfree(p);
+		return -ENOMEM;
+	}
+	p->shared = page_address(p->page);
+	p->shared->magic = TGPMEM_MAGIC;
+	p->shared->version = TGPMEM_VERSION;
+	p->shared->nr_slots = TGPMEM_NR_SLOTS;
+	p->mm = current->mm;
+	mmgrab(p->mm);
+	tg_pslot_own(&p->slot[TGPMEM_OVERFLOW], get_pid(task_tgid(current)));
+
+	mutex_lock(&tg_pmdk_lock);
+	ret = -ENOSPC;
+	if (tg_pmdk_nr >= tg_pmdk_max_procs)
+		goto err_unlock;
+	ret = -EBUSY;
+	list_for_each_entry(q, &tg_pprocs, node)
+		if (q->mm == p->mm)
+			goto err_unlock;
+	list_add_tail(&p->node, &tg_pprocs);
+	tg_pmdk_nr++;
+	mutex_unlock(&tg_pmdk_lock);
+	file->private_data = p;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&tg_pmdk_lock);
+	tg_pproc_free(p);
+	return ret;
+}
+
+/* Last reference to the page gone (every mapping and descriptor). */
+static int tg_pmdk_release(struct inode *inode, struct file *file)
+{
+	struct tg_pproc *p = file->private_data;
+	unsigned int i;
+
+	mutex_lock(&tg_pmdk_lock);
+	list_del(&p->node);
+	tg_pmdk_nr--;
+	for (i = 0; i < TGPMEM_NR_SLOTS; i++)
+		if (p->slot[i].pid)
+			tg_pslot_charge(p, i);
+	mutex_unlock(&tg_pmdk_lock);
+	tg_pproc_free(p);
+	return 0;
+}
+
+static void tg_vma_flags(struct vm_area_struct *vma, unsigned long set,
+			 unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+static int tg_pmdk_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct tg_pproc *p = file->private_data;
+
+	BUILD_BUG_ON(sizeof(struct tgpmem_page) != TGPMEM_PAGE_BYTES);
+	BUILD_BUG_ON(TGPMEM_PAGE_BYTES != PAGE_SIZE);
+	if (current->mm != p->mm)
+		return -EPERM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	    !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	tg_vma_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+	return vm_insert_page(vma, vma->vm_start, p->page);
+}
+
+static long tg_pmdk_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct tg_pproc *p = file->private_data;
+
+	if (cmd != TGPMEM_IOC_CLAIM)
+		return -ENOTTY;
+	if (current->mm != p->mm)
+		return -EPERM;
+	return tg_pmdk_claim(p);
+}
+
+static const struct file_operations tg_pmdk_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tg_pmdk_open,
+	.release	= tg_pmdk_release,
+	.mmap		= tg_pmdk_mmap,
+	.unlocked_ioctl	= tg_pmdk_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice tg_pmdk_dev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "tgroup_pmem",
+	.fops	= &tg_pmdk_fops,
+	.mode	= 0666,
+};
+
+/**
+ * tg_pmdk_init() - create /dev/tgroup_pmem
+ *
+ * Context: module init. A failure leaves the source unavailable (reason in
+ * tgroup.config); not an error for the module.
+ */
+void tg_pmdk_init(void)
+{
+	if (!tg_pmdk_max_procs)
+		return;
+	tg_pmdk_err = misc_register(&tg_pmdk_dev);
+	tg_pmdk_registered = !tg_pmdk_err;
+}
+
+/**
+ * tg_pmdk_exit() - remove the device (no page is open: each pins the module)
+ *
+ * Context: module exit.
+ */
+void tg_pmdk_exit(void)
+{
+	if (tg_pmdk_registered)
+		misc_deregister(&tg_pmdk_dev);
+	tg_pmdk_registered = false;
+}
