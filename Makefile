@@ -26,7 +26,7 @@ GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
 
 CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
-GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread
+GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread -Ipmdk-hooks
 
 CORE_SRC := $(wildcard core/*.c)
 KSRC := $(wildcard module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]) pmdk-hooks/tgpmem_abi.h Kbuild
@@ -69,6 +69,10 @@ $(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c pmdk-hooks/tgpmem_abi.h
 $(BUILD)/test_tgpmem: tests/pmdk/test_tgpmem.c
 	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -lcmocka -ldl
 
+# a real libpmem program for the in-guest pmdk suite (dynamic: preloadable)
+$(BUILD)/pmem_writer: tests/pmdk/pmem_writer.c
+	$(CC) -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -ldl
+
 $(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -lpmem -ldl
 
@@ -79,23 +83,25 @@ $(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
 $(BUILD)/libtgcore.a: $(patsubst core/%.c,$(BUILD)/core/%.o,$(CORE_SRC))
 	ar rcs $@ $^
 
-$(BUILD)/guest/%: tests/guest/%.c tests/guest/harness.h tests/guest/util.h
+$(BUILD)/guest/%: tests/guest/%.c tests/guest/harness.h tests/guest/util.h pmdk-hooks/tgpmem_abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
 guest: $(GUEST_BIN)
 
 INITRAMFS := $(GK)/initramfs.cpio.gz
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh
+# host programs the suites run, with their libraries
+GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
-	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites /usr/sbin/mke2fs
+	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
 
 initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
-VM_SUITES ?= fs,lifecycle,regulate
+VM_SUITES ?= fs,lifecycle,regulate,pmdk
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 

@@ -15,12 +15,6 @@
 
 #define TG_TEST_MAX_GROUPS 16
 
-static void mk(const char *g)
-{
-	if (mkdir(p2(MNT, g), 0755))
-		FAIL("mkdir %s: %s", g, strerror(errno));
-}
-
 static void rm(const char *g)
 {
 	if (rmdir(p2(MNT, g)))

@@ -16,7 +16,6 @@
 
 #include "util.h"
 
-#define INJECT "/sys/kernel/debug/tgroup/inject"
 #define QUOTA_TOL	0.05	/* of one CPU */
 #define LOOP_TOL	0.10	/* of the limit */
 
@@ -60,46 +59,6 @@ static volatile unsigned long *shared_counter(void)
 	if (p == MAP_FAILED)
 		FAIL("mmap");
 	return p;
-}
-
-static void mk(const char *g)
-{
-	if (mkdir(p2(MNT, g), 0755))
-		FAIL("mkdir %s: %s", g, strerror(errno));
-}
-
-static void join(const char *g, pid_t pid)
-{
-	if (wrf(gp(g, "cgroup.procs"), "%d", pid) < 0)
-		FAIL("move %d to %s: %s", pid, g, strerror(errno));
-}
-
-static void inject(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void inject(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (wr(INJECT, buf) < 0)
-		FAIL("inject '%s': %s (%s)", buf, strerror(errno), status());
-}
-
-static unsigned long long stat_value(const char *g, const char *key)
-{
-	char buf[2048], *p;
-	unsigned long long v = 0;
-
-	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
-	p = strstr(buf, key);
-	if (!p)
-		FAIL("no %s in %s/tgroup.stat", key, g);
-	if (!strncmp(p + strlen(key) + 1, "max", 3))
-		return ~0ull;
-	sscanf(p + strlen(key) + 1, "%llu", &v);
-	return v;
 }
 
 static int stat_is(const char *g, const char *key, const char *word)

@@ -208,4 +208,47 @@ static inline int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* group helpers: any failure ends the test */
+#define INJECT "/sys/kernel/debug/tgroup/inject"
+
+static inline void mk(const char *g)
+{
+	if (mkdir(p2(MNT, g), 0755))
+		FAIL("mkdir %s: %s", g, strerror(errno));
+}
+
+static inline void join(const char *g, pid_t pid)
+{
+	if (wrf(gp(g, "cgroup.procs"), "%d", pid) < 0)
+		FAIL("move %d to %s: %s", pid, g, strerror(errno));
+}
+
+static inline void inject(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void inject(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (wr(INJECT, buf) < 0)
+		FAIL("inject '%s': %s (%s)", buf, strerror(errno), status());
+}
+
+static inline unsigned long long stat_value(const char *g, const char *key)
+{
+	char buf[2048], *p;
+	unsigned long long v = 0;
+
+	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
+	p = strstr(buf, key);
+	if (!p)
+		FAIL("no %s in %s/tgroup.stat", key, g);
+	if (!strncmp(p + strlen(key) + 1, "max", 3))
+		return ~0ull;
+	sscanf(p + strlen(key) + 1, "%llu", &v);
+	return v;
+}
+
 #endif /* TG_UTIL_H */

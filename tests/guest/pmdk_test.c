@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmdk_test.c - the pmdk source in the guest: the page shared through
+ * /dev/tgroup_pmem (layout, ownership, mapping rules, slots per thread, the
+ * overflow slot, slots freed at exit, untrusted reports, the MBM cap), then
+ * libtgpmem.so preloaded into real libpmem programs writing to the DAX ext4
+ * on the emulated pmem (/mnt/pmem): pmem_writer (tests/pmdk/pmem_writer.c)
+ * and fio's libpmem engine.
+ *
+ * Expects tgroup.ko loaded with inject=1 and mounted (suite "pmdk"). Every
+ * expectation is an exact byte count computed here from what was written;
+ * the only tolerance is PMDK_TOL (one flush granule, a cache line), which
+ * the library's exact counting does not need.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "util.h"
+#include "tgpmem_abi.h"
+
+#define PMDK_TOL	64	/* one flush granule */
+#define PRELOAD		"LD_PRELOAD=/usr/bin/libtgpmem.so"
+#define WRITER		"/usr/bin/pmem_writer"
+
+static unsigned long long root_periods(void)
+{
+	return stat_value("", "nr_periods");
+}
+
+/* wait until n more regulation periods have started and finished */
+static void wait_periods(unsigned int n)
+{
+	unsigned long long end = root_periods() + n + 1;
+	int i;
+
+	for (i = 0; i < 2000 && root_periods() < end; i++)
+		usleep(5000);
+	if (root_periods() < end)
+		FAIL("the regulation loop stalled");
+}
+
+static unsigned long long nvm_w(const char *g)
+{
+	return stat_value(g, "nvm_write_bytes");
+}
+
+/* the "N reports rejected" of tgroup.config source_pmdk */
+static unsigned long long rejected(void)
+{
+	char buf[4096], *p;
+	unsigned long long v;
+
+	rd(MNT "/tgroup.config", buf, sizeof(buf));
+	p = strstr(buf, "source_pmdk=active: ");
+	if (!p || !(p = strstr(p, "processes, ")) ||
+	    sscanf(p, "processes, %llu reports rejected", &v) != 1)
+		FAIL("no active source_pmdk in tgroup.config:\n%s", buf);
+	return v;
+}
+
+static int pm_open(void)
+{
+	int fd = open(TGPMEM_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		FAIL("open %s: %s", TGPMEM_DEVICE, strerror(errno));
+	return fd;
+}
+
+static struct tgpmem_page *pm_map(int fd)
+{
+	void *p = mmap(NULL, TGPMEM_PAGE_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		FAIL("mmap: %s", strerror(errno));
+	return p;
+}
+
+static long pm_claim(int fd)
+{
+	long i = ioctl(fd, TGPMEM_IOC_CLAIM);
+
+	if (i < 0 || i >= TGPMEM_NR_SLOTS)
+		FAIL("claim returned %ld (%s)", i, strerror(errno));
+	return i;
+}
+
+/* a fresh group with the calling process in it */
+static void enter(const char *g)
+{
+	rmdir(p2(MNT, g));
+	mk(g);
+	join(g, getpid());
+}
+
+TEST(abi_page_layout)
+{
+	int fd = pm_open();
+	struct tgpmem_page *pg = pm_map(fd);
+	long s;
+
+	EXPECT(pg->magic == TGPMEM_MAGIC, "magic %#x", pg->magic);
+	EXPECT_EQ_LL(pg->version, TGPMEM_VERSION);
+	EXPECT_EQ_LL(pg->nr_slots, TGPMEM_NR_SLOTS);
+	s = pm_claim(fd);
+	EXPECT(s >= 1, "first claim got slot %ld", s);
+	EXPECT_EQ_LL(pm_claim(fd), s);			/* a thread keeps its slot */
+	EXPECT_EQ_LL(pg->slot[s].bytes, 0);
+	EXPECT_ERRNO(ioctl(fd, _IO(0xB8, 0x7f)), ENOTTY);
+	EXPECT_ERRNO(open(TGPMEM_DEVICE, O_RDWR), EBUSY);	/* one page per process */
+}
+
+TEST(abi_mapping_rules)
+{
+	int fd = pm_open();
+
+	EXPECT(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) == MAP_FAILED &&
+	       errno == EINVAL, "private mapping: %s", strerror(errno));
+	EXPECT(mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED &&
+	       errno == EINVAL, "two pages: %s", strerror(errno));
+	EXPECT(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 4096) == MAP_FAILED &&
+	       errno == EINVAL, "offset: %s", strerror(errno));
+	EXPECT(mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0) == MAP_FAILED &&
+	       errno == EPERM, "executable: %s", strerror(errno));
+	pm_map(fd);
+}
+
+/* Another process - here a forked child with the descriptor - is refused. */
+TEST(abi_owner_only)
+{
+	int fd = pm_open(), st;
+	struct tgpmem_page *pg = pm_map(fd);
+	unsigned char vec;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int own;
+
+		/* the mapping was not inherited, the descriptor is refused */
+		EXPECT_ERRNO(mincore(pg, 4096, &vec), ENOMEM);
+		EXPECT_ERRNO(ioctl(fd, TGPMEM_IOC_CLAIM), EPERM);
+		EXPECT(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED &&
+		       errno == EPERM, "child mapped the parent's page: %s", strerror(errno));
+		own = pm_open();		/* its own page */
+		pm_map(own);
+		EXPECT(pm_claim(own) >= 1);
+		_exit(0);
+	}
+	EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	       "child checks failed");
+	EXPECT(pm_claim(fd) >= 1);
+}
+
+TEST(abi_count_exact)
+{
+	int fd;
+	struct tgpmem_page *pg;
+	unsigned long long a;
+	long s;
+
+	enter("pa_count");
+	fd = pm_open();
+	pg = pm_map(fd);
+	s = pm_claim(fd);
+	a = nvm_w("pa_count");
+	pg->slot[s].bytes = 1234567;
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_count") - a, 1234567);
+	EXPECT_EQ_LL(stat_value("pa_count", "dram_write_bytes"), 0);
+	pg->slot[s].bytes += 1000;
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_count") - a, 1235567);
+}
+
+/* A report below the highest seen is rejected and charges nothing. */
+TEST(abi_reports_monotonic)
+{
+	int fd;
+	struct tgpmem_page *pg;
+	unsigned long long a, r;
+	long s;
+
+	enter("pa_mono");
+	fd = pm_open();
+	pg = pm_map(fd);
+	s = pm_claim(fd);
+	a = nvm_w("pa_mono");
+	pg->slot[s].bytes = 10000;
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_mono") - a, 10000);
+	r = rejected();
+	pg->slot[s].bytes = 4000;		/* going back: rejected */
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_mono") - a, 10000);
+	EXPECT(rejected() > r, "rejected %llu -> %llu", r, rejected());
+	pg->slot[s].bytes = 15000;		/* only what passes the mark */
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_mono") - a, 15000);
+}
+
+/*
+ * With MBM present the period's PMDK input is capped by the MBM total. The
+ * report and the MBM figure must land in the same period: retried when a
+ * period started between the two writes.
+ */
+TEST(abi_mbm_caps_report)
+{
+	unsigned long long a, np;
+	struct tgpmem_page *pg;
+	int fd, tries;
+	long s;
+
+	enter("pa_mbm");
+	fd = pm_open();
+	pg = pm_map(fd);
+	s = pm_claim(fd);
+	for (tries = 0; tries < 10; tries++) {
+		wait_periods(1);
+		a = nvm_w("pa_mbm");
+		np = root_periods();
+		pg->slot[s].bytes += 1 << 20;
+		inject("group=pa_mbm mbm_bytes=4096");
+		if (root_periods() != np) {
+			wait_periods(2);
+			continue;
+		}
+		wait_periods(2);
+		EXPECT_EQ_LL(nvm_w("pa_mbm") - a, 4096);
+		EXPECT_EQ_LL(stat_value("pa_mbm", "dram_write_bytes"), 0);
+		return;
+	}
+	FAIL("every try straddled a period boundary");
+}
+
+#define NR_THREADS	70
+#define THREAD_BYTES	4096
+
+static pthread_barrier_t bar;
+static int tfd;
+static struct tgpmem_page *tpg;
+
+static void *slot_thread(void *arg)
+{
+	long s = pm_claim(tfd);
+
+	*(long *)arg = s;
+	pthread_barrier_wait(&bar);		/* every thread holds its claim */
+	if (s == TGPMEM_OVERFLOW)
+		__atomic_fetch_add(&tpg->slot[s].bytes, THREAD_BYTES, __ATOMIC_RELAXED);
+	else
+		tpg->slot[s].bytes += THREAD_BYTES;
+	pthread_barrier_wait(&bar);
+	return NULL;
+}
+
+/*
+ * 70 threads: 62 own slots, the rest share the overflow slot; every byte
+ * is charged, and the exited threads' slots are free again.
+ */
+TEST(abi_overflow_and_free)
+{
+	long slots[NR_THREADS], again;
+	pthread_t t[NR_THREADS];
+	int seen[TGPMEM_NR_SLOTS] = { 0 }, i, over = 0;
+	unsigned long long a;
+
+	enter("pa_over");
+	tfd = pm_open();
+	tpg = pm_map(tfd);
+	a = nvm_w("pa_over");
+	pthread_barrier_init(&bar, NULL, NR_THREADS);
+	for (i = 0; i < NR_THREADS; i++)
+		EXPECT(!pthread_create(&t[i], NULL, slot_thread, &slots[i]));
+	for (i = 0; i < NR_THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < NR_THREADS; i++) {
+		if (slots[i] == TGPMEM_OVERFLOW) {
+			over++;
+			continue;
+		}
+		EXPECT(!seen[slots[i]]++, "slot %ld given twice", slots[i]);
+	}
+	EXPECT_EQ_LL(over, NR_THREADS - (TGPMEM_NR_SLOTS - 1));
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_over") - a, NR_THREADS * THREAD_BYTES);
+	again = pm_claim(tfd);			/* this thread: a freed slot */
+	EXPECT(again >= 1, "no slot freed after the threads exited");
+	EXPECT_EQ_LL(tpg->slot[again].bytes, 0);
+}
+
+/* A process that writes and exits at once: its page is read at close. */
+TEST(abi_final_report_at_exit)
+{
+	int st;
+	pid_t pid;
+
+	rmdir(p2(MNT, "pa_exit"));
+	mk("pa_exit");
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+		struct tgpmem_page *pg;
+
+		join("pa_exit", getpid());
+		fd = pm_open();
+		pg = pm_map(fd);
+		pg->slot[pm_claim(fd)].bytes = 777777;
+		_exit(0);
+	}
+	EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st));
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_exit"), 777777);
+}
+
+static volatile int step;
+
+static void *mover_thread(void *arg)
+{
+	int fd = *(int *)arg;
+	struct tgpmem_page *pg = tpg;
+	long s = pm_claim(fd);
+
+	pg->slot[s].bytes = 5000;
+	__atomic_store_n(&step, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&step, __ATOMIC_SEQ_CST) != 2)
+		usleep(1000);
+	pg->slot[s].bytes += 7000;
+	__atomic_store_n(&step, 3, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&step, __ATOMIC_SEQ_CST) != 4)
+		usleep(1000);
+	return NULL;
+}
+
+/* A thread moved to another group: its later bytes follow it. */
+TEST(abi_thread_moved)
+{
+	pthread_t t;
+	pid_t tid;
+	int fd;
+
+	enter("pa_from");
+	rmdir(p2(MNT, "pa_to"));
+	mk("pa_to");
+	fd = pm_open();
+	tpg = pm_map(fd);
+	EXPECT(!pthread_create(&t, NULL, mover_thread, &fd));
+	while (step != 1)
+		usleep(1000);
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_from"), 5000);
+	/* the thread's tid: the only one besides ours */
+	{
+		long tids[4];
+		int n = proc_tids(getpid(), tids, 4);
+
+		EXPECT(n == 2, "%d threads", n);
+		tid = tids[0] == getpid() ? tids[1] : tids[0];
+	}
+	EXPECT_OK(wrf(gp("pa_to", "tasks"), "%d", tid));
+	wait_periods(1);
+	step = 2;
+	while (step != 3)
+		usleep(1000);
+	wait_periods(2);
+	EXPECT_EQ_LL(nvm_w("pa_from"), 5000);
+	EXPECT_EQ_LL(nvm_w("pa_to"), 7000);
+	step = 4;
+	pthread_join(t, NULL);
+}
+
+/* ---- libtgpmem.so in real libpmem programs ------------------------------ */
+
+struct proc {
+	pid_t pid;
+	FILE *out;
+	int go;
+};
+
+/* start argv, under the preload library or not */
+static void start_env(struct proc *p, char *const argv[], bool preload)
+{
+	int in[2], out[2];
+
+	EXPECT_OK(pipe(in));
+	EXPECT_OK(pipe(out));
+	p->pid = fork();
+	if (p->pid == 0) {
+		char *envp[] = { "PATH=/usr/bin:/bin",
+				 "LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu",
+				 PRELOAD, NULL };
+
+		if (!preload)
+			envp[2] = NULL;
+
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	p->go = in[1];
+	p->out = fdopen(out[0], "r");
+}
+
+/* start argv under the preload library; it waits for a byte per process */
+static void start(struct proc *p, char *const argv[])
+{
+	start_env(p, argv, true);
+}
+
+/* the next line of the program's output that starts with word */
+static const char *line(struct proc *p, const char *word)
+{
+	static char buf[512];
+
+	while (fgets(buf, sizeof(buf), p->out))
+		if (!strncmp(buf, word, strlen(word)))
+			return buf;
+	FAIL("%s: no \"%s\" line", p->pid > 0 ? "program" : "?", word);
+}
+
+static void finish(struct proc *p)
+{
+	int st;
+
+	EXPECT(waitpid(p->pid, &st, 0) == p->pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	       "program failed (status %#x)", st);
+	fclose(p->out);
+	close(p->go);
+}
+
+/* run the writer in group g; returns its count of the bytes it wrote */
+static unsigned long long writer(const char *g, const char *mode, unsigned long long bytes,
+				 int threads)
+{
+	char b[32], n[16], file[64];
+	char *argv[] = { WRITER, (char *)mode, file, b, n, NULL };
+	unsigned long long counted = 0, c;
+	struct proc p;
+	long pid, slot;
+
+	snprintf(b, sizeof(b), "%llu", bytes);
+	snprintf(n, sizeof(n), "%d", threads);
+	snprintf(file, sizeof(file), "/mnt/pmem/%s.%s", g, mode);
+	start(&p, argv);
+	EXPECT(sscanf(line(&p, "ready "), "ready %ld", &pid) == 1);
+	join(g, pid);
+	EXPECT(write(p.go, "g", 1) == 1);
+	EXPECT(sscanf(line(&p, "done "), "done %ld %llu %ld", &pid, &c, &slot) == 3);
+	counted += c;
+	EXPECT(slot >= 1, "writer not attached to a page (slot %ld)", slot);
+	finish(&p);
+	unlink(file);
+	return counted;
+}
+
+static void expect_near(unsigned long long got, unsigned long long want)
+{
+	EXPECT(got + PMDK_TOL >= want && got <= want + PMDK_TOL,
+	       "nvm_write_bytes %llu, expected %llu +- %d", got, want, PMDK_TOL);
+}
+
+static void need_dax(void)
+{
+	char buf[4096];
+
+	rd("/proc/mounts", buf, sizeof(buf));
+	if (!strstr(buf, "/mnt/pmem ext4 rw,relatime,dax"))
+		FAIL("no DAX filesystem on /mnt/pmem:\n%s", buf);
+}
+
+TEST(lib_copy_exact)
+{
+	const unsigned long long bytes = (3ull << 20) + 100;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_copy"));
+	mk("pl_copy");
+	EXPECT_EQ_LL(writer("pl_copy", "copy", bytes, 1), bytes);
+	wait_periods(2);
+	expect_near(nvm_w("pl_copy"), bytes);
+}
+
+TEST(lib_every_call)
+{
+	const unsigned long long bytes = 1000003;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_mix"));
+	mk("pl_mix");
+	EXPECT_EQ_LL(writer("pl_mix", "mix", bytes, 1), bytes);
+	wait_periods(2);
+	expect_near(nvm_w("pl_mix"), bytes);
+}
+
+TEST(lib_threads)
+{
+	const unsigned long long bytes = 1ull << 20;
+	char *argv[] = { WRITER, "threads", "/mnt/pmem/pl_thr", "1048576", "4", NULL };
+	long slots[4], pid, s;
+	unsigned long long c;
+	struct proc p;
+	int i, j;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_thr"));
+	mk("pl_thr");
+	start(&p, argv);
+	EXPECT(sscanf(line(&p, "ready "), "ready %ld", &pid) == 1);
+	join("pl_thr", pid);
+	EXPECT(write(p.go, "g", 1) == 1);
+	for (i = 0; i < 4; i++) {
+		EXPECT(sscanf(line(&p, "thread "), "thread %*d %llu %ld", &c, &s) == 2);
+		EXPECT_EQ_LL(c, bytes);
+		EXPECT(s >= 1, "thread without its own slot");
+		for (j = 0; j < i; j++)
+			EXPECT(slots[j] != s, "threads share slot %ld", s);
+		slots[i] = s;
+	}
+	finish(&p);
+	unlink("/mnt/pmem/pl_thr");
+	wait_periods(2);
+	expect_near(nvm_w("pl_thr"), 4 * bytes);
+}
+
+/* fork: the child gets its own page and, once moved, its own group */
+TEST(lib_fork_child_own_group)
+{
+	const unsigned long long bytes = 1ull << 20;
+	char *argv[] = { WRITER, "fork", "/mnt/pmem/pl_fork", "1048576", NULL };
+	long parent, child, pid, s1, s2;
+	unsigned long long c1, c2;
+	struct proc p;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_parent"));
+	rmdir(p2(MNT, "pl_child"));
+	mk("pl_parent");
+	mk("pl_child");
+	start(&p, argv);
+	EXPECT(sscanf(line(&p, "ready "), "ready %ld %ld", &parent, &child) == 2);
+	join("pl_parent", parent);
+	join("pl_child", child);
+	EXPECT(write(p.go, "gg", 2) == 2);
+	EXPECT(sscanf(line(&p, "done "), "done %ld %llu %ld", &pid, &c1, &s1) == 3);
+	EXPECT(sscanf(line(&p, "done "), "done %ld %llu %ld", &pid, &c2, &s2) == 3);
+	EXPECT(s1 >= 1 && s2 >= 1, "slots %ld %ld", s1, s2);
+	finish(&p);
+	unlink("/mnt/pmem/pl_fork");
+	wait_periods(2);
+	expect_near(nvm_w("pl_parent"), bytes);
+	expect_near(nvm_w("pl_child"), bytes);
+}
+
+/* exec: the new image opens a new page; both halves are counted */
+TEST(lib_exec)
+{
+	const unsigned long long bytes = 1ull << 20;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_exec"));
+	mk("pl_exec");
+	writer("pl_exec", "exec", bytes, 1);
+	wait_periods(2);
+	expect_near(nvm_w("pl_exec"), 2 * bytes);
+}
+
+/* fio in group g, preloaded or not; returns the group's nvm_write_bytes */
+static unsigned long long fio_in(const char *g, bool preload)
+{
+	char *argv[] = { "/usr/bin/fio", "--name=w", "--ioengine=libpmem", "--rw=write",
+			 "--bs=64k", "--size=8m", "--filename=/mnt/pmem/pl_fio",
+			 "--output=/tmp/fio.txt", NULL };
+	char out[8192];
+	struct proc p;
+
+	rmdir(p2(MNT, g));
+	mk(g);
+	/* fio cannot wait for a byte: it starts in the group (forked from it) */
+	join(g, getpid());
+	start_env(&p, argv, preload);
+	close(p.go);
+	finish(&p);
+	join("", getpid());
+	unlink("/mnt/pmem/pl_fio");
+	rd("/tmp/fio.txt", out, sizeof(out));
+	EXPECT(strstr(out, "WRITE: bw=") && strstr(out, "io=8192KiB"), "fio output:\n%s", out);
+	wait_periods(2);
+	return nvm_w(g);
+}
+
+/*
+ * fio's libpmem engine, unmodified. fio first prepopulates the file with
+ * write(2) - 8 MiB the vfs source counts with or without the library; the
+ * engine's 8 MiB of pmem_memcpy into the mapping are seen only through it.
+ */
+TEST_T(lib_fio, 120)
+{
+	const unsigned long long size = 8ull << 20;
+	unsigned long long plain, hooked;
+
+	need_dax();
+	plain = fio_in("pl_fio_plain", false);
+	hooked = fio_in("pl_fio", true);
+	EXPECT_EQ_LL(plain, size);		/* the prepopulation only */
+	expect_near(hooked - plain, size);
+}
+
+int main(int argc, char **argv)
+{
+	return tg_run_all(argc, argv);
+}
