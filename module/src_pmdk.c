@@ -63,6 +63,7 @@ struct tg_pproc {
 static DEFINE_MUTEX(tg_pmdk_lock);
 static LIST_HEAD(tg_pprocs);
 static unsigned int tg_pmdk_nr;
+static unsigned int tg_pmdk_slots;	/* thread slots claimed */
 static u64 tg_pmdk_rejected;
 static bool tg_pmdk_registered;
 static int tg_pmdk_err;
@@ -131,6 +132,7 @@ static void tg_pslot_retire(struct tg_pproc *p, unsigned int i)
 	s->pid = NULL;
 	s->seen = 0;
 	WRITE_ONCE(p->shared->slot[i].bytes, 0);
+	tg_pmdk_slots--;
 }
 
 /* One period for one page: charge every slot, follow moved threads. */
@@ -237,8 +239,8 @@ void tg_pmdk_state(char *buf, size_t size)
 		return;
 	}
 	mutex_lock(&tg_pmdk_lock);
-	snprintf(buf, size, "active: %u processes, %llu reports rejected",
-		 tg_pmdk_nr, tg_pmdk_rejected);
+	snprintf(buf, size, "active: %u processes, %u thread slots, %llu reports rejected",
+		 tg_pmdk_nr, tg_pmdk_slots, tg_pmdk_rejected);
 	mutex_unlock(&tg_pmdk_lock);
 }
 
@@ -269,8 +271,10 @@ static long tg_pmdk_claim(struct tg_pproc *p)
 		}
 	}
 	i = free < 0 ? TGPMEM_OVERFLOW : free;
-	if (free >= 0)
+	if (free >= 0) {
 		tg_pslot_own(&p->slot[i], get_pid(me));
+		tg_pmdk_slots++;
+	}
 out:
 	mutex_unlock(&tg_pmdk_lock);
 	return i;
@@ -341,9 +345,12 @@ static int tg_pmdk_release(struct inode *inode, struct file *file)
 	mutex_lock(&tg_pmdk_lock);
 	list_del(&p->node);
 	tg_pmdk_nr--;
-	for (i = 0; i < TGPMEM_NR_SLOTS; i++)
-		if (p->slot[i].pid)
-			tg_pslot_charge(p, i);
+	for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
+		if (!p->slot[i].pid)
+			continue;
+		tg_pslot_charge(p, i);
+		tg_pmdk_slots -= i != TGPMEM_OVERFLOW;
+	}
 	mutex_unlock(&tg_pmdk_lock);
 	tg_pproc_free(p);
 	return 0;

@@ -46,18 +46,34 @@ static unsigned long long nvm_w(const char *g)
 	return stat_value(g, "nvm_write_bytes");
 }
 
-/* the "N reports rejected" of tgroup.config source_pmdk */
-static unsigned long long rejected(void)
+/* tgroup.config source_pmdk: "active: P processes, S thread slots, R reports rejected" */
+static void pmdk_state(unsigned int *procs, unsigned int *slots, unsigned long long *rej)
 {
 	char buf[4096], *p;
-	unsigned long long v;
 
 	rd(MNT "/tgroup.config", buf, sizeof(buf));
-	p = strstr(buf, "source_pmdk=active: ");
-	if (!p || !(p = strstr(p, "processes, ")) ||
-	    sscanf(p, "processes, %llu reports rejected", &v) != 1)
+	p = strstr(buf, "source_pmdk=");
+	if (!p || sscanf(p, "source_pmdk=active: %u processes, %u thread slots, %llu reports rejected",
+			 procs, slots, rej) != 3)
 		FAIL("no active source_pmdk in tgroup.config:\n%s", buf);
-	return v;
+}
+
+static unsigned long long rejected(void)
+{
+	unsigned long long r;
+	unsigned int n, s;
+
+	pmdk_state(&n, &s, &r);
+	return r;
+}
+
+static unsigned int slots_in_use(void)
+{
+	unsigned long long r;
+	unsigned int n, s;
+
+	pmdk_state(&n, &s, &r);
+	return s;
 }
 
 static int pm_open(void)
@@ -104,10 +120,12 @@ TEST(abi_page_layout)
 
 	EXPECT(pg->magic == TGPMEM_MAGIC, "magic %#x", pg->magic);
 	EXPECT_EQ_LL(pg->version, TGPMEM_VERSION);
+	EXPECT_EQ_LL(slots_in_use(), 0);
 	EXPECT_EQ_LL(pg->nr_slots, TGPMEM_NR_SLOTS);
 	s = pm_claim(fd);
 	EXPECT(s >= 1, "first claim got slot %ld", s);
 	EXPECT_EQ_LL(pm_claim(fd), s);			/* a thread keeps its slot */
+	EXPECT_EQ_LL(slots_in_use(), 1);
 	EXPECT_EQ_LL(pg->slot[s].bytes, 0);
 	EXPECT_ERRNO(ioctl(fd, _IO(0xB8, 0x7f)), ENOTTY);
 	EXPECT_ERRNO(open(TGPMEM_DEVICE, O_RDWR), EBUSY);	/* one page per process */
@@ -209,7 +227,7 @@ TEST(abi_reports_monotonic)
  */
 TEST(abi_mbm_caps_report)
 {
-	unsigned long long a, np;
+	unsigned long long a, d, np;
 	struct tgpmem_page *pg;
 	int fd, tries;
 	long s;
@@ -221,6 +239,7 @@ TEST(abi_mbm_caps_report)
 	for (tries = 0; tries < 10; tries++) {
 		wait_periods(1);
 		a = nvm_w("pa_mbm");
+		d = stat_value("pa_mbm", "dram_write_bytes");
 		np = root_periods();
 		pg->slot[s].bytes += 1 << 20;
 		inject("group=pa_mbm mbm_bytes=4096");
@@ -230,7 +249,7 @@ TEST(abi_mbm_caps_report)
 		}
 		wait_periods(2);
 		EXPECT_EQ_LL(nvm_w("pa_mbm") - a, 4096);
-		EXPECT_EQ_LL(stat_value("pa_mbm", "dram_write_bytes"), 0);
+		EXPECT_EQ_LL(stat_value("pa_mbm", "dram_write_bytes") - d, 0);
 		return;
 	}
 	FAIL("every try straddled a period boundary");
@@ -287,6 +306,8 @@ TEST(abi_overflow_and_free)
 	EXPECT_EQ_LL(over, NR_THREADS - (TGPMEM_NR_SLOTS - 1));
 	wait_periods(2);
 	EXPECT_EQ_LL(nvm_w("pa_over") - a, NR_THREADS * THREAD_BYTES);
+	/* the loop freed the exited threads' slots (the only page open) */
+	EXPECT_EQ_LL(slots_in_use(), 0);
 	again = pm_claim(tfd);			/* this thread: a freed slot */
 	EXPECT(again >= 1, "no slot freed after the threads exited");
 	EXPECT_EQ_LL(tpg->slot[again].bytes, 0);
@@ -546,6 +567,7 @@ TEST(lib_fork_child_own_group)
 	mk("pl_child");
 	start(&p, argv);
 	EXPECT(sscanf(line(&p, "ready "), "ready %ld %ld", &parent, &child) == 2);
+	wait_periods(2);	/* the parent's write before fork: charged to root */
 	join("pl_parent", parent);
 	join("pl_child", child);
 	EXPECT(write(p.go, "gg", 2) == 2);

@@ -11,7 +11,8 @@
  *   pmem_writer copy FILE BYTES       pmem_memcpy_persist in 4 KiB chunks
  *   pmem_writer mix FILE BYTES        every counted call in turn
  *   pmem_writer threads FILE BYTES N  N threads, BYTES each
- *   pmem_writer fork FILE BYTES       parent and child, BYTES each
+ *   pmem_writer fork FILE BYTES       parent and child, BYTES each (the
+ *                                     parent writes 4 KiB before fork)
  *   pmem_writer exec FILE BYTES       BYTES, then exec itself for BYTES more
  *   pmem_writer hold FILE 0           attach, then sleep until killed
  */
@@ -143,6 +144,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "fork")) {
+		copy(CHUNK, 0);		/* attached before fork */
 		child = fork();
 		if (child < 0)
 			return 1;
