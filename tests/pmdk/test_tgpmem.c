@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,11 +124,46 @@ static void test_threads_count_independently(void **state)
 	assert_int_equal(thread_bytes() - base, 0);	/* not this thread's */
 }
 
+/*
+ * Without the module (no /dev/tgroup_pmem: this host), a thread's first
+ * call finds no page: it stays a pure pass-through - data written, errno
+ * untouched, no slot - and keeps counting only for tgpmem_thread_bytes().
+ */
+static void *first_call(void *arg)
+{
+	long (*slot)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "tgpmem_thread_slot");
+	static const char data[256] = { 9 };
+	intptr_t bad = 0;
+
+	(void)arg;
+	errno = EDOM;
+	pmem_memcpy_persist(pm + 65536, data, sizeof(data));
+	bad |= (errno != EDOM) << 0;
+	bad |= (!slot || slot() != -1) << 1;
+	bad |= (thread_bytes() != sizeof(data)) << 2;
+	bad |= (memcmp(pm + 65536, data, sizeof(data)) != 0) << 3;
+	return (void *)bad;
+}
+
+static void test_without_module_pass_through(void **state)
+{
+	pthread_t t;
+	void *ret;
+
+	(void)state;
+	if (access("/dev/tgroup_pmem", F_OK) == 0)
+		skip();
+	assert_int_equal(pthread_create(&t, NULL, first_call, NULL), 0);
+	pthread_join(t, &ret);
+	assert_int_equal((intptr_t)ret, 0);	/* bit set: the check that failed */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_call_counts_its_length),
 		cmocka_unit_test(test_threads_count_independently),
+		cmocka_unit_test(test_without_module_pass_through),
 	};
 
 	return cmocka_run_group_tests_name("tgpmem", tests, setup, teardown);
