@@ -67,11 +67,11 @@ $(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c pmdk-hooks/tgpmem_abi.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -fPIC -shared -pthread -Ipmdk-hooks -o $@ $< -ldl
 
 $(BUILD)/test_tgpmem: tests/pmdk/test_tgpmem.c
-	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -lcmocka -ldl
+	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -lpmem2 -lpmemobj -lcmocka -ldl
 
 # a real libpmem program for the in-guest pmdk suite (dynamic: preloadable)
 $(BUILD)/pmem_writer: tests/pmdk/pmem_writer.c
-	$(CC) -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -ldl
+	$(CC) -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lpmem -lpmem2 -lpmemobj -ldl
 
 $(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -lpmem -ldl

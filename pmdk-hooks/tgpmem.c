@@ -297,3 +297,105 @@ void *pmem_memset(void *dst, int c, size_t len, unsigned flags)
 	tg_leave();
 	return r;
 }
+
+/*
+ * libpmem2 does not export its writing functions: pmem2_get_memcpy_fn()
+ * and friends return pointers to internal routines chosen per mapping
+ * (granularity, CPU features). The getters are interposed and return a
+ * counting trampoline for each distinct routine (TG_P2_MAX per kind;
+ * beyond that the routine itself, uncounted - libpmem2 1.12 has a handful).
+ */
+#define TG_P2_MAX 8
+
+struct tg_p2_kind {
+	void *real[TG_P2_MAX];		/* routine behind trampoline k */
+	void *const *tramp;
+};
+
+/* the trampoline for routine fn (registered on first sight) */
+static void *tg_p2_wrap(struct tg_p2_kind *kind, void *fn)
+{
+	void *cur;
+	int k;
+
+	if (!fn)
+		return fn;
+	for (k = 0; k < TG_P2_MAX; k++) {
+		cur = __atomic_load_n(&kind->real[k], __ATOMIC_ACQUIRE);
+		if (!cur && __atomic_compare_exchange_n(&kind->real[k], &cur, fn, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			cur = fn;
+		if (cur == fn)
+			return kind->tramp[k];
+	}
+	return fn;
+}
+
+static struct tg_p2_kind tg_p2_copy, tg_p2_set, tg_p2_flush;
+
+#define TG_P2_COPY(k)							\
+static void *tg_p2_copy_##k(void *d, const void *s, size_t n, unsigned f) \
+{									\
+	void *r_;							\
+									\
+	tg_enter(f & PMEM_F_MEM_NOFLUSH ? 0 : n);			\
+	r_ = ((tg_copy_flags_fn)tg_p2_copy.real[k])(d, s, n, f);	\
+	tg_leave();							\
+	return r_;							\
+}
+#define TG_P2_SET(k)							\
+static void *tg_p2_set_##k(void *d, int c, size_t n, unsigned f)	\
+{									\
+	void *r_;							\
+									\
+	tg_enter(f & PMEM_F_MEM_NOFLUSH ? 0 : n);			\
+	r_ = ((tg_set_flags_fn)tg_p2_set.real[k])(d, c, n, f);		\
+	tg_leave();							\
+	return r_;							\
+}
+#define TG_P2_FLUSH(k)							\
+static void tg_p2_flush_##k(const void *a, size_t n)			\
+{									\
+	tg_enter(n);							\
+	((tg_flush_fn)tg_p2_flush.real[k])(a, n);			\
+	tg_leave();							\
+}
+#define TG_P2_ALL(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
+TG_P2_ALL(TG_P2_COPY)
+TG_P2_ALL(TG_P2_SET)
+TG_P2_ALL(TG_P2_FLUSH)
+#define TG_P2_LIST(p) { (void *)p##0, (void *)p##1, (void *)p##2, (void *)p##3, \
+			(void *)p##4, (void *)p##5, (void *)p##6, (void *)p##7 }
+static void *const tg_p2_copy_t[TG_P2_MAX] = TG_P2_LIST(tg_p2_copy_);
+static void *const tg_p2_set_t[TG_P2_MAX] = TG_P2_LIST(tg_p2_set_);
+static void *const tg_p2_flush_t[TG_P2_MAX] = TG_P2_LIST(tg_p2_flush_);
+static struct tg_p2_kind tg_p2_copy = { .tramp = tg_p2_copy_t };
+static struct tg_p2_kind tg_p2_set = { .tramp = tg_p2_set_t };
+static struct tg_p2_kind tg_p2_flush = { .tramp = tg_p2_flush_t };
+
+struct pmem2_map;
+typedef void *(*tg_p2_get_fn)(struct pmem2_map *);
+typedef int (*tg_p2_deep_fn)(struct pmem2_map *, void *, size_t);
+
+#define TG_P2_GET(name, kind)						\
+void *name(struct pmem2_map *map);					\
+void *name(struct pmem2_map *map)					\
+{									\
+	return tg_p2_wrap(&kind, TG_REAL(tg_p2_get_fn, name)(map));	\
+}
+TG_P2_GET(pmem2_get_memcpy_fn, tg_p2_copy)
+TG_P2_GET(pmem2_get_memmove_fn, tg_p2_copy)
+TG_P2_GET(pmem2_get_memset_fn, tg_p2_set)
+TG_P2_GET(pmem2_get_persist_fn, tg_p2_flush)
+TG_P2_GET(pmem2_get_flush_fn, tg_p2_flush)
+
+int pmem2_deep_flush(struct pmem2_map *map, void *ptr, size_t size);
+int pmem2_deep_flush(struct pmem2_map *map, void *ptr, size_t size)
+{
+	int r;
+
+	tg_enter(size);
+	r = TG_REAL(tg_p2_deep_fn, pmem2_deep_flush)(map, ptr, size);
+	tg_leave();
+	return r;
+}

@@ -8,7 +8,7 @@ set -euo pipefail
 # qemu-system-x86, busybox-static, cpio, gzip, kmod, e2fsprogs: the guest,
 #   its initramfs and the ext4 on the emulated pmem
 # libcmocka-dev: unit tests; clang + libclang-rt-14-dev: libFuzzer;
-# libpmem-dev: pmdk-hooks and its tests; fio: its libpmem engine in the
+# libpmem-dev, libpmem2-dev, libpmemobj-dev: pmdk-hooks and its tests; fio: its libpmem engine in the
 #   pmdk suite; linux-source-6.1: checkpatch.pl
 pkgs=(
 	build-essential
@@ -19,7 +19,7 @@ pkgs=(
 	cpio gzip kmod e2fsprogs
 	libcmocka-dev
 	clang libclang-rt-14-dev
-	libpmem-dev fio
+	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	perl
 )

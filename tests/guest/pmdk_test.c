@@ -457,9 +457,12 @@ static void finish(struct proc *p)
 	close(p->go);
 }
 
-/* run the writer in group g; returns its count of the bytes it wrote */
-static unsigned long long writer(const char *g, const char *mode, unsigned long long bytes,
-				 int threads)
+/*
+ * run the writer in group g; returns its count of the bytes it wrote, and
+ * in *closed (if not NULL) what closing the pool wrote
+ */
+static unsigned long long writer_c(const char *g, const char *mode, unsigned long long bytes,
+				   int threads, unsigned long long *closed)
 {
 	char b[32], n[16], file[64];
 	char *argv[] = { WRITER, (char *)mode, file, b, n, NULL };
@@ -472,14 +475,23 @@ static unsigned long long writer(const char *g, const char *mode, unsigned long 
 	snprintf(file, sizeof(file), "/mnt/pmem/%s.%s", g, mode);
 	start(&p, argv);
 	EXPECT(sscanf(line(&p, "ready "), "ready %ld", &pid) == 1);
+	wait_periods(2);	/* what setup wrote (a pool's metadata) is root's */
 	join(g, pid);
 	EXPECT(write(p.go, "g", 1) == 1);
 	EXPECT(sscanf(line(&p, "done "), "done %ld %llu %ld", &pid, &c, &slot) == 3);
 	counted += c;
 	EXPECT(slot >= 1, "writer not attached to a page (slot %ld)", slot);
+	if (closed)
+		EXPECT(sscanf(line(&p, "closed "), "closed %llu", closed) == 1);
 	finish(&p);
 	unlink(file);
 	return counted;
+}
+
+static unsigned long long writer(const char *g, const char *mode, unsigned long long bytes,
+				 int threads)
+{
+	return writer_c(g, mode, bytes, threads, NULL);
 }
 
 static void expect_near(unsigned long long got, unsigned long long want)
@@ -579,6 +591,38 @@ TEST(lib_fork_child_own_group)
 	wait_periods(2);
 	expect_near(nvm_w("pl_parent"), bytes);
 	expect_near(nvm_w("pl_child"), bytes);
+}
+
+/* libpmem2's routines (through the getters' trampolines) */
+TEST(lib_pmem2)
+{
+	const unsigned long long bytes = (2ull << 20) + 10;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_pmem2"));
+	mk("pl_pmem2");
+	EXPECT_EQ_LL(writer("pl_pmem2", "pmem2", bytes, 1), bytes);
+	wait_periods(2);
+	expect_near(nvm_w("pl_pmem2"), bytes);
+}
+
+/*
+ * libpmemobj, which writes through libpmem's exported calls; closing the
+ * pool writes some metadata of its own (counted too, reported apart).
+ */
+TEST(lib_pmemobj)
+{
+	const unsigned long long bytes = 1000000;
+	unsigned long long closed;
+
+	need_dax();
+	rmdir(p2(MNT, "pl_obj"));
+	mk("pl_obj");
+	EXPECT_EQ_LL(writer_c("pl_obj", "obj", bytes, 1, &closed), bytes);
+	EXPECT(closed < 65536, "pmemobj_close wrote %llu bytes", closed);
+	wait_periods(2);
+	expect_near(nvm_w("pl_obj"), bytes + closed);
+	unlink("/mnt/pmem/pl_obj.obj.pool");
 }
 
 /* exec: the new image opens a new page; both halves are counted */

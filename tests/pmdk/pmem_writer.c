@@ -6,7 +6,8 @@
  * "ready PID [CHILD_PID]", waits for one byte per process on stdin (time
  * for the harness to move it into a group), writes, and prints
  * "done PID COUNTED SLOT" (COUNTED: the library's count for the writing
- * threads, SLOT: the first thread's slot, -1 without the library's page).
+ * threads since "go", SLOT: the first thread's slot, -1 without the
+ * library's page).
  *
  *   pmem_writer copy FILE BYTES       pmem_memcpy_persist in 4 KiB chunks
  *   pmem_writer mix FILE BYTES        every counted call in turn
@@ -14,6 +15,9 @@
  *   pmem_writer fork FILE BYTES       parent and child, BYTES each (the
  *                                     parent writes 4 KiB before fork)
  *   pmem_writer exec FILE BYTES       BYTES, then exec itself for BYTES more
+ *   pmem_writer pmem2 FILE BYTES      libpmem2's memcpy routine (4 KiB chunks)
+ *   pmem_writer obj FILE BYTES        pmemobj_memcpy_persist into a pool's root,
+ *                                     then "closed N": bytes pmemobj_close wrote
  *   pmem_writer hold FILE 0           attach, then sleep until killed
  */
 #define _GNU_SOURCE
@@ -25,7 +29,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <libpmem.h>
+#include <libpmem2.h>
+#include <libpmemobj.h>
 
 #define CHUNK	4096u
 #define SPAN	(4u << 20)	/* bytes of FILE each writer cycles through */
@@ -35,9 +42,11 @@ static size_t pm_len;
 static uint64_t (*lib_bytes)(void);
 static long (*lib_slot)(void);
 
+static __thread uint64_t count_base;	/* the thread's count at "go" */
+
 static uint64_t counted(void)
 {
-	return lib_bytes ? lib_bytes() : 0;
+	return lib_bytes ? lib_bytes() - count_base : 0;
 }
 
 static long slot(void)
@@ -88,6 +97,66 @@ static void mix(size_t len)
 	}
 }
 
+static struct pmem2_map *map2;
+static PMEMobjpool *pool;
+
+/* libpmem2: map FILE again through libpmem2 (its own mapping) */
+static void pmem2_setup(const char *file)
+{
+	struct pmem2_config *cfg;
+	struct pmem2_source *src;
+	int fd = open(file, O_RDWR);
+
+	if (fd < 0 || pmem2_config_new(&cfg) || pmem2_source_from_fd(&src, fd) ||
+	    pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) ||
+	    pmem2_map_new(&map2, cfg, src)) {
+		pmem2_perror("pmem2");
+		exit(1);
+	}
+}
+
+static void pmem2_copy(size_t len)
+{
+	static const char src[CHUNK] = { 0x6b };
+	pmem2_memcpy_fn cp = pmem2_get_memcpy_fn(map2);
+	char *base = pmem2_map_get_address(map2);
+	size_t off = 0, n;
+
+	while (off < len) {
+		n = len - off < CHUNK ? len - off : CHUNK;
+		cp(base + off % SPAN, src, n, 0);
+		off += n;
+	}
+}
+
+/* libpmemobj: a pool in FILE.pool, writes into its root object */
+static void obj_setup(const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s.pool", file);
+	unlink(path);
+	pool = pmemobj_create(path, "tgpmem", PMEMOBJ_MIN_POOL, 0600);
+	if (!pool) {
+		perror("pmemobj_create");
+		exit(1);
+	}
+	pmemobj_root(pool, CHUNK);
+}
+
+static void obj_copy(size_t len)
+{
+	static const char src[CHUNK] = { 0x7c };
+	char *root = pmemobj_direct(pmemobj_root(pool, CHUNK));
+	size_t off = 0, n;
+
+	while (off < len) {
+		n = len - off < CHUNK ? len - off : CHUNK;
+		pmemobj_memcpy_persist(pool, root, src, n);
+		off += n;
+	}
+}
+
 struct job {
 	size_t len;
 	unsigned int part;
@@ -111,6 +180,7 @@ static void wait_go(void)
 
 	if (read(0, &c, 1) != 1)
 		exit(2);
+	count_base = lib_bytes ? lib_bytes() : 0;
 }
 
 int main(int argc, char **argv)
@@ -138,6 +208,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(mode, "pmem2"))
+		pmem2_setup(file);
+	if (!strcmp(mode, "obj"))
+		obj_setup(file);
 	if (!strcmp(mode, "exec-tail")) {	/* the image after exec: no wait */
 		copy(len, 0);
 		printf("done %d %llu %ld\n", getpid(), (unsigned long long)counted(), slot());
@@ -165,6 +239,10 @@ int main(int argc, char **argv)
 		copy(len, 0);
 	} else if (!strcmp(mode, "mix")) {
 		mix(len);
+	} else if (!strcmp(mode, "pmem2")) {
+		pmem2_copy(len);
+	} else if (!strcmp(mode, "obj")) {
+		obj_copy(len);
 	} else if (!strcmp(mode, "threads")) {
 		struct job jobs[16];
 		pthread_t t[16];
@@ -190,6 +268,14 @@ int main(int argc, char **argv)
 	printf("done %d %llu %ld\n", getpid(), (unsigned long long)counted(), slot());
 	if (child)
 		waitpid(child, NULL, 0);
+	if (pool) {	/* closing writes pool metadata: reported apart */
+		uint64_t before = counted();
+
+		pmemobj_close(pool);
+		printf("closed %llu\n", (unsigned long long)(counted() - before));
+	}
+	if (map2)
+		pmem2_map_delete(&map2);
 	if (!strcmp(mode, "exec")) {
 		pmem_unmap(pm, pm_len);
 		execl("/proc/self/exe", argv[0], "exec-tail", file, argv[3], (char *)NULL);

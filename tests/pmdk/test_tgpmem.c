@@ -19,6 +19,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <libpmem.h>
+#include <libpmem2.h>
+#include <libpmemobj.h>
+#include <fcntl.h>
 
 #define MAP_LEN (4u << 20)
 
@@ -126,6 +129,79 @@ static void test_threads_count_independently(void **state)
 }
 
 /*
+ * libpmem2 hands out its routines through getters: the preload returns
+ * counting trampolines. Each call counts its length (NOFLUSH: nothing).
+ */
+static void test_pmem2_routines_count(void **state)
+{
+	char path[] = "/tmp/tgpmem2-XXXXXX", buf[1000];
+	struct pmem2_config *cfg;
+	struct pmem2_source *src;
+	struct pmem2_map *map;
+	uint64_t base;
+	int fd = mkstemp(path);
+	char *a;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	assert_int_equal(pmem2_config_new(&cfg), 0);
+	assert_int_equal(pmem2_source_from_fd(&src, fd), 0);
+	assert_int_equal(pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE), 0);
+	assert_int_equal(pmem2_map_new(&map, cfg, src), 0);
+	a = pmem2_map_get_address(map);
+	memset(buf, 0x33, sizeof(buf));
+	base = thread_bytes();
+	pmem2_get_memcpy_fn(map)(a, buf, 1000, 0);
+	assert_int_equal(thread_bytes() - base, 1000);
+	assert_memory_equal(a, buf, 1000);
+	pmem2_get_memcpy_fn(map)(a + 4096, buf, 1000, PMEM2_F_MEM_NOFLUSH);
+	assert_int_equal(thread_bytes() - base, 1000);
+	pmem2_get_persist_fn(map)(a + 4096, 1000);
+	assert_int_equal(thread_bytes() - base, 2000);
+	pmem2_get_memset_fn(map)(a, 7, 300, 0);
+	pmem2_get_memmove_fn(map)(a + 10, a, 200, 0);
+	pmem2_get_flush_fn(map)(a, 100);
+	assert_int_equal(pmem2_deep_flush(map, a, 50), 0);
+	assert_int_equal(thread_bytes() - base, 2650);
+	assert_int_equal(a[0], 7);
+	pmem2_map_delete(&map);
+	pmem2_source_delete(&src);
+	pmem2_config_delete(&cfg);
+	close(fd);
+}
+
+/* libpmemobj (Debian 1.12) writes through libpmem's exported calls. */
+static void test_pmemobj_counts(void **state)
+{
+	char path[] = "/tmp/tgpmemobj-XXXXXX", buf[1000];
+	PMEMobjpool *pop;
+	uint64_t base;
+	int fd = mkstemp(path);
+	char *r;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	pop = pmemobj_create(path, "tgpmem", PMEMOBJ_MIN_POOL, 0600);
+	assert_non_null(pop);
+	unlink(path);
+	r = pmemobj_direct(pmemobj_root(pop, 4096));
+	memset(buf, 0x44, sizeof(buf));
+	base = thread_bytes();
+	pmemobj_memcpy_persist(pop, r, buf, 1000);
+	assert_int_equal(thread_bytes() - base, 1000);
+	pmemobj_memset_persist(pop, r + 1000, 0, 700);
+	memset(r + 2000, 5, 300);
+	pmemobj_persist(pop, r + 2000, 300);
+	assert_int_equal(thread_bytes() - base, 2000);
+	assert_memory_equal(r, buf, 1000);
+	pmemobj_close(pop);
+}
+
+/*
  * Without the module (no /dev/tgroup_pmem: this host), a process's first
  * call finds no page: it stays a pure pass-through - data written, errno
  * untouched, no slot - counting only for tgpmem_thread_bytes(). Run in a
@@ -169,6 +245,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_call_counts_its_length),
 		cmocka_unit_test(test_threads_count_independently),
+		cmocka_unit_test(test_pmem2_routines_count),
+		cmocka_unit_test(test_pmemobj_counts),
 		cmocka_unit_test(test_without_module_pass_through),
 	};
 
