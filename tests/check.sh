@@ -29,7 +29,7 @@ h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | ta
 if [ -n "$h612" ]; then
 	src=$build/src-6.12
 	rm -rf "$src" && mkdir -p "$src"
-	cp -r Kbuild module cgroup-ui core "$src/"
+	cp -r Kbuild module cgroup-ui core pmdk-hooks "$src/"
 	find "$src" \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' \) -delete
 	if make --no-print-directory -C "$h612" M="$src" W=1 modules >"$build/module-build-6.12.log" 2>&1; then
 		if grep -E 'warning:|error:' "$build/module-build-6.12.log"; then ko module_build_6_12_w1 "warnings"
