@@ -104,12 +104,30 @@ static long pm_claim(int fd)
 	return i;
 }
 
-/* a fresh group with the calling process in it */
-static void enter(const char *g)
+/* a fresh, empty group */
+static void fresh(const char *g)
 {
 	rmdir(p2(MNT, g));
 	mk(g);
+}
+
+/* a fresh group with the calling process in it */
+static void enter(const char *g)
+{
+	fresh(g);
 	join(g, getpid());
+}
+
+/* the calling process in a fresh group g, with its page and a slot */
+static volatile __u64 *own_slot(const char *g)
+{
+	struct tgpmem_page *pg;
+	int fd;
+
+	enter(g);
+	fd = pm_open();
+	pg = pm_map(fd);
+	return &pg->slot[pm_claim(fd)].bytes;
 }
 
 TEST(abi_page_layout)
@@ -175,21 +193,14 @@ TEST(abi_owner_only)
 
 TEST(abi_count_exact)
 {
-	int fd;
-	struct tgpmem_page *pg;
-	unsigned long long a;
-	long s;
+	volatile __u64 *slot = own_slot("pa_count");
+	unsigned long long a = nvm_w("pa_count");
 
-	enter("pa_count");
-	fd = pm_open();
-	pg = pm_map(fd);
-	s = pm_claim(fd);
-	a = nvm_w("pa_count");
-	pg->slot[s].bytes = 1234567;
+	*slot = 1234567;
 	wait_periods(2);
 	EXPECT_EQ_LL(nvm_w("pa_count") - a, 1234567);
 	EXPECT_EQ_LL(stat_value("pa_count", "dram_write_bytes"), 0);
-	pg->slot[s].bytes += 1000;
+	*slot += 1000;
 	wait_periods(2);
 	EXPECT_EQ_LL(nvm_w("pa_count") - a, 1235567);
 }
@@ -197,25 +208,18 @@ TEST(abi_count_exact)
 /* A report below the highest seen is rejected and charges nothing. */
 TEST(abi_reports_monotonic)
 {
-	int fd;
-	struct tgpmem_page *pg;
-	unsigned long long a, r;
-	long s;
+	volatile __u64 *slot = own_slot("pa_mono");
+	unsigned long long a = nvm_w("pa_mono"), r;
 
-	enter("pa_mono");
-	fd = pm_open();
-	pg = pm_map(fd);
-	s = pm_claim(fd);
-	a = nvm_w("pa_mono");
-	pg->slot[s].bytes = 10000;
+	*slot = 10000;
 	wait_periods(2);
 	EXPECT_EQ_LL(nvm_w("pa_mono") - a, 10000);
 	r = rejected();
-	pg->slot[s].bytes = 4000;		/* going back: rejected */
+	*slot = 4000;			/* going back: rejected */
 	wait_periods(2);
 	EXPECT_EQ_LL(nvm_w("pa_mono") - a, 10000);
 	EXPECT(rejected() > r, "rejected %llu -> %llu", r, rejected());
-	pg->slot[s].bytes = 15000;		/* only what passes the mark */
+	*slot = 15000;			/* only what passes the mark */
 	wait_periods(2);
 	EXPECT_EQ_LL(nvm_w("pa_mono") - a, 15000);
 }
@@ -227,21 +231,16 @@ TEST(abi_reports_monotonic)
  */
 TEST(abi_mbm_caps_report)
 {
+	volatile __u64 *slot = own_slot("pa_mbm");
 	unsigned long long a, d, np;
-	struct tgpmem_page *pg;
-	int fd, tries;
-	long s;
+	int tries;
 
-	enter("pa_mbm");
-	fd = pm_open();
-	pg = pm_map(fd);
-	s = pm_claim(fd);
 	for (tries = 0; tries < 10; tries++) {
 		wait_periods(1);
 		a = nvm_w("pa_mbm");
 		d = stat_value("pa_mbm", "dram_write_bytes");
 		np = root_periods();
-		pg->slot[s].bytes += 1 << 20;
+		*slot += 1 << 20;
 		inject("group=pa_mbm mbm_bytes=4096");
 		if (root_periods() != np) {
 			wait_periods(2);
@@ -319,8 +318,7 @@ TEST(abi_final_report_at_exit)
 	int st;
 	pid_t pid;
 
-	rmdir(p2(MNT, "pa_exit"));
-	mk("pa_exit");
+	fresh("pa_exit");
 	pid = fork();
 	if (pid == 0) {
 		int fd;
@@ -364,8 +362,7 @@ TEST(abi_thread_moved)
 	int fd;
 
 	enter("pa_from");
-	rmdir(p2(MNT, "pa_to"));
-	mk("pa_to");
+	fresh("pa_to");
 	fd = pm_open();
 	tpg = pm_map(fd);
 	EXPECT(!pthread_create(&t, NULL, mover_thread, &fd));
@@ -509,28 +506,24 @@ static void need_dax(void)
 		FAIL("no DAX filesystem on /mnt/pmem:\n%s", buf);
 }
 
+/* one writer in a fresh group: exactly its bytes in nvm_write_bytes */
+static void expect_writer(const char *g, const char *mode, unsigned long long bytes)
+{
+	need_dax();
+	fresh(g);
+	EXPECT_EQ_LL(writer(g, mode, bytes, 1), bytes);
+	wait_periods(2);
+	expect_near(nvm_w(g), bytes);
+}
+
 TEST(lib_copy_exact)
 {
-	const unsigned long long bytes = (3ull << 20) + 100;
-
-	need_dax();
-	rmdir(p2(MNT, "pl_copy"));
-	mk("pl_copy");
-	EXPECT_EQ_LL(writer("pl_copy", "copy", bytes, 1), bytes);
-	wait_periods(2);
-	expect_near(nvm_w("pl_copy"), bytes);
+	expect_writer("pl_copy", "copy", (3ull << 20) + 100);
 }
 
 TEST(lib_every_call)
 {
-	const unsigned long long bytes = 1000003;
-
-	need_dax();
-	rmdir(p2(MNT, "pl_mix"));
-	mk("pl_mix");
-	EXPECT_EQ_LL(writer("pl_mix", "mix", bytes, 1), bytes);
-	wait_periods(2);
-	expect_near(nvm_w("pl_mix"), bytes);
+	expect_writer("pl_mix", "mix", 1000003);
 }
 
 TEST(lib_threads)
@@ -543,8 +536,7 @@ TEST(lib_threads)
 	int i, j;
 
 	need_dax();
-	rmdir(p2(MNT, "pl_thr"));
-	mk("pl_thr");
+	fresh("pl_thr");
 	start(&p, argv);
 	EXPECT(sscanf(line(&p, "ready "), "ready %ld", &pid) == 1);
 	join("pl_thr", pid);
@@ -573,10 +565,8 @@ TEST(lib_fork_child_own_group)
 	struct proc p;
 
 	need_dax();
-	rmdir(p2(MNT, "pl_parent"));
-	rmdir(p2(MNT, "pl_child"));
-	mk("pl_parent");
-	mk("pl_child");
+	fresh("pl_parent");
+	fresh("pl_child");
 	start(&p, argv);
 	EXPECT(sscanf(line(&p, "ready "), "ready %ld %ld", &parent, &child) == 2);
 	wait_periods(2);	/* the parent's write before fork: charged to root */
@@ -596,14 +586,7 @@ TEST(lib_fork_child_own_group)
 /* libpmem2's routines (through the getters' trampolines) */
 TEST(lib_pmem2)
 {
-	const unsigned long long bytes = (2ull << 20) + 10;
-
-	need_dax();
-	rmdir(p2(MNT, "pl_pmem2"));
-	mk("pl_pmem2");
-	EXPECT_EQ_LL(writer("pl_pmem2", "pmem2", bytes, 1), bytes);
-	wait_periods(2);
-	expect_near(nvm_w("pl_pmem2"), bytes);
+	expect_writer("pl_pmem2", "pmem2", (2ull << 20) + 10);
 }
 
 /*
@@ -616,8 +599,7 @@ TEST(lib_pmemobj)
 	unsigned long long closed;
 
 	need_dax();
-	rmdir(p2(MNT, "pl_obj"));
-	mk("pl_obj");
+	fresh("pl_obj");
 	EXPECT_EQ_LL(writer_c("pl_obj", "obj", bytes, 1, &closed), bytes);
 	EXPECT(closed < 65536, "pmemobj_close wrote %llu bytes", closed);
 	wait_periods(2);
@@ -631,8 +613,7 @@ TEST(lib_exec)
 	const unsigned long long bytes = 1ull << 20;
 
 	need_dax();
-	rmdir(p2(MNT, "pl_exec"));
-	mk("pl_exec");
+	fresh("pl_exec");
 	writer("pl_exec", "exec", bytes, 1);
 	wait_periods(2);
 	expect_near(nvm_w("pl_exec"), 2 * bytes);
@@ -647,8 +628,7 @@ static unsigned long long fio_in(const char *g, bool preload)
 	char out[8192];
 	struct proc p;
 
-	rmdir(p2(MNT, g));
-	mk(g);
+	fresh(g);
 	/* fio cannot wait for a byte: it starts in the group (forked from it) */
 	join(g, getpid());
 	start_env(&p, argv, preload);
