@@ -24,6 +24,7 @@
  * caps the input by the group's MBM total when MBM is present. Reports only
  * ever charge the groups of the reporting process's own threads.
  */
+#include <linux/bitops.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -56,6 +57,7 @@ struct tg_pproc {
 	struct mm_struct	*mm;	/* owner's address space (mmgrab) */
 	struct page		*page;
 	struct tgpmem_page	*shared;	/* page_address(page) */
+	unsigned long		used;	/* bit i: slot[i] has an owner */
 	struct tg_pslot		slot[TGPMEM_NR_SLOTS];
 };
 
@@ -76,11 +78,13 @@ static void tg_pslot_set_grp(struct tg_pslot *s, struct tg_group *grp)
 	s->grp = grp;
 }
 
-/* Give a free slot to the calling thread (slot 0: to its process). */
-static void tg_pslot_own(struct tg_pslot *s, struct pid *pid)
+/* Give free slot i to the calling thread (slot 0: to its process). */
+static void tg_pslot_own(struct tg_pproc *p, unsigned int i, struct pid *pid)
 {
+	struct tg_pslot *s = &p->slot[i];
 	struct tg_group *grp;
 
+	__set_bit(i, &p->used);
 	s->pid = pid;
 	s->seen = 0;
 	rcu_read_lock();
@@ -132,6 +136,7 @@ static void tg_pslot_retire(struct tg_pproc *p, unsigned int i)
 	s->pid = NULL;
 	s->seen = 0;
 	WRITE_ONCE(p->shared->slot[i].bytes, 0);
+	__clear_bit(i, &p->used);
 	tg_pmdk_slots--;
 }
 
@@ -142,11 +147,9 @@ static void tg_pproc_collect(struct tg_pproc *p)
 	unsigned int i;
 
 	lockdep_assert_held(&tg_pmdk_lock);
-	for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
+	for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS) {
 		struct tg_pslot *s = &p->slot[i];
 
-		if (!s->pid)
-			continue;
 		rcu_read_lock();
 		t = tg_pslot_task(s, i);
 		/* tg_mutex held: a group found through a member stays listed */
@@ -196,12 +199,8 @@ void tg_pmdk_rebase(void)
 	lockdep_assert_held(&tg_mutex);
 	mutex_lock(&tg_pmdk_lock);
 	list_for_each_entry(p, &tg_pprocs, node) {
-		for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
-			struct tg_pslot *s = &p->slot[i];
-
-			if (!s->pid)
-				continue;
-			tg_pslot_set_grp(s, NULL);
+		for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS) {
+			tg_pslot_set_grp(&p->slot[i], NULL);
 			tg_pslot_charge(p, i);	/* no group: only moves the mark */
 		}
 	}
@@ -252,27 +251,28 @@ static long tg_pmdk_claim(struct tg_pproc *p)
 {
 	struct pid *me = task_pid(current);
 	struct task_struct *t;
-	int i, free = -1;
+	unsigned int i;
 
 	mutex_lock(&tg_pmdk_lock);
-	for (i = 1; i < TGPMEM_NR_SLOTS; i++) {
-		if (p->slot[i].pid == me)
+	for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS)
+		if (i != TGPMEM_OVERFLOW && p->slot[i].pid == me)
 			goto out;
-		if (!p->slot[i].pid && free < 0)
-			free = i;
-	}
-	for (i = 1; i < TGPMEM_NR_SLOTS && free < 0; i++) {
-		rcu_read_lock();
-		t = tg_pslot_task(&p->slot[i], i);
-		rcu_read_unlock();
-		if (!t) {
-			tg_pslot_retire(p, i);
-			free = i;
+	i = find_next_zero_bit(&p->used, TGPMEM_NR_SLOTS, TGPMEM_OVERFLOW + 1);
+	if (i == TGPMEM_NR_SLOTS) {
+		for (i = TGPMEM_OVERFLOW + 1; i < TGPMEM_NR_SLOTS; i++) {
+			rcu_read_lock();
+			t = tg_pslot_task(&p->slot[i], i);
+			rcu_read_unlock();
+			if (!t) {
+				tg_pslot_retire(p, i);
+				break;
+			}
 		}
 	}
-	i = free < 0 ? TGPMEM_OVERFLOW : free;
-	if (free >= 0) {
-		tg_pslot_own(&p->slot[i], get_pid(me));
+	if (i == TGPMEM_NR_SLOTS) {
+		i = TGPMEM_OVERFLOW;
+	} else {
+		tg_pslot_own(p, i, get_pid(me));
 		tg_pmdk_slots++;
 	}
 out:
@@ -314,7 +314,7 @@ static int tg_pmdk_open(struct inode *inode, struct file *file)
 	p->shared->nr_slots = TGPMEM_NR_SLOTS;
 	p->mm = current->mm;
 	mmgrab(p->mm);
-	tg_pslot_own(&p->slot[TGPMEM_OVERFLOW], get_pid(task_tgid(current)));
+	tg_pslot_own(p, TGPMEM_OVERFLOW, get_pid(task_tgid(current)));
 
 	mutex_lock(&tg_pmdk_lock);
 	ret = -ENOSPC;
@@ -345,9 +345,7 @@ static int tg_pmdk_release(struct inode *inode, struct file *file)
 	mutex_lock(&tg_pmdk_lock);
 	list_del(&p->node);
 	tg_pmdk_nr--;
-	for (i = 0; i < TGPMEM_NR_SLOTS; i++) {
-		if (!p->slot[i].pid)
-			continue;
+	for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS) {
 		tg_pslot_charge(p, i);
 		tg_pmdk_slots -= i != TGPMEM_OVERFLOW;
 	}
@@ -371,6 +369,7 @@ static int tg_pmdk_mmap(struct file *file, struct vm_area_struct *vma)
 	struct tg_pproc *p = file->private_data;
 
 	BUILD_BUG_ON(sizeof(struct tgpmem_page) != TGPMEM_PAGE_BYTES);
+	BUILD_BUG_ON(TGPMEM_NR_SLOTS > BITS_PER_LONG);
 	BUILD_BUG_ON(TGPMEM_PAGE_BYTES != PAGE_SIZE);
 	if (current->mm != p->mm)
 		return -EPERM;
