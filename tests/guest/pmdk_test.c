@@ -659,6 +659,34 @@ TEST_T(lib_fio, 120)
 	expect_near(hooked - plain, size);
 }
 
+/*
+ * A new mount charges nothing for what was counted while nothing was
+ * mounted, and the page keeps counting. Slow periods (1 s) so that the
+ * process is in its group before the mount's first period.
+ */
+TEST_T(abi_remount_rebase, 30)
+{
+	struct tgpmem_page *pg;
+	volatile __u64 *slot;
+	int fd;
+
+	EXPECT_OK(wr(MNT "/tgroup.config", "period_ms=1000"));
+	fd = pm_open();
+	pg = pm_map(fd);
+	slot = &pg->slot[pm_claim(fd)].bytes;
+	*slot = 1000;
+	EXPECT_OK(umount(MNT));
+	*slot += 300000;			/* while unmounted */
+	EXPECT_OK(mount("tgroup", MNT, "tgroup", 0, NULL));
+	enter("pa_remount");
+	wait_periods(1);
+	EXPECT_EQ_LL(nvm_w("pa_remount"), 0);
+	*slot += 500;
+	wait_periods(1);
+	EXPECT_EQ_LL(nvm_w("pa_remount"), 500);
+	EXPECT_OK(wr(MNT "/tgroup.config", "period_ms=10"));
+}
+
 int main(int argc, char **argv)
 {
 	return tg_run_all(argc, argv);
