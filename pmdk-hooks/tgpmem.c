@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * tgpmem.c - libtgpmem.so: counts the bytes a thread writes to persistent
- * memory through libpmem, for tgroup's PMDK signal source. Stores into
- * mapped NVM never enter the kernel, so neither the VFS hooks nor the
- * scheduler see them; libpmem's writing and flushing calls do.
+ * memory through libpmem and libpmem2 (and so libpmemobj, which writes
+ * through libpmem), for tgroup's PMDK signal source. Stores into mapped NVM
+ * never enter the kernel, so neither the VFS hooks nor the scheduler see
+ * them; PMDK's writing and flushing calls do.
  *
- *   LD_PRELOAD=libtgpmem.so ./app      (app linked against libpmem.so.1)
+ *   LD_PRELOAD=libtgpmem.so ./app      (app linked against PMDK 1.12)
  *
  * Every interposed call adds its length to the calling thread's slot in a
  * page shared with tgroup.ko (pmdk-hooks/tgpmem_abi.h) and forwards to the
@@ -14,7 +15,8 @@
  *   pmem_memcpy/memmove/memset and their _persist/_nodrain forms: len
  *     (with PMEM_F_MEM_NOFLUSH: not counted - the later flush is);
  *   pmem_persist, pmem_flush, pmem_deep_persist, pmem_deep_flush,
- *   pmem_msync: len (stores made durable by a flush).
+ *   pmem_msync: len (stores made durable by a flush);
+ *   libpmem2's routines behind pmem2_get_*_fn and pmem2_deep_flush, alike.
  *
  * Fast path: one thread-local pointer and one plain store to the thread's
  * own slot (one cache line per slot) - no lock, no atomic read-modify-write.
