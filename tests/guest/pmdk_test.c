@@ -390,6 +390,120 @@ TEST(abi_thread_moved)
 	pthread_join(t, NULL);
 }
 
+/*
+ * Churn: for a few seconds short-lived processes join group A, B or C, each
+ * opens its page and writes from 3 threads and its main thread, then
+ * exits, while C is removed and created again. Every byte written in A and
+ * B must be charged there exactly (C's are lost when C goes: dead groups
+ * charge nothing); the kernel log must stay clean (the host checks).
+ */
+#define CHURN_SECONDS	3
+#define CHURN_PROCS	4
+
+static int churn_fd;
+static struct tgpmem_page *churn_pg;
+
+/* claim a slot and add bytes to it in 10 steps; returns what it added */
+static void *churn_writer(void *arg)
+{
+	unsigned long long step = (unsigned long long)(uintptr_t)arg, done = 0;
+	long s = ioctl(churn_fd, TGPMEM_IOC_CLAIM);
+	int k;
+
+	if (s < 0 || s >= TGPMEM_NR_SLOTS)
+		return (void *)(uintptr_t)~0ull;
+	for (k = 0; k < 10; k++) {
+		if (s == TGPMEM_OVERFLOW)
+			__atomic_fetch_add(&churn_pg->slot[s].bytes, step, __ATOMIC_RELAXED);
+		else
+			churn_pg->slot[s].bytes += step;
+		done += step;
+		usleep(300);
+	}
+	return (void *)(uintptr_t)done;
+}
+
+/* one short-lived process in group g; adds what it wrote to *acc */
+static int churn_child(const char *g, unsigned long long *acc, unsigned int seed)
+{
+	unsigned long long total = 0;
+	pthread_t t[3];
+	void *r;
+	int i;
+
+	if (wrf(gp(g, "cgroup.procs"), "%d", getpid()) < 0)
+		return 0;			/* C is gone: nothing written */
+	churn_fd = open(TGPMEM_DEVICE, O_RDWR | O_CLOEXEC);
+	if (churn_fd < 0)
+		return 1;
+	churn_pg = mmap(NULL, TGPMEM_PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+			churn_fd, 0);
+	if (churn_pg == MAP_FAILED)
+		return 1;
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, churn_writer,
+				   (void *)(uintptr_t)(64 * (1 + (seed + i) % 7))))
+			return 1;
+	r = churn_writer((void *)(uintptr_t)(64 * (1 + seed % 5)));
+	total += (uintptr_t)r;
+	for (i = 0; i < 3; i++) {
+		pthread_join(t[i], &r);
+		total += (uintptr_t)r;
+	}
+	if (total >= ~0ull / 2)
+		return 1;
+	__atomic_fetch_add(acc, total, __ATOMIC_SEQ_CST);
+	return 0;			/* exit: the page is read a last time */
+}
+
+TEST_T(abi_churn, 60)
+{
+	static const char *const groups[] = { "pc_a", "pc_b", "pc_c" };
+	unsigned long long *acc = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct timespec t0, t;
+	unsigned int n = 0, running = 0, bad = 0;
+	int st;
+
+	EXPECT(acc != MAP_FAILED);
+	fresh("pc_a");
+	fresh("pc_b");
+	fresh("pc_c");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		while (running < CHURN_PROCS) {
+			unsigned int g = n % 3;
+			pid_t pid = fork();
+
+			if (pid == 0)
+				_exit(churn_child(groups[g], &acc[g], n));
+			EXPECT(pid > 0);
+			running++;
+			n++;
+		}
+		if (wait(&st) > 0) {
+			running--;
+			bad += !WIFEXITED(st) || WEXITSTATUS(st);
+		}
+		/* C comes and goes (rmdir fails while it has tasks) */
+		if (!rmdir(p2(MNT, "pc_c")) || errno == ENOENT)
+			mkdir(p2(MNT, "pc_c"), 0755);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < CHURN_SECONDS);
+	while (running && wait(&st) > 0) {
+		running--;
+		bad += !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	printf("TGTEST-INFO: churn: %u processes, %llu/%llu/%llu bytes in a/b/c\n", n, acc[0], acc[1], acc[2]);
+	EXPECT(!bad, "%u of %u processes failed", bad, n);
+	wait_periods(2);
+	EXPECT(n >= 12, "only %u processes in %d s", n, CHURN_SECONDS);
+	EXPECT(acc[0] > 0 && acc[1] > 0);
+	EXPECT_EQ_LL(nvm_w("pc_a"), acc[0]);
+	EXPECT_EQ_LL(nvm_w("pc_b"), acc[1]);
+	EXPECT_EQ_LL(slots_in_use(), 0);
+}
+
 /* ---- libtgpmem.so in real libpmem programs ------------------------------ */
 
 struct proc {
