@@ -50,33 +50,54 @@ if [ "$accel" = kvm ]; then
 else
 	accel_args=(-accel tcg,thread=multi -cpu max)
 fi
+# A TCG artifact, not a kernel bug: an int3 trap at an address whose byte is
+# no longer int3 when the oops prints it ("Code: ... <xx>", xx != cc) - a
+# vCPU ran a stale translation of kernel text that another vCPU had just
+# patched (static keys and tracepoints are switched with text_poke_bp; the
+# module's insmod/rmmod and perf events do that). Seen about once in a dozen
+# full runs booting 6.12 under multi-threaded TCG; never a real int3 left in
+# the text. Such a run is booted again, once, and says so.
+tcg_int3_artifact() {
+	local code
+	[ "$accel" = tcg ] || return 1
+	code=$(awk '/Oops: int3/ { f = 1 } f && /Code: / { print; exit }' "$1")
+	[ -n "$code" ] && ! echo "$code" | grep -q '<cc>'
+}
+
 # Boot; a guest that has not reached init within TG_VM_BOOT_TIMEOUT (TCG
 # has been seen to stall in early boot, rarely) is killed and booted again,
 # once.
 boot_timeout=${TG_VM_BOOT_TIMEOUT:-90}
-for attempt in 1 2; do
-	unset rc
-	echo "vm: booting $kver ($accel) suites=$suites$([ $attempt = 2 ] && echo " (second try)")"
-	timeout -s KILL "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}" \
-		-append "$cmdline tg.suites=$suites" > "$log" 2>&1 &
-	qpid=$!
-	waited=0
-	while kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log" && [ $waited -lt "$boot_timeout" ]; do
-		sleep 1; waited=$((waited + 1))
+for run in 1 2; do
+	for attempt in 1 2; do
+		unset rc
+		echo "vm: booting $kver ($accel) suites=$suites$([ $attempt = 2 ] && echo " (second try)")"
+		timeout -s KILL "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}" \
+			-append "$cmdline tg.suites=$suites" > "$log" 2>&1 &
+		qpid=$!
+		waited=0
+		while kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log" && [ $waited -lt "$boot_timeout" ]; do
+			sleep 1; waited=$((waited + 1))
+		done
+		if kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log"; then
+			echo "vm: guest did not reach init in ${boot_timeout}s (attempt $attempt)"
+			pkill -KILL -P $qpid 2>/dev/null; kill -KILL $qpid 2>/dev/null; wait $qpid 2>/dev/null
+			continue
+		fi
+		wait $qpid
+		rc=$?
+		break
 	done
-	if kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log"; then
-		echo "vm: guest did not reach init in ${boot_timeout}s (attempt $attempt)"
-		pkill -KILL -P $qpid 2>/dev/null; kill -KILL $qpid 2>/dev/null; wait $qpid 2>/dev/null
+	noboot=0
+	[ -n "${rc:-}" ] || { noboot=1; rc=137; }
+	tr -d '\r' < "$log" > "$log.txt"
+	if [ $run = 1 ] && tcg_int3_artifact "$log.txt"; then
+		cp "$log.txt" "$build/int3-artifact.log.txt"
+		echo "vm: TCG int3 artifact (stale translation of patched kernel text, see $build/int3-artifact.log.txt): booting again"
 		continue
 	fi
-	wait $qpid
-	rc=$?
 	break
 done
-noboot=0
-[ -n "${rc:-}" ] || { noboot=1; rc=137; }
-tr -d '\r' < "$log" > "$log.txt"
-
 pass=$(grep -c '^TGTEST: PASS ' "$log.txt")
 fail=$(grep -c '^TGTEST: FAIL ' "$log.txt")
 grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
