@@ -357,6 +357,8 @@ int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
 		ret = -EPERM;
 	} else {
 		ret = tg_move_task(dst, task, threadgroup, msg);
+		if (!ret)
+			tg_pmdk_moved(task, threadgroup);
 	}
 	put_task_struct(task);
 	return ret;

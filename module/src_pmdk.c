@@ -14,10 +14,12 @@
  * stores; when all are taken it gets the overflow slot 0, shared with
  * atomic adds.
  *
- * Each period the loop reads every claimed slot (tg_pmdk_period()) and
- * charges the increase to the group of the slot's thread (slot 0: the
- * process leader's); a slot whose thread has exited is read a last time,
- * charged to the group it was last seen in, and freed. Closing the page
+ * A slot charges the group its thread is in (slot 0: the process leader's):
+ * set when the slot is claimed, and when the thread is moved
+ * (tg_pmdk_moved(), which first charges what the slot gained to the group
+ * it leaves). Each period the loop reads every claimed slot
+ * (tg_pmdk_period()) and charges the increase; a slot whose thread has
+ * exited is read a last time and freed. Closing the page
  * (exit, exec) reads every slot a last time. The reports are untrusted: a
  * count below the highest seen is rejected (tgroup.config source_pmdk
  * counts them) and charges nothing until it is passed again; the estimator
@@ -78,20 +80,28 @@ static void tg_pslot_set_grp(struct tg_pslot *s, struct tg_group *grp)
 	s->grp = grp;
 }
 
+/* Charge the slot's bytes to t's group from now on (t may be exiting). */
+static void tg_pslot_regroup(struct tg_pslot *s, struct task_struct *t)
+{
+	struct tg_group *grp;
+
+	rcu_read_lock();
+	grp = tg_task_group(t);
+	if (grp != s->grp && tg_group_tryget(grp))
+		tg_pslot_set_grp(s, grp);
+	rcu_read_unlock();
+}
+
 /* Give free slot i to the calling thread (slot 0: to its process). */
 static void tg_pslot_own(struct tg_pproc *p, unsigned int i, struct pid *pid)
 {
 	struct tg_pslot *s = &p->slot[i];
-	struct tg_group *grp;
 
+	lockdep_assert_held(&tg_pmdk_lock);
 	__set_bit(i, &p->used);
 	s->pid = pid;
 	s->seen = 0;
-	rcu_read_lock();
-	grp = tg_task_group(current);
-	if (tg_group_tryget(grp))
-		tg_pslot_set_grp(s, grp);
-	rcu_read_unlock();
+	tg_pslot_regroup(s, current);
 }
 
 /* The slot's thread while it can still run user code, else NULL. */
@@ -140,7 +150,7 @@ static void tg_pslot_retire(struct tg_pproc *p, unsigned int i)
 	tg_pmdk_slots--;
 }
 
-/* One period for one page: charge every slot, follow moved threads. */
+/* One period for one page: charge every slot, free exited threads' slots. */
 static void tg_pproc_collect(struct tg_pproc *p)
 {
 	struct task_struct *t;
@@ -148,25 +158,64 @@ static void tg_pproc_collect(struct tg_pproc *p)
 
 	lockdep_assert_held(&tg_pmdk_lock);
 	for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS) {
-		struct tg_pslot *s = &p->slot[i];
-
 		rcu_read_lock();
-		t = tg_pslot_task(s, i);
-		/* tg_mutex held: a group found through a member stays listed */
-		if (t) {
-			struct tg_group *grp = tg_task_group(t);
-
-			if (grp != s->grp) {
-				tg_group_get(grp);
-				tg_pslot_set_grp(s, grp);
-			}
-		}
+		t = tg_pslot_task(&p->slot[i], i);
 		rcu_read_unlock();
 		if (t || i == TGPMEM_OVERFLOW)
 			tg_pslot_charge(p, i);
 		else
 			tg_pslot_retire(p, i);
 	}
+}
+
+/* Does slot i belong to task (slot 0: to its process's leader)? */
+static bool tg_pslot_of(const struct tg_pproc *p, unsigned int i,
+			struct task_struct *task)
+{
+	if (i == TGPMEM_OVERFLOW)
+		return thread_group_leader(task);
+	return p->slot[i].pid == task_pid(task);
+}
+
+/**
+ * tg_pmdk_moved() - a task (or its whole process) changed group
+ * @task:        the task moved
+ * @threadgroup: every thread of its process was moved
+ *
+ * The moved threads' slots are charged what they gained so far - to the
+ * group they were in - and follow their threads from now on. Called after
+ * the move is committed: of two racing moves, the last call sees the final
+ * group.
+ *
+ * Context: process context, no tgroup lock held.
+ */
+void tg_pmdk_moved(struct task_struct *task, bool threadgroup)
+{
+	struct mm_struct *mm = READ_ONCE(task->mm);	/* compared, not used */
+	struct task_struct *t;
+	struct tg_pproc *p;
+	unsigned int i;
+
+	if (!tg_pmdk_registered || !mm)
+		return;
+	mutex_lock(&tg_pmdk_lock);
+	list_for_each_entry(p, &tg_pprocs, node) {
+		if (p->mm != mm)
+			continue;
+		for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS) {
+			if (!threadgroup && !tg_pslot_of(p, i, task))
+				continue;
+			tg_pslot_charge(p, i);
+			rcu_read_lock();
+			t = pid_task(p->slot[i].pid, i == TGPMEM_OVERFLOW ?
+				     PIDTYPE_TGID : PIDTYPE_PID);
+			if (t)
+				tg_pslot_regroup(&p->slot[i], t);
+			rcu_read_unlock();
+		}
+		break;
+	}
+	mutex_unlock(&tg_pmdk_lock);
 }
 
 /**
@@ -314,7 +363,6 @@ static int tg_pmdk_open(struct inode *inode, struct file *file)
 	p->shared->nr_slots = TGPMEM_NR_SLOTS;
 	p->mm = current->mm;
 	mmgrab(p->mm);
-	tg_pslot_own(p, TGPMEM_OVERFLOW, get_pid(task_tgid(current)));
 
 	mutex_lock(&tg_pmdk_lock);
 	ret = -ENOSPC;
@@ -324,6 +372,8 @@ static int tg_pmdk_open(struct inode *inode, struct file *file)
 	list_for_each_entry(q, &tg_pprocs, node)
 		if (q->mm == p->mm)
 			goto err_unlock;
+	/* under the lock: a move from now on finds the page */
+	tg_pslot_own(p, TGPMEM_OVERFLOW, get_pid(task_tgid(current)));
 	list_add_tail(&p->node, &tg_pprocs);
 	tg_pmdk_nr++;
 	mutex_unlock(&tg_pmdk_lock);

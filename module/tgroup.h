@@ -222,6 +222,7 @@ void tg_pmdk_init(void);
 void tg_pmdk_exit(void);
 void tg_pmdk_rebase(void);
 void tg_pmdk_period(void);
+void tg_pmdk_moved(struct task_struct *task, bool threadgroup);
 void tg_pmdk_take(struct tg_group *grp, struct tg_counters *c);
 void tg_pmdk_state(char *buf, size_t size);
 

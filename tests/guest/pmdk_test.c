@@ -335,6 +335,42 @@ TEST(abi_final_report_at_exit)
 	EXPECT_EQ_LL(nvm_w("pa_exit"), 777777);
 }
 
+/*
+ * A process that claimed its slot in the root group, is moved, writes and
+ * exits before any period reads its slot: the move made the slot follow it.
+ * Slow periods (1 s) so that no period falls between claim and exit.
+ */
+TEST_T(abi_moved_then_exits, 30)
+{
+	int go[2], ready[2], st;
+	char c;
+	pid_t pid;
+
+	fresh("pa_movexit");
+	EXPECT_OK(pipe(go));
+	EXPECT_OK(pipe(ready));
+	EXPECT_OK(wr(MNT "/tgroup.config", "period_ms=1000"));
+	pid = fork();
+	if (pid == 0) {
+		int fd = pm_open();
+		struct tgpmem_page *pg = pm_map(fd);
+		long s = pm_claim(fd);
+
+		pg->slot[s].bytes = 100;	/* in the root group: not charged */
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		pg->slot[s].bytes += 424242;
+		_exit(0);
+	}
+	EXPECT(read(ready[0], &c, 1) == 1);
+	join("pa_movexit", pid);
+	EXPECT(write(go[1], "g", 1) == 1);
+	EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st));
+	wait_periods(1);
+	EXPECT_OK(wr(MNT "/tgroup.config", "period_ms=10"));
+	EXPECT_EQ_LL(nvm_w("pa_movexit"), 424242);
+}
+
 static volatile int step;
 
 static void *mover_thread(void *arg)
