@@ -207,8 +207,7 @@ void tg_pmdk_moved(struct task_struct *task, bool threadgroup)
 				continue;
 			tg_pslot_charge(p, i);
 			rcu_read_lock();
-			t = pid_task(p->slot[i].pid, i == TGPMEM_OVERFLOW ?
-				     PIDTYPE_TGID : PIDTYPE_PID);
+			t = tg_pslot_task(&p->slot[i], i);
 			if (t)
 				tg_pslot_regroup(&p->slot[i], t);
 			rcu_read_unlock();
