@@ -177,8 +177,9 @@ TEST_T(closed_loop_holds_limit, 60)
 
 			bytes1 = stat_value("loop", "nvm_read_bytes");
 			rate = (bytes1 - bytes0) / (t - w0);
-			printf("TGTEST-INFO: closed_loop window %d: %.3f GB/s (limit 1)\n",
-			       windows, rate / 1e9);
+			printf("TGTEST-INFO: closed_loop window %d: %.3f GB/s (limit 1), quota %llu us, throttled %llu\n",
+			       windows, rate / 1e9, stat_value("loop", "cpu_quota_usec"),
+			       stat_value("loop", "nr_throttled"));
 			EXPECT(rate > LIMIT_BPS * (1 - LOOP_TOL) && rate < LIMIT_BPS * (1 + LOOP_TOL),
 			       "window %d: %.0f B/s vs limit %llu", windows, rate, LIMIT_BPS);
 			windows++;
