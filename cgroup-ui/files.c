@@ -134,8 +134,12 @@ static int tg_priority_write(struct tg_group *grp, const char *buf, size_t len,
 		return -EINVAL;
 	mutex_lock(&tg_mutex);
 	ret = tg_check_alive(grp, msg);
-	if (!ret)
+	if (!ret) {
 		WRITE_ONCE(grp->priority, prio);
+		/* high is never throttled: let it run now, not next period */
+		if (prio == TG_PRIO_HIGH && !grp->cpu_pin_us)
+			tg_cpu_release(grp);
+	}
 	mutex_unlock(&tg_mutex);
 	return ret;
 }
@@ -154,6 +158,18 @@ static int tg_limit_show(struct seq_file *sf, struct tg_group *grp)
 	return 0;
 }
 
+/* Some kind's limit is looser in @new than in @old. */
+static bool tg_limits_raised(const struct tg_limits *old,
+			     const struct tg_limits *new)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (new->bps[k] > old->bps[k])
+			return true;
+	return false;
+}
+
 static int tg_limit_write(struct tg_group *grp, const char *buf, size_t len,
 			  const struct file *file, const char **msg)
 {
@@ -164,10 +180,19 @@ static int tg_limit_write(struct tg_group *grp, const char *buf, size_t len,
 	ret = tg_check_alive(grp, msg);
 	if (!ret) {
 		limits = grp->limits;
-		if (tg_parse_limits(buf, len, &limits, msg))
+		if (tg_parse_limits(buf, len, &limits, msg)) {
 			ret = -EINVAL;
-		else
+		} else {
+			/*
+			 * A limit lifted or raised ends the throttle now; the
+			 * next period throttles again if the regulator still
+			 * has reason to.
+			 */
+			if (tg_limits_raised(&grp->limits, &limits) &&
+			    !grp->cpu_pin_us)
+				tg_cpu_release(grp);
 			grp->limits = limits;
+		}
 	}
 	mutex_unlock(&tg_mutex);
 	return ret;
@@ -288,6 +313,8 @@ static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 	seq_printf(sf, "max_groups=%u\n", tg_max_groups);
 	seq_printf(sf, "inherit_failures=%lld\n",
 		   atomic64_read(&tg_inherit_failures));
+	seq_printf(sf, "period_last_us=%llu\n", tg_period_last_us());
+	seq_printf(sf, "period_max_us=%llu\n", tg_period_max_us());
 	return 0;
 }
 
@@ -295,14 +322,20 @@ static int tg_config_write(struct tg_group *grp, const char *buf, size_t len,
 			   const struct file *file, const char **msg)
 {
 	struct tg_config cfg;
+	struct tg_group *g;
 	int ret = 0;
 
 	mutex_lock(&tg_mutex);
 	cfg = tg_cfg;
-	if (tg_parse_config(buf, len, &cfg, msg))
+	if (tg_parse_config(buf, len, &cfg, msg)) {
 		ret = -EINVAL;
-	else
+	} else {
+		/* regulator off: every throttle (pins too) ends now */
+		if (tg_cfg.enabled && !cfg.enabled)
+			list_for_each_entry(g, &tg_groups, node)
+				tg_cpu_release(g);
 		tg_cfg = cfg;
+	}
 	mutex_unlock(&tg_mutex);
 	return ret;
 }

@@ -434,9 +434,8 @@ static void tg_kill_sb(struct super_block *sb)
 {
 	tg_loop_stop();
 	mutex_lock(&tg_mutex);
-	tg_group_remove_all();
+	tg_group_remove_all();	/* every throttle released; nothing waits for a park */
 	mutex_unlock(&tg_mutex);
-	tg_cpu_drain();
 	tg_perf_exit();		/* the counters of every member that left */
 	tg_uncore_exit();
 	tg_sample_exit();

@@ -3,116 +3,269 @@
  * act_cpu.c - the CPU quota actuator, enforced by the module itself (a
  * loadable module cannot reach the CFS bandwidth internals).
  *
- * Every period the loop sums the group's CPU time (the members'
- * sum_exec_runtime deltas) and gives the group an allowance for the next
- * period: the quota less any overrun. The enforcer checks several times a
- * period; once the allowance is used the group is throttled until the
- * period ends: each member gets a task_work (TWA_SIGNAL, so a task asleep in
- * an interruptible wait runs it promptly) that parks it, killable, at its
- * next return to user space until the budget is back, the quota is lifted,
- * the group is removed, or everything is released (regulator off, unmount,
- * unload). The wait is on the group, so nothing is ever parked without a
- * wake-up coming.
+ * Accounting. Every period the loop sums the group's CPU time: the members'
+ * sum_exec_runtime deltas, plus what members that left during the period
+ * (moved out, removed) ran before leaving, plus what exited members ran up
+ * to their very last context switch (they stay on the group's exiting list
+ * until their CPU time is final). The next period's allowance is the quota,
+ * scaled to the expected period length, less what the group overran; the
+ * debt is floored at TG_CPU_DEBT_PERIODS periods of quota, so a burst can
+ * never park a group for longer than that.
  *
- * task_work_cancel() is not exported, so a queued park cannot be taken
- * back: each holds a reference on its group and its own memory, and
- * tg_cpu_drain() (unmount, unload) waits for every queued park to have run
- * and for RCU-tasks, so no task is left in or headed for module text.
+ * Throttling. The enforcer (loop.c, every period / 8 while a group has a
+ * quota) throttles a group that used its allowance, and on every slice of a
+ * throttled period parks its running members that are not parked yet
+ * (newcomers, tasks a signal let go). A park is a task_work queued with
+ * TWA_RESUME on the member's task: it runs at the task's next return to user
+ * space (an IPI brings a running task there at once), never interrupts a
+ * system call (no signal is made pending: nothing sees EINTR), and waits in
+ * TASK_INTERRUPTIBLE | TASK_FREEZABLE (state S, not in loadavg, frozen like
+ * any sleeper, any signal ends it; the task is parked again at a later slice
+ * if the group is still throttled). It waits until the group's throttle
+ * generation moves on (unthrottle, release), the task leaves the group, or
+ * the group is removed; each of those wakes the group's queue.
+ *
+ * Never parked: kernel threads, io_uring and other user workers (they may
+ * hold locks other rings need), exiting, stopped and ptraced tasks, and
+ * sleeping ones (they use no CPU; they are parked at a later slice if they
+ * run). A child forked into a throttled group starts parked.
+ *
+ * Lifetimes. task_work_cancel() is not exported, so a queued park cannot be
+ * taken back; nothing ever waits for one either. The callback is embedded
+ * in the member, and a queued or running park holds a reference on the
+ * member and on the module: unmount releases every throttle and returns at
+ * once; rmmod is refused (EBUSY) while a park is still queued on a task that
+ * has not returned to user space since, and module exit waits for RCU-tasks
+ * so no task is still executing module text.
  */
 #include <linux/ktime.h>
-#include <linux/rcupdate_wait.h>
+#include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 #include <linux/task_work.h>
 
 #include "tgroup.h"
 
-struct tg_park {
-	struct callback_head	cb;
-	struct tg_group		*grp;	/* reference held */
-};
+/* Past overrun taken from later periods: at most this many periods' quota. */
+#define TG_CPU_DEBT_PERIODS	100
 
-/* parks queued or running; tg_cpu_drain() waits for 0 */
-static atomic_t tg_parks = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(tg_parks_wq);
+/* m->park_busy */
+#define TG_PARK_BUSY		0
 
-static bool tg_park_done(struct tg_group *grp)
+#ifdef PF_USER_WORKER
+#define TG_PF_NEVER_PARK	(PF_EXITING | PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define TG_PF_NEVER_PARK	(PF_EXITING | PF_KTHREAD | PF_IO_WORKER)
+#endif
+
+static bool tg_parkable(struct task_struct *t)
 {
-	bool moved;
+	return !(READ_ONCE(t->flags) & TG_PF_NEVER_PARK) && !READ_ONCE(t->ptrace);
+}
 
-	rcu_read_lock();
-	moved = tg_task_group(current) != grp;
-	rcu_read_unlock();
-	return !READ_ONCE(grp->cpu_throttled) || READ_ONCE(grp->dead) || moved;
+static bool tg_park_done(struct tg_member *m, struct tg_group *grp, u32 gen)
+{
+	return READ_ONCE(m->gone) || READ_ONCE(m->grp) != grp ||
+	       !READ_ONCE(grp->cpu_throttled) || READ_ONCE(grp->cpu_gen) != gen;
 }
 
 static void tg_park_fn(struct callback_head *cb)
 {
-	struct tg_park *p = container_of(cb, struct tg_park, cb);
-	struct tg_group *grp = p->grp;
-	struct tg_member *m;
+	struct tg_member *m = container_of(cb, struct tg_member, park_cb);
+	struct tg_group *grp = NULL;
+	u32 gen = 0;
 
 	spin_lock(&tg_member_lock);
-	m = tg_member_find(current);
-	if (m)
-		m->park_pending = false;
+	if (!m->gone && m->grp->cpu_throttled && tg_parkable(current)) {
+		grp = m->grp;
+		gen = grp->cpu_gen;
+		tg_group_get(grp);
+	}
 	spin_unlock(&tg_member_lock);
 
-	if (!(current->flags & PF_EXITING))
-		wait_event_killable(grp->cpu_wq, tg_park_done(grp));
-
-	tg_group_put(grp);
-	kfree(p);
-	if (atomic_dec_and_test(&tg_parks))
-		wake_up_all(&tg_parks_wq);
+	if (grp) {
+		/* a signal ends it early: -ERESTARTSYS is of no interest here */
+		(void)wait_event_freezable(grp->cpu_wq, tg_park_done(m, grp, gen));
+		tg_group_put(grp);
+	}
+	clear_bit_unlock(TG_PARK_BUSY, &m->park_busy);
+	tg_member_put(m);
+	module_put(THIS_MODULE);	/* exit waits for RCU-tasks: returning is safe */
 }
 
-/* Queue a park on every member that has none. Context: tg_member_lock. */
+/**
+ * tg_cpu_member_init() - prepare a member record's park callback
+ * @m: member record, not yet attached
+ */
+void tg_cpu_member_init(struct tg_member *m)
+{
+	m->park_busy = 0;
+	init_task_work(&m->park_cb, tg_park_fn);
+}
+
+/*
+ * Queue a park on a member's task unless it is one that is never parked,
+ * not running (@new_task: a child that has not run yet is parked too), or
+ * already has one.
+ */
+static void tg_park_queue(struct tg_member *m, bool new_task)
+{
+	struct task_struct *t = m->task;
+
+	lockdep_assert_held(&tg_member_lock);
+	if (!tg_parkable(t) || task_is_stopped_or_traced(t))
+		return;
+	if (!new_task && !task_is_running(t))
+		return;
+	if (test_and_set_bit_lock(TG_PARK_BUSY, &m->park_busy))
+		return;
+	if (!try_module_get(THIS_MODULE))
+		goto idle;
+	refcount_inc(&m->ref);
+	if (task_work_add(t, &m->park_cb, TWA_RESUME)) {
+		/* past exit_task_work(): it never runs again */
+		refcount_dec(&m->ref);		/* the group's reference remains */
+		module_put(THIS_MODULE);
+		goto idle;
+	}
+	return;
+idle:
+	clear_bit_unlock(TG_PARK_BUSY, &m->park_busy);
+}
+
 static void tg_park_members(struct tg_group *grp)
 {
 	struct tg_member *m;
 
 	lockdep_assert_held(&tg_member_lock);
-	list_for_each_entry(m, &grp->members, gnode) {
-		struct tg_park *p;
-
-		if (m->park_pending || (m->task->flags & (PF_EXITING | PF_KTHREAD)))
-			continue;
-		p = kmalloc(sizeof(*p), GFP_NOWAIT | __GFP_NOWARN);
-		if (!p)
-			continue;	/* parked next period instead */
-		init_task_work(&p->cb, tg_park_fn);
-		p->grp = grp;
-		tg_group_get(grp);
-		atomic_inc(&tg_parks);
-		if (task_work_add(m->task, &p->cb, TWA_SIGNAL)) {
-			/* the task is exiting: it will never run it */
-			tg_group_put(grp);
-			kfree(p);
-			atomic_dec(&tg_parks);
-			continue;
-		}
-		m->park_pending = true;
-	}
+	list_for_each_entry(m, &grp->members, gnode)
+		tg_park_queue(m, false);
 }
 
-/* CPU time of the group's members since their last_runtime, in ns */
+/*
+ * What the task of @m ran since last seen, in ns; @advance moves the mark.
+ * sum_exec_runtime of a task running elsewhere lags by up to a tick: the
+ * rest is seen at the next look, so nothing is lost.
+ */
+static u64 tg_member_ran(struct tg_member *m, bool advance)
+{
+	u64 now = READ_ONCE(m->task->se.sum_exec_runtime);
+	u64 ran = now - m->last_runtime;
+
+	if (advance)
+		m->last_runtime = now;
+	return ran;
+}
+
+/*
+ * The task has switched out for the last time: its CPU time is final.
+ * on_cpu is cleared with release ordering after the switch accounted the
+ * last runtime (finish_task()); the acquire orders the caller's read of
+ * sum_exec_runtime after it.
+ */
+static bool tg_task_final(struct task_struct *t)
+{
+	return READ_ONCE(t->__state) == TASK_DEAD && !smp_load_acquire(&t->on_cpu);
+}
+
+/*
+ * CPU time of the group since the period began, in ns; @advance (the loop,
+ * at the period's end) starts the next one and lets exited members whose
+ * time is final go.
+ */
 static u64 tg_cpu_since(struct tg_group *grp, bool advance)
 {
-	struct tg_member *m;
-	u64 ns = 0;
+	struct tg_member *m, *tmp;
+	u64 ns = grp->cpu_gone_ns;
 
-	spin_lock(&tg_member_lock);
-	list_for_each_entry(m, &grp->members, gnode) {
-		u64 now = READ_ONCE(m->task->se.sum_exec_runtime);
+	lockdep_assert_held(&tg_member_lock);
+	list_for_each_entry(m, &grp->members, gnode)
+		ns += tg_member_ran(m, advance);
+	list_for_each_entry_safe(m, tmp, &grp->exiting, gnode) {
+		bool final = tg_task_final(m->task);	/* before the read */
 
-		ns += now - m->last_runtime;
-		if (advance)
-			m->last_runtime = now;
+		ns += tg_member_ran(m, advance);
+		if (advance && final) {
+			list_del(&m->gnode);
+			tg_member_put(m);
+		}
 	}
-	spin_unlock(&tg_member_lock);
+	if (advance)
+		grp->cpu_gone_ns = 0;
 	return ns;
+}
+
+static void tg_cpu_unthrottle(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_member_lock);
+	if (!grp->cpu_throttled)
+		return;
+	WRITE_ONCE(grp->cpu_throttled, false);
+	WRITE_ONCE(grp->cpu_gen, grp->cpu_gen + 1);
+	wake_up_all(&grp->cpu_wq);
+}
+
+static void tg_cpu_throttle(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_member_lock);
+	WRITE_ONCE(grp->cpu_throttled, true);
+	WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
+	tg_park_members(grp);
+}
+
+/**
+ * tg_cpu_member_joined() - a task joined a group (fork, move)
+ * @m:        its member record, attached to m->grp
+ * @new_task: the task was just created and has not run yet
+ *
+ * A task joining a throttled group is parked like its members.
+ *
+ * Context: tg_member_lock held (any context).
+ */
+void tg_cpu_member_joined(struct tg_member *m, bool new_task)
+{
+	lockdep_assert_held(&tg_member_lock);
+	if (m->grp->cpu_throttled)
+		tg_park_queue(m, new_task);
+}
+
+/**
+ * tg_cpu_member_left() - a task is leaving @from (move, exit, removal)
+ * @m:    its member record, still counting for @from
+ * @from: the group it leaves
+ *
+ * What it ran in @from since the period began is charged to @from, and a
+ * park of it in @from ends now.
+ *
+ * Context: tg_member_lock held (any context).
+ */
+void tg_cpu_member_left(struct tg_member *m, struct tg_group *from)
+{
+	lockdep_assert_held(&tg_member_lock);
+	from->cpu_gone_ns += tg_member_ran(m, true);
+	if (from->cpu_throttled)
+		wake_up_all(&from->cpu_wq);
+}
+
+/**
+ * tg_cpu_reap_exiting() - let exited members go
+ * @grp: group
+ * @all: every one (the group is going away), not only those that are final
+ *
+ * Context: tg_member_lock held.
+ */
+void tg_cpu_reap_exiting(struct tg_group *grp, bool all)
+{
+	struct tg_member *m, *tmp;
+
+	lockdep_assert_held(&tg_member_lock);
+	list_for_each_entry_safe(m, tmp, &grp->exiting, gnode) {
+		if (!all && !tg_task_final(m->task))
+			continue;
+		list_del(&m->gnode);
+		tg_member_put(m);
+	}
 }
 
 /**
@@ -124,25 +277,14 @@ static u64 tg_cpu_since(struct tg_group *grp, bool advance)
  */
 u64 tg_cpu_collect(struct tg_group *grp)
 {
+	u64 ns;
+
 	lockdep_assert_held(&tg_mutex);
-	grp->cpu_usage_us = div_u64(tg_cpu_since(grp, true), NSEC_PER_USEC);
-	return grp->cpu_usage_us;
-}
-
-static void tg_cpu_unthrottle(struct tg_group *grp)
-{
-	if (!READ_ONCE(grp->cpu_throttled))
-		return;
-	WRITE_ONCE(grp->cpu_throttled, false);
-	wake_up_all(&grp->cpu_wq);
-}
-
-static void tg_cpu_throttle(struct tg_group *grp)
-{
-	WRITE_ONCE(grp->cpu_throttled, true);
 	spin_lock(&tg_member_lock);
-	tg_park_members(grp);
+	ns = tg_cpu_since(grp, true);
 	spin_unlock(&tg_member_lock);
+	grp->cpu_usage_us = div_u64(ns, NSEC_PER_USEC);
+	return grp->cpu_usage_us;
 }
 
 /**
@@ -155,86 +297,84 @@ static void tg_cpu_throttle(struct tg_group *grp)
  *
  * The allowance of the new period is the quota, scaled to the expected
  * period length, less what the group overran (never more: unused time is
- * not saved up). With none left the group stays throttled this period;
- * otherwise tg_cpu_enforce() throttles it once it has used the allowance.
+ * not saved up; the debt is floored at TG_CPU_DEBT_PERIODS periods' quota).
+ * With none left the group stays throttled this period (same generation:
+ * parked tasks sleep on); otherwise it is unthrottled and
+ * tg_cpu_enforce() throttles it once it has used the allowance.
  *
- * Context: the regulation loop (tg_mutex held).
+ * Context: the regulation loop (tg_mutex held); takes tg_member_lock.
  */
 void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 		  u32 elapsed_us)
 {
-	bool was_limited = READ_ONCE(grp->cpu_quota_usec) != TG_QUOTA_UNLIMITED;
-	s64 carry, share;
+	s64 carry, share, floor;
+	bool was_limited;
 
 	lockdep_assert_held(&tg_mutex);
+	spin_lock(&tg_member_lock);
+	was_limited = grp->cpu_quota_usec != TG_QUOTA_UNLIMITED;
 	WRITE_ONCE(grp->cpu_quota_usec, quota_us);
 	if (quota_us == TG_QUOTA_UNLIMITED) {
 		grp->cpu_allow_us = 0;
 		tg_cpu_unthrottle(grp);
-		return;
+		goto out;
 	}
+	/* quota and elapsed are bounded (core/parse.c, loop.c): no overflow */
+	share = mul_u64_u32_div(quota_us, elapsed_us, period_us);
 	carry = was_limited ? grp->cpu_allow_us - (s64)grp->cpu_usage_us : 0;
-	if (carry > 0)
-		carry = 0;
-	share = div_u64(quota_us * elapsed_us, period_us);
-	grp->cpu_allow_us = carry + share;
+	floor = -(s64)min_t(u64, (u64)share * TG_CPU_DEBT_PERIODS, S64_MAX / 2);
+	grp->cpu_allow_us = clamp(carry, floor, 0LL) + share;
 	if (grp->cpu_allow_us > 0) {
 		tg_cpu_unthrottle(grp);
-		return;
+		goto out;
 	}
-	WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
 	WRITE_ONCE(grp->throttled_usec, grp->throttled_usec + elapsed_us);
-	tg_cpu_throttle(grp);
+	if (grp->cpu_throttled)
+		tg_park_members(grp);
+	else
+		tg_cpu_throttle(grp);
+out:
+	spin_unlock(&tg_member_lock);
 }
 
 /**
- * tg_cpu_enforce() - mid-period check: park a group that used its allowance
- * @grp: child group
+ * tg_cpu_enforce() - mid-period check of one group
+ * @grp: child group, found on tg_groups under RCU
  *
- * Called several times a period (the enforcer), so a group overruns its
- * quota by at most a fraction of a period; the overrun is taken from the
- * next period's allowance.
+ * Throttles a group that used its allowance (so it overruns its quota by at
+ * most about a slice; the overrun is taken from the next period), and while
+ * it is throttled parks members that run (newcomers, tasks a signal woke).
  *
- * Context: tg_mutex held.
+ * Context: rcu_read_lock() (the enforcer; never tg_mutex); takes
+ * tg_member_lock.
  */
 void tg_cpu_enforce(struct tg_group *grp)
 {
-	lockdep_assert_held(&tg_mutex);
-	if (READ_ONCE(grp->cpu_quota_usec) == TG_QUOTA_UNLIMITED ||
-	    READ_ONCE(grp->cpu_throttled))
+	if (READ_ONCE(grp->cpu_quota_usec) == TG_QUOTA_UNLIMITED)
 		return;
-	if ((s64)div_u64(tg_cpu_since(grp, false), NSEC_PER_USEC) >= grp->cpu_allow_us) {
-		WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
+	spin_lock(&tg_member_lock);
+	if (grp->dead || grp->cpu_quota_usec == TG_QUOTA_UNLIMITED)
+		goto out;
+	if (grp->cpu_throttled)
+		tg_park_members(grp);
+	else if ((s64)div_u64(tg_cpu_since(grp, false), NSEC_PER_USEC) >=
+		 grp->cpu_allow_us)
 		tg_cpu_throttle(grp);
-	}
+out:
+	spin_unlock(&tg_member_lock);
 }
 
 /**
- * tg_cpu_release() - lift the quota and wake every parked task of a group
- * @grp: group (rmdir, priority high, limit lifted, regulator off)
+ * tg_cpu_release() - lift the quota and let every parked task of a group run
+ * @grp: group (rmdir, unmount, priority high, regulator off)
  *
- * Context: any process context.
+ * Context: process context; takes tg_member_lock.
  */
 void tg_cpu_release(struct tg_group *grp)
 {
+	spin_lock(&tg_member_lock);
 	grp->cpu_allow_us = 0;
 	WRITE_ONCE(grp->cpu_quota_usec, TG_QUOTA_MAX);
-	WRITE_ONCE(grp->cpu_throttled, false);
-	wake_up_all(&grp->cpu_wq);
-}
-
-/**
- * tg_cpu_drain() - wait until no park is queued or running
- *
- * Called at unmount (after every group has been removed: dead, woken) and
- * at unload. Queued parks run promptly (TWA_SIGNAL) and return at once on
- * their dead group; RCU-tasks then guarantees no task is still executing
- * module text.
- *
- * Context: process context, no tgroup lock held.
- */
-void tg_cpu_drain(void)
-{
-	wait_event(tg_parks_wq, !atomic_read(&tg_parks));
-	synchronize_rcu_tasks();
+	tg_cpu_unthrottle(grp);
+	spin_unlock(&tg_member_lock);
 }

@@ -22,6 +22,7 @@ struct tg_config tg_cfg;
 struct tg_group tg_root_group = {
 	.node		= LIST_HEAD_INIT(tg_root_group.node),
 	.members	= LIST_HEAD_INIT(tg_root_group.members),
+	.exiting	= LIST_HEAD_INIT(tg_root_group.exiting),
 	.slot		= -1,
 	.inj_lock	= __SPIN_LOCK_UNLOCKED(tg_root_group.inj_lock),
 	.cpu_wq		= __WAIT_QUEUE_HEAD_INITIALIZER(tg_root_group.cpu_wq),
@@ -70,6 +71,7 @@ struct tg_group *tg_group_alloc(const char *name, const char **msg)
 	kref_init(&grp->ref);
 	INIT_LIST_HEAD(&grp->node);
 	INIT_LIST_HEAD(&grp->members);
+	INIT_LIST_HEAD(&grp->exiting);
 	spin_lock_init(&grp->inj_lock);
 	init_waitqueue_head(&grp->cpu_wq);
 	grp->slot = -1;
@@ -136,13 +138,16 @@ void tg_group_put(struct tg_group *grp)
 }
 
 /*
- * Unlist a dead, empty group: wake anything parked on it, free its slot,
- * drop the registry's reference.
+ * Unlist a dead, empty group: wake anything parked on it, let its exited
+ * members go, free its slot, drop the registry's reference.
  */
 static void tg_group_unlist(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
 	tg_cpu_release(grp);
+	spin_lock(&tg_member_lock);
+	tg_cpu_reap_exiting(grp, true);
+	spin_unlock(&tg_member_lock);
 	tg_slot_free(grp);
 	tg_rdt_group_gone(grp);
 	list_del_rcu(&grp->node);

@@ -11,8 +11,12 @@
  *   3. core regulator over all groups (one slot each);
  *   4. actuators: CPU quota (act_cpu.c), MBA level (published in
  *      tgroup.stat; the emulated platform applies it under inject=1).
- * An hrtimer at period / TG_ENFORCE_SLICES queues the enforcer, which parks
- * groups that have used their CPU allowance before the period ends.
+ * While some group has a CPU quota, an hrtimer at period / TG_ENFORCE_SLICES
+ * queues the enforcer, which throttles groups that have used their CPU
+ * allowance before the period ends and parks members that run in a
+ * throttled period. It walks tg_groups under RCU and never takes tg_mutex,
+ * so readers of the files and a long period never make it skip a slice.
+ * With no quota the timer is not armed at all.
  *
  * The regulator sees rates and CPU time smoothed over a few periods (EWMA,
  * weight 1/TG_EWMA_DIV): throttling makes both bursty at period scale, and
@@ -47,6 +51,28 @@ static struct tg_group **tg_apply_grp;	/* MBA levels to apply, by group */
 static u32 *tg_apply_mba;
 static unsigned long *tg_slot_map;
 static u32 tg_slots_hi;			/* highest slot in use + 1 */
+/* how long the period's own work took, for tgroup.config */
+static u64 tg_period_last_ns, tg_period_max_ns;
+
+/**
+ * tg_period_last_us() - duration of the last period's work
+ *
+ * Return: microseconds, 0 before the first period of a mount.
+ */
+u64 tg_period_last_us(void)
+{
+	return div_u64(READ_ONCE(tg_period_last_ns), NSEC_PER_USEC);
+}
+
+/**
+ * tg_period_max_us() - the longest period's work since the mount
+ *
+ * Return: microseconds.
+ */
+u64 tg_period_max_us(void)
+{
+	return div_u64(READ_ONCE(tg_period_max_ns), NSEC_PER_USEC);
+}
 
 static void tg_reg_cfg_from(struct tg_reg_cfg *rc, const struct tg_config *c)
 {
@@ -117,6 +143,12 @@ static unsigned long tg_period_jiffies(void)
 	return max(msecs_to_jiffies(READ_ONCE(tg_cfg.period_ms)), 1UL);
 }
 
+static ktime_t tg_enforce_slice(void)
+{
+	return ns_to_ktime((u64)READ_ONCE(tg_cfg.period_ms) * NSEC_PER_MSEC /
+			   TG_ENFORCE_SLICES);
+}
+
 static u64 tg_ewma(u64 avg, u64 x)
 {
 	return avg - avg / TG_EWMA_DIV + x / TG_EWMA_DIV;
@@ -163,14 +195,18 @@ static void tg_period_fn(struct work_struct *work)
 	struct tg_reg_cfg rc;
 	struct tg_group *grp;
 	u32 period_us, elapsed_us, n = 0, limited = 0;
-	ktime_t now = ktime_get();
+	ktime_t now = ktime_get(), t0;
 
 	mutex_lock(&tg_mutex);
 	period_us = tg_cfg.period_ms * USEC_PER_MSEC;
-	/* delayed work runs on jiffies: use the real length of the period */
+	/*
+	 * delayed work runs on jiffies: use the real length of the period
+	 * (bounded, so quota x elapsed cannot overflow in act_cpu.c)
+	 */
 	elapsed_us = clamp_t(u64, ktime_us_delta(now, tg_last_period),
 			     period_us / 2, 4 * period_us);
 	tg_last_period = now;
+	t0 = ktime_get();		/* the period's own cost from here */
 	tg_reg_cfg_from(&rc, &tg_cfg);
 	tg_det_cfg_from(&dc, &tg_cfg);
 
@@ -205,6 +241,13 @@ static void tg_period_fn(struct work_struct *work)
 	}
 	tg_mba_apply(tg_apply_grp, tg_apply_mba, n);
 	WRITE_ONCE(tg_quota_groups, limited);
+	/* the enforcer runs only while a group has a quota (tick stops itself) */
+	if (limited && !hrtimer_active(&tg_enforce_timer))
+		hrtimer_start(&tg_enforce_timer, tg_enforce_slice(), HRTIMER_MODE_REL);
+	t0 = ktime_sub(ktime_get(), t0);
+	WRITE_ONCE(tg_period_last_ns, t0);
+	if (t0 > tg_period_max_ns)
+		WRITE_ONCE(tg_period_max_ns, t0);
 	mutex_unlock(&tg_mutex);
 	queue_delayed_work(system_unbound_wq, &tg_period_work,
 			   tg_period_jiffies());
@@ -214,21 +257,18 @@ static void tg_enforce_fn(struct work_struct *work)
 {
 	struct tg_group *grp;
 
-	if (!mutex_trylock(&tg_mutex))
-		return;		/* the period (or a write) is running: next slice */
-	list_for_each_entry(grp, &tg_groups, node)
+	rcu_read_lock();
+	list_for_each_entry_rcu(grp, &tg_groups, node)
 		tg_cpu_enforce(grp);
-	mutex_unlock(&tg_mutex);
+	rcu_read_unlock();
 }
 
 static enum hrtimer_restart tg_enforce_tick(struct hrtimer *t)
 {
-	u64 slice_ns = (u64)READ_ONCE(tg_cfg.period_ms) * NSEC_PER_MSEC /
-		       TG_ENFORCE_SLICES;
-
-	if (READ_ONCE(tg_quota_groups))		/* idle otherwise */
-		queue_work(system_highpri_wq, &tg_enforce_work);
-	hrtimer_forward_now(t, ns_to_ktime(slice_ns));
+	if (!READ_ONCE(tg_quota_groups))
+		return HRTIMER_NORESTART;	/* the period arms it again */
+	queue_work(system_highpri_wq, &tg_enforce_work);
+	hrtimer_forward_now(t, tg_enforce_slice());
 	return HRTIMER_RESTART;
 }
 
@@ -247,10 +287,12 @@ void tg_loop_start(void)
 		tg_pmdk_rebase();
 		tg_last_period = ktime_get();
 		mutex_unlock(&tg_mutex);
+		WRITE_ONCE(tg_period_last_ns, 0);
+		WRITE_ONCE(tg_period_max_ns, 0);
 		tg_loop_running = true;
+		/* the first period arms the enforcer if a group has a quota */
 		queue_delayed_work(system_unbound_wq, &tg_period_work,
 				   tg_period_jiffies());
-		hrtimer_start(&tg_enforce_timer, ms_to_ktime(1), HRTIMER_MODE_REL);
 	}
 	mutex_unlock(&tg_loop_lock);
 }
@@ -264,9 +306,10 @@ void tg_loop_stop(void)
 {
 	mutex_lock(&tg_loop_lock);
 	if (tg_loop_running) {
+		/* the period first: it is what arms the enforcer's timer */
+		cancel_delayed_work_sync(&tg_period_work);
 		hrtimer_cancel(&tg_enforce_timer);
 		cancel_work_sync(&tg_enforce_work);
-		cancel_delayed_work_sync(&tg_period_work);
 		tg_loop_running = false;
 	}
 	mutex_unlock(&tg_loop_lock);

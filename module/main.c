@@ -12,6 +12,7 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate_wait.h>
 
 #include "tgroup.h"
 
@@ -83,7 +84,12 @@ static void __exit tg_exit(void)
 	tg_probe_exit();
 	tg_vfs_exit();
 	tg_inject_exit();
-	tg_cpu_drain();		/* no task is in, or headed for, a park */
+	/*
+	 * No park is queued or running (each holds a module reference, so
+	 * rmmod got here only after the last one ended); one may still be
+	 * returning through module text after its module_put().
+	 */
+	synchronize_rcu_tasks();
 	tg_loop_exit();
 	tg_membership_exit();
 }

@@ -3,7 +3,8 @@
  * membership.c - which task is in which group.
  *
  * A loadable module cannot add a field to task_struct or hook
- * cgroup_post_fork(), so membership is a hash of struct tg_member keyed by
+ * cgroup_post_fork(), so membership is an rhashtable (it grows and shrinks
+ * with the number of members) of struct tg_member keyed by
  * task_struct pointer, holding only tasks in child groups. It is kept
  * correct by two tracepoints found by name:
  *
@@ -13,14 +14,22 @@
  *  - sched_process_exit (do_exit(), after PF_EXITING is set): the task
  *    leaves; what it consumed stays in its group's totals.
  *
- * Movers skip PF_EXITING tasks. Exit always takes tg_member_lock, so a
- * mover either sees PF_EXITING or inserts before the exit hook runs and is
- * then undone by it: no record outlives its task.
+ * Movers skip PF_EXITING tasks. The exit hook looks the task up under RCU
+ * and takes tg_member_lock only when it is in a group, so tasks in no group
+ * exit without touching anything shared. A mover that inserts a record
+ * re-checks PF_EXITING after a full barrier, and the exit hook looks up
+ * after one (exit_signals() set PF_EXITING before): either the hook finds
+ * the record or the mover sees PF_EXITING and takes it out again, so no
+ * record outlives its task.
+ *
+ * An exited member is not freed at once: it waits on its group's exiting
+ * list until its task has switched out for the last time, so the CPU time
+ * it ran after the hook is still charged (act_cpu.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
-#include <linux/hashtable.h>
+#include <linux/rhashtable.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -32,12 +41,17 @@
 
 #include "tgroup.h"
 
-#define TG_MEMBER_HASH_BITS	10
 /* How often a process move retries when threads keep appearing. */
 #define TG_MOVE_RETRIES		8
 
 DEFINE_SPINLOCK(tg_member_lock);
-static DEFINE_HASHTABLE(tg_member_hash, TG_MEMBER_HASH_BITS);
+static struct rhashtable tg_members;
+static const struct rhashtable_params tg_member_params = {
+	.key_len		= sizeof(struct task_struct *),
+	.key_offset		= offsetof(struct tg_member, task),
+	.head_offset		= offsetof(struct tg_member, hnode),
+	.automatic_shrinking	= true,
+};
 static struct kmem_cache *tg_member_cache;
 /* New tasks that could not inherit a child group (GFP_NOWAIT failed). */
 atomic64_t tg_inherit_failures = ATOMIC64_INIT(0);
@@ -53,12 +67,11 @@ struct tg_member *tg_member_find(struct task_struct *task)
 {
 	struct tg_member *m;
 
-	hash_for_each_possible_rcu(tg_member_hash, m, hnode,
-				   (unsigned long)task,
-				   lockdep_is_held(&tg_member_lock))
-		if (m->task == task)
-			return m;
-	return NULL;
+	/* a no-op for callers already in an RCU section, correct for all */
+	rcu_read_lock();
+	m = rhashtable_lookup(&tg_members, &task, tg_member_params);
+	rcu_read_unlock();
+	return m;
 }
 
 /**
@@ -75,19 +88,28 @@ struct tg_group *tg_task_group(struct task_struct *task)
 	return m ? m->grp : &tg_root_group;
 }
 
-static void tg_member_attach(struct tg_member *m, struct task_struct *task,
-			     struct tg_group *grp)
+static int tg_member_attach(struct tg_member *m, struct task_struct *task,
+			    struct tg_group *grp)
 {
+	int ret;
+
 	lockdep_assert_held(&tg_member_lock);
-	get_task_struct(task);
+	/* complete before lookups can find it */
 	m->task = task;
 	m->grp = grp;
+	refcount_set(&m->ref, 1);	/* the group's */
+	m->gone = false;
 	m->last_runtime = READ_ONCE(task->se.sum_exec_runtime);
-	m->park_pending = false;
 	m->pc = NULL;
+	tg_cpu_member_init(m);
+	ret = rhashtable_lookup_insert_fast(&tg_members, &m->hnode,
+					    tg_member_params);
+	if (ret)
+		return ret;	/* -EEXIST: placed already; or out of memory */
+	get_task_struct(task);
 	list_add_tail(&m->gnode, &grp->members);
 	grp->nr_tasks++;
-	hash_add_rcu(tg_member_hash, &m->hnode, (unsigned long)task);
+	return 0;
 }
 
 static void tg_member_free_rcu(struct rcu_head *rcu)
@@ -98,25 +120,55 @@ static void tg_member_free_rcu(struct rcu_head *rcu)
 	kmem_cache_free(tg_member_cache, m);
 }
 
-static void tg_member_detach(struct tg_member *m)
+/**
+ * tg_member_put() - drop a reference on a member record
+ * @m: record (the group's reference, or a park's)
+ *
+ * Context: any context.
+ */
+void tg_member_put(struct tg_member *m)
+{
+	if (refcount_dec_and_test(&m->ref))
+		call_rcu(&m->rcu, tg_member_free_rcu);
+}
+
+/* Out of the hash and the group; what it ran is charged, a park ends. */
+static void tg_member_unlink(struct tg_member *m)
 {
 	lockdep_assert_held(&tg_member_lock);
 	tg_perf_member_gone(m);		/* its counters go to the loop */
-	hash_del_rcu(&m->hnode);
+	rhashtable_remove_fast(&tg_members, &m->hnode, tg_member_params);
 	list_del(&m->gnode);
 	m->grp->nr_tasks--;
-	call_rcu(&m->rcu, tg_member_free_rcu);
+	WRITE_ONCE(m->gone, true);
+	tg_cpu_member_left(m, m->grp);
+}
+
+static void tg_member_detach(struct tg_member *m)
+{
+	tg_member_unlink(m);
+	tg_member_put(m);
+}
+
+/* The exit hook: gone from the group, kept until its CPU time is final. */
+static void tg_member_retire(struct tg_member *m)
+{
+	tg_member_unlink(m);
+	list_add_tail(&m->gnode, &m->grp->exiting);
 }
 
 static void tg_member_switch(struct tg_member *m, struct tg_group *dst)
 {
+	struct tg_group *from = m->grp;
+
 	lockdep_assert_held(&tg_member_lock);
 	list_move_tail(&m->gnode, &dst->members);
-	/* CPU time from now on counts for the new group */
-	m->last_runtime = READ_ONCE(m->task->se.sum_exec_runtime);
-	m->grp->nr_tasks--;
+	from->nr_tasks--;
 	dst->nr_tasks++;
 	WRITE_ONCE(m->grp, dst);
+	/* CPU time so far counts for the old group, from now on for dst */
+	tg_cpu_member_left(m, from);
+	tg_cpu_member_joined(m, false);
 }
 
 /* --- tracepoint probes ---------------------------------------------- */
@@ -148,8 +200,13 @@ static void tg_on_newtask(void *data, struct task_struct *task,
 
 		/* A mover may have placed the new task already: it wins. */
 		if (pm && !tg_member_find(task) && !pm->grp->dead) {
-			tg_member_attach(m, task, pm->grp);
-			m = NULL;
+			if (!tg_member_attach(m, task, pm->grp)) {
+				/* throttled: starts parked */
+				tg_cpu_member_joined(m, true);
+				m = NULL;
+			} else {
+				atomic64_inc(&tg_inherit_failures);
+			}
 		}
 	}
 	spin_unlock(&tg_member_lock);
@@ -161,10 +218,18 @@ static void tg_on_exit(void *data, struct task_struct *task)
 {
 	struct tg_member *m;
 
+	/* PF_EXITING is set: pairs with the barrier in tg_place_thread() */
+	smp_mb();
+	rcu_read_lock();
+	m = tg_member_find(task);
+	rcu_read_unlock();
+	if (!m)
+		return;		/* in no group: nothing shared is touched */
+
 	spin_lock(&tg_member_lock);
 	m = tg_member_find(task);
 	if (m)
-		tg_member_detach(m);
+		tg_member_retire(m);
 	spin_unlock(&tg_member_lock);
 }
 
@@ -226,7 +291,8 @@ static void tg_free_spares(struct tg_member **spare, unsigned int n)
 
 /*
  * Place one thread into dst using a spare record when it has none.
- * Return: 1 if placed, 0 if skipped (exiting), -1 if out of spares.
+ * Return: 1 if placed, 0 if skipped (exiting), -1 if out of spares,
+ * -ENOMEM if the member index could not grow.
  */
 static int tg_place_thread(struct task_struct *t, struct tg_group *dst,
 			   struct tg_member **spare, unsigned int *nr_spare)
@@ -249,7 +315,17 @@ static int tg_place_thread(struct task_struct *t, struct tg_group *dst,
 	}
 	if (!*nr_spare)
 		return -1;
-	tg_member_attach(spare[--(*nr_spare)], t, dst);
+	m = spare[(*nr_spare) - 1];
+	if (tg_member_attach(m, t, dst))
+		return -ENOMEM;		/* the index could not grow (atomic) */
+	(*nr_spare)--;
+	/* pairs with the barrier in tg_on_exit(): one of us sees the other */
+	smp_mb();
+	if (READ_ONCE(t->flags) & PF_EXITING) {
+		tg_member_detach(m);	/* the exit hook may have missed it */
+		return 0;
+	}
+	tg_cpu_member_joined(m, false);
 	return 1;
 }
 
@@ -295,12 +371,22 @@ static int tg_move_task(struct tg_group *dst, struct task_struct *task,
 		}
 		ret = 0;
 		if (threadgroup) {
-			for_each_thread(task, t)
-				placed += tg_place_thread(t, dst, spare, &nr_spare) > 0;
+			for_each_thread(task, t) {
+				int r = tg_place_thread(t, dst, spare, &nr_spare);
+
+				if (r == -ENOMEM)
+					ret = r;
+				placed += r > 0;
+			}
 		} else {
-			placed = tg_place_thread(task, dst, spare, &nr_spare) > 0;
+			ret = tg_place_thread(task, dst, spare, &nr_spare);
+			placed = ret > 0;
+			ret = ret == -ENOMEM ? ret : 0;
 		}
-		if (!placed) {
+		if (ret == -ENOMEM) {
+			/* rare: GFP_ATOMIC growth of the index failed */
+			*msg = "out of memory (some threads were not moved)";
+		} else if (!placed) {
 			ret = -ESRCH;
 			*msg = "task is exiting";
 		}
@@ -391,17 +477,18 @@ bool tg_group_drain(struct tg_group *grp)
 /**
  * tg_release_all_members() - move every task back to the root group
  *
- * Context: Process context; takes tg_member_lock.
+ * Context: Process context, tg_mutex held; takes tg_member_lock.
  */
 void tg_release_all_members(void)
 {
-	struct tg_member *m;
-	struct hlist_node *tmp;
-	int bkt;
+	struct tg_member *m, *tmp;
+	struct tg_group *grp;
 
+	lockdep_assert_held(&tg_mutex);
 	spin_lock(&tg_member_lock);
-	hash_for_each_safe(tg_member_hash, bkt, tmp, m, hnode)
-		tg_member_detach(m);
+	list_for_each_entry(grp, &tg_groups, node)
+		list_for_each_entry_safe(m, tmp, &grp->members, gnode)
+			tg_member_detach(m);
 	spin_unlock(&tg_member_lock);
 }
 
@@ -508,6 +595,9 @@ int tg_membership_init(void)
 	tg_member_cache = KMEM_CACHE(tg_member, 0);
 	if (!tg_member_cache)
 		return -ENOMEM;
+	ret = rhashtable_init(&tg_members, &tg_member_params);
+	if (ret)
+		goto err_cache;
 	for_each_kernel_tracepoint(tg_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(tg_tracepoints); i++) {
 		if (!tg_tracepoints[i].tp) {
@@ -528,12 +618,17 @@ err_unregister:
 		tracepoint_probe_unregister(tg_tracepoints[i].tp,
 					    tg_tracepoints[i].probe, NULL);
 	tracepoint_synchronize_unregister();
+	rhashtable_destroy(&tg_members);
+err_cache:
 	kmem_cache_destroy(tg_member_cache);
 	return ret;
 }
 
 /**
- * tg_membership_exit() - unhook, release every member, free the cache
+ * tg_membership_exit() - unhook, free the index and the cache
+ *
+ * Every member left with its group at unmount (tg_group_remove_all()), and
+ * no park holds one (each holds a module reference).
  *
  * Context: Module exit, after the filesystem is gone.
  */
@@ -545,7 +640,7 @@ void tg_membership_exit(void)
 		tracepoint_probe_unregister(tg_tracepoints[i].tp,
 					    tg_tracepoints[i].probe, NULL);
 	tracepoint_synchronize_unregister();
-	tg_release_all_members();
+	rhashtable_destroy(&tg_members);
 	rcu_barrier();		/* tg_member_free_rcu() callbacks */
 	kmem_cache_destroy(tg_member_cache);
 }

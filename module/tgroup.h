@@ -12,10 +12,14 @@
  *
  * Locking (outermost first):
  *  - tg_mutex: the group list, group settings (priority, limits), config,
- *    last_cmd_status. Sleeping context only.
- *  - tg_member_lock: the member hash, every group's member list and
- *    nr_tasks. Taken from the fork and exit tracepoints, so it is a spinlock
- *    and nothing allocates under it.
+ *    last_cmd_status. Sleeping context only. The CPU enforcer never takes
+ *    it (it walks tg_groups under RCU).
+ *  - tg_member_lock: the member hash, every group's member and exiting
+ *    lists, nr_tasks, and the CPU throttle state of every group (cpu_*).
+ *    Taken from the fork and exit tracepoints, so it is a spinlock and
+ *    nothing allocates under it. The exit tracepoint takes it only for a
+ *    task that an RCU lookup found in a group.
+ *  - grp->cpu_wq's own lock (wake-ups, taken under tg_member_lock).
  *  Readers of task->group on hot paths use RCU: members and groups are freed
  *  after a grace period.
  */
@@ -23,6 +27,8 @@
 #define TGROUP_H
 
 #include <linux/kref.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -50,6 +56,7 @@ struct tg_group {
 
 	/* membership, under tg_member_lock */
 	struct list_head	members;
+	struct list_head	exiting;	/* exited, CPU time not final yet */
 	unsigned int		nr_tasks;
 
 	/*
@@ -86,11 +93,14 @@ struct tg_group {
 	struct tg_counters	inj;
 	u64			inj_read_rem[2];	/* bytes short of a line */
 
-	/* cpu actuator (module/act_cpu.c), under tg_mutex */
-	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none */
+	/* cpu actuator (module/act_cpu.c) */
+	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none; tg_mutex */
+	u64			cpu_usage_us;	/* CPU time of the last period; tg_mutex */
+	/* the throttle, under tg_member_lock (read locklessly by parked tasks) */
 	s64			cpu_allow_us;	/* CPU time left this period */
-	u64			cpu_usage_us;	/* CPU time of the last period */
+	u64			cpu_gone_ns;	/* of members that left, not yet collected */
 	bool			cpu_throttled;	/* parked tasks wait for false */
+	u32			cpu_gen;	/* +1 at every unthrottle */
 	wait_queue_head_t	cpu_wq;
 
 	/* regulator inputs smoothed over a few periods, loop only */
@@ -100,14 +110,23 @@ struct tg_group {
 
 #define TG_QUOTA_MAX	U64_MAX
 
+/*
+ * A member lives while it is in a group and while a park of its task is
+ * queued or running (ref: one for the group, one per park). After it leaves
+ * (gone) it is no longer in the hash; an exited member stays on its
+ * group's exiting list until its task's CPU time is final.
+ */
 struct tg_member {
-	struct hlist_node	hnode;		/* tg_member_hash */
-	struct list_head	gnode;		/* group->members */
+	struct rhash_head	hnode;		/* the member index (membership.c) */
+	struct list_head	gnode;		/* group->members or ->exiting */
 	struct task_struct	*task;		/* reference held */
 	struct tg_group		*grp;
 	struct rcu_head		rcu;
+	refcount_t		ref;
+	bool			gone;		/* left its group; under tg_member_lock */
+	unsigned long		park_busy;	/* bit 0: a park is queued or running */
+	struct callback_head	park_cb;	/* act_cpu.c */
 	u64			last_runtime;	/* sum_exec_runtime seen, ns */
-	bool			park_pending;	/* a park task_work is queued */
 	struct tg_pcount	*pc;		/* perf source counters, or NULL */
 };
 
@@ -145,6 +164,7 @@ int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids,
 void tg_release_all_members(void);
 bool tg_group_drain(struct tg_group *grp);
 struct tg_group *tg_task_group(struct task_struct *task);
+void tg_member_put(struct tg_member *m);
 extern atomic64_t tg_inherit_failures;
 
 /* module/loop.c: the regulation loop */
@@ -156,13 +176,20 @@ int tg_slot_alloc(struct tg_group *grp);
 void tg_slot_free(struct tg_group *grp);
 extern bool tg_inject_enabled;
 
+/* module/loop.c: how long the period's own work took (tgroup.config) */
+u64 tg_period_last_us(void);
+u64 tg_period_max_us(void);
+
 /* module/act_cpu.c: the CPU quota actuator */
 u64 tg_cpu_collect(struct tg_group *grp);
 void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 		  u32 elapsed_us);
 void tg_cpu_enforce(struct tg_group *grp);
 void tg_cpu_release(struct tg_group *grp);
-void tg_cpu_drain(void);
+void tg_cpu_member_joined(struct tg_member *m, bool new_task);
+void tg_cpu_member_left(struct tg_member *m, struct tg_group *from);
+void tg_cpu_member_init(struct tg_member *m);
+void tg_cpu_reap_exiting(struct tg_group *grp, bool all);
 
 /* module/src_uncore.c: the uncore source (per-socket RPQ counters) */
 void tg_uncore_take_latency(struct tg_latency_in *in);
