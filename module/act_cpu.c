@@ -73,16 +73,18 @@ static bool tg_park_done(struct tg_member *m, struct tg_group *grp, u32 gen)
 static void tg_park_fn(struct callback_head *cb)
 {
 	struct tg_member *m = container_of(cb, struct tg_member, park_cb);
-	struct tg_group *grp = NULL;
+	struct tg_group *grp = NULL, *locked;
 	u32 gen = 0;
 
-	spin_lock(&tg_member_lock);
-	if (!m->gone && m->grp->cpu_throttled && tg_parkable(current)) {
-		grp = m->grp;
+	rcu_read_lock();
+	locked = tg_member_lock_group(m);
+	if (!m->gone && locked->cpu_throttled && tg_parkable(current)) {
+		grp = locked;
 		gen = grp->cpu_gen;
 		tg_group_get(grp);
 	}
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&locked->lock);
+	rcu_read_unlock();
 
 	if (grp) {
 		/* a signal ends it early: -ERESTARTSYS is of no interest here */
@@ -113,7 +115,7 @@ static void tg_park_queue(struct tg_member *m, bool new_task)
 {
 	struct task_struct *t = m->task;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&m->grp->lock);
 	if (!tg_parkable(t) || task_is_stopped_or_traced(t))
 		return;
 	if (!new_task && !task_is_running(t))
@@ -138,7 +140,7 @@ static void tg_park_members(struct tg_group *grp)
 {
 	struct tg_member *m;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	list_for_each_entry(m, &grp->members, gnode)
 		tg_park_queue(m, false);
 }
@@ -158,15 +160,17 @@ static u64 tg_member_ran(struct tg_member *m, bool advance)
 	return ran;
 }
 
-/*
- * The task has switched out for the last time: its CPU time is final.
- * on_cpu is cleared with release ordering after the switch accounted the
- * last runtime (finish_task()); the acquire orders the caller's read of
- * sum_exec_runtime after it.
- */
+/* The task has switched out for the last time: its CPU time is final. */
 static bool tg_task_final(struct task_struct *t)
 {
-	return READ_ONCE(t->__state) == TASK_DEAD && !smp_load_acquire(&t->on_cpu);
+	if (READ_ONCE(t->__state) != TASK_DEAD)
+		return false;
+	/*
+	 * finish_task() clears on_cpu with release ordering after the last
+	 * switch accounted the runtime: acquire orders the caller's read of
+	 * sum_exec_runtime after it.
+	 */
+	return !smp_load_acquire(&t->on_cpu);
 }
 
 /*
@@ -179,7 +183,7 @@ static u64 tg_cpu_since(struct tg_group *grp, bool advance)
 	struct tg_member *m, *tmp;
 	u64 ns = grp->cpu_gone_ns;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	list_for_each_entry(m, &grp->members, gnode)
 		ns += tg_member_ran(m, advance);
 	list_for_each_entry_safe(m, tmp, &grp->exiting, gnode) {
@@ -198,7 +202,7 @@ static u64 tg_cpu_since(struct tg_group *grp, bool advance)
 
 static void tg_cpu_unthrottle(struct tg_group *grp)
 {
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	if (!grp->cpu_throttled)
 		return;
 	WRITE_ONCE(grp->cpu_throttled, false);
@@ -208,7 +212,7 @@ static void tg_cpu_unthrottle(struct tg_group *grp)
 
 static void tg_cpu_throttle(struct tg_group *grp)
 {
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	WRITE_ONCE(grp->cpu_throttled, true);
 	WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
 	tg_park_members(grp);
@@ -221,11 +225,11 @@ static void tg_cpu_throttle(struct tg_group *grp)
  *
  * A task joining a throttled group is parked like its members.
  *
- * Context: tg_member_lock held (any context).
+ * Context: m->grp->lock held (any context).
  */
 void tg_cpu_member_joined(struct tg_member *m, bool new_task)
 {
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&m->grp->lock);
 	if (m->grp->cpu_throttled)
 		tg_park_queue(m, new_task);
 }
@@ -238,11 +242,11 @@ void tg_cpu_member_joined(struct tg_member *m, bool new_task)
  * What it ran in @from since the period began is charged to @from, and a
  * park of it in @from ends now.
  *
- * Context: tg_member_lock held (any context).
+ * Context: from->lock held (any context).
  */
 void tg_cpu_member_left(struct tg_member *m, struct tg_group *from)
 {
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&from->lock);
 	from->cpu_gone_ns += tg_member_ran(m, true);
 	if (from->cpu_throttled)
 		wake_up_all(&from->cpu_wq);
@@ -253,13 +257,13 @@ void tg_cpu_member_left(struct tg_member *m, struct tg_group *from)
  * @grp: group
  * @all: every one (the group is going away), not only those that are final
  *
- * Context: tg_member_lock held.
+ * Context: grp->lock held.
  */
 void tg_cpu_reap_exiting(struct tg_group *grp, bool all)
 {
 	struct tg_member *m, *tmp;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	list_for_each_entry_safe(m, tmp, &grp->exiting, gnode) {
 		if (!all && !tg_task_final(m->task))
 			continue;
@@ -272,7 +276,7 @@ void tg_cpu_reap_exiting(struct tg_group *grp, bool all)
  * tg_cpu_collect() - CPU time the group's tasks ran in the period just ended
  * @grp: child group
  *
- * Context: the regulation loop (tg_mutex held); takes tg_member_lock.
+ * Context: the regulation loop (tg_mutex held); takes grp->lock.
  * Return: microseconds, summed over all members and CPUs.
  */
 u64 tg_cpu_collect(struct tg_group *grp)
@@ -280,9 +284,9 @@ u64 tg_cpu_collect(struct tg_group *grp)
 	u64 ns;
 
 	lockdep_assert_held(&tg_mutex);
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	ns = tg_cpu_since(grp, true);
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
 	grp->cpu_usage_us = div_u64(ns, NSEC_PER_USEC);
 	return grp->cpu_usage_us;
 }
@@ -302,7 +306,7 @@ u64 tg_cpu_collect(struct tg_group *grp)
  * parked tasks sleep on); otherwise it is unthrottled and
  * tg_cpu_enforce() throttles it once it has used the allowance.
  *
- * Context: the regulation loop (tg_mutex held); takes tg_member_lock.
+ * Context: the regulation loop (tg_mutex held); takes grp->lock.
  */
 void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 		  u32 elapsed_us)
@@ -311,7 +315,7 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 	bool was_limited;
 
 	lockdep_assert_held(&tg_mutex);
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	was_limited = grp->cpu_quota_usec != TG_QUOTA_UNLIMITED;
 	WRITE_ONCE(grp->cpu_quota_usec, quota_us);
 	if (quota_us == TG_QUOTA_UNLIMITED) {
@@ -334,7 +338,7 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 	else
 		tg_cpu_throttle(grp);
 out:
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
 }
 
 /**
@@ -346,13 +350,13 @@ out:
  * it is throttled parks members that run (newcomers, tasks a signal woke).
  *
  * Context: rcu_read_lock() (the enforcer; never tg_mutex); takes
- * tg_member_lock.
+ * grp->lock.
  */
 void tg_cpu_enforce(struct tg_group *grp)
 {
 	if (READ_ONCE(grp->cpu_quota_usec) == TG_QUOTA_UNLIMITED)
 		return;
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	if (grp->dead || grp->cpu_quota_usec == TG_QUOTA_UNLIMITED)
 		goto out;
 	if (grp->cpu_throttled)
@@ -361,20 +365,20 @@ void tg_cpu_enforce(struct tg_group *grp)
 		 grp->cpu_allow_us)
 		tg_cpu_throttle(grp);
 out:
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
 }
 
 /**
  * tg_cpu_release() - lift the quota and let every parked task of a group run
  * @grp: group (rmdir, unmount, priority high, regulator off)
  *
- * Context: process context; takes tg_member_lock.
+ * Context: process context; takes grp->lock.
  */
 void tg_cpu_release(struct tg_group *grp)
 {
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	grp->cpu_allow_us = 0;
 	WRITE_ONCE(grp->cpu_quota_usec, TG_QUOTA_MAX);
 	tg_cpu_unthrottle(grp);
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
 }

@@ -24,6 +24,7 @@ struct tg_group tg_root_group = {
 	.members	= LIST_HEAD_INIT(tg_root_group.members),
 	.exiting	= LIST_HEAD_INIT(tg_root_group.exiting),
 	.slot		= -1,
+	.lock		= __SPIN_LOCK_UNLOCKED(tg_root_group.lock),
 	.inj_lock	= __SPIN_LOCK_UNLOCKED(tg_root_group.inj_lock),
 	.cpu_wq		= __WAIT_QUEUE_HEAD_INITIALIZER(tg_root_group.cpu_wq),
 	.last_decision	= { .kind = -1 },
@@ -72,6 +73,7 @@ struct tg_group *tg_group_alloc(const char *name, const char **msg)
 	INIT_LIST_HEAD(&grp->node);
 	INIT_LIST_HEAD(&grp->members);
 	INIT_LIST_HEAD(&grp->exiting);
+	spin_lock_init(&grp->lock);
 	spin_lock_init(&grp->inj_lock);
 	init_waitqueue_head(&grp->cpu_wq);
 	grp->slot = -1;
@@ -145,9 +147,9 @@ static void tg_group_unlist(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
 	tg_cpu_release(grp);
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	tg_cpu_reap_exiting(grp, true);
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
 	tg_slot_free(grp);
 	tg_rdt_group_gone(grp);
 	list_del_rcu(&grp->node);
@@ -166,14 +168,14 @@ static void tg_group_unlist(struct tg_group *grp)
 int tg_group_remove(struct tg_group *grp, const char **msg)
 {
 	lockdep_assert_held(&tg_mutex);
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	if (!tg_group_drain(grp)) {
-		spin_unlock(&tg_member_lock);
+		spin_unlock(&grp->lock);
 		*msg = "group has tasks";
 		return -EBUSY;
 	}
-	grp->dead = true;
-	spin_unlock(&tg_member_lock);
+	grp->dead = true;	/* under lock: nothing can join it now */
+	spin_unlock(&grp->lock);
 	tg_group_unlist(grp);
 	return 0;
 }
@@ -188,14 +190,19 @@ void tg_group_remove_all(void)
 	struct tg_group *grp, *tmp;
 
 	lockdep_assert_held(&tg_mutex);
-	/* dead first: from here no task can join any of them, not even by fork */
-	spin_lock(&tg_member_lock);
-	list_for_each_entry(grp, &tg_groups, node)
+	/*
+	 * Dead first: from here no task can join any of them, not even by
+	 * fork or by a move between two of them; then empty and unlist each.
+	 */
+	list_for_each_entry(grp, &tg_groups, node) {
+		spin_lock(&grp->lock);
 		grp->dead = true;
-	spin_unlock(&tg_member_lock);
-	tg_release_all_members();
-	list_for_each_entry_safe(grp, tmp, &tg_groups, node)
+		spin_unlock(&grp->lock);
+	}
+	list_for_each_entry_safe(grp, tmp, &tg_groups, node) {
+		tg_group_release_members(grp);
 		tg_group_unlist(grp);
+	}
 }
 
 /**

@@ -14,13 +14,25 @@
  *  - sched_process_exit (do_exit(), after PF_EXITING is set): the task
  *    leaves; what it consumed stays in its group's totals.
  *
+ * Locking: the index (an rhashtable) has its own; a member's record, its
+ * place on a list and its m->grp are under the lock of the group it is in
+ * (grp->lock; changing m->grp takes both groups' locks, in address order).
+ * A member holds a reference on its group, so m->grp can be locked by
+ * anyone who keeps the record alive (tg_member_lock_group()). Movers are
+ * serialised by tg_move_mutex; forks and exits take one group lock only.
+ *
  * Movers skip PF_EXITING tasks. The exit hook looks the task up under RCU
- * and takes tg_member_lock only when it is in a group, so tasks in no group
- * exit without touching anything shared. A mover that inserts a record
+ * and takes a lock only when it is in a group, so tasks in no group exit
+ * without touching anything shared. A mover that inserts a record
  * re-checks PF_EXITING after a full barrier, and the exit hook looks up
  * after one (exit_signals() set PF_EXITING before): either the hook finds
  * the record or the mover sees PF_EXITING and takes it out again, so no
  * record outlives its task.
+ *
+ * A process move is done thread by thread, pass after pass, until a pass
+ * changes nothing: a thread forked by one not yet moved joined the old
+ * group, but it is on the thread list before its parent moves, so the next
+ * pass sees it.
  *
  * An exited member is not freed at once: it waits on its group's exiting
  * list until its task has switched out for the last time, so the CPU time
@@ -41,10 +53,11 @@
 
 #include "tgroup.h"
 
-/* How often a process move retries when threads keep appearing. */
-#define TG_MOVE_RETRIES		8
+/* Passes of a process move before it gives up (threads keep appearing). */
+#define TG_MOVE_PASSES		16
 
-DEFINE_SPINLOCK(tg_member_lock);
+/* Serialises writers of cgroup.procs and tasks (never taken by forks, exits). */
+static DEFINE_MUTEX(tg_move_mutex);
 static struct rhashtable tg_members;
 static const struct rhashtable_params tg_member_params = {
 	.key_len		= sizeof(struct task_struct *),
@@ -52,6 +65,7 @@ static const struct rhashtable_params tg_member_params = {
 	.head_offset		= offsetof(struct tg_member, hnode),
 	.automatic_shrinking	= true,
 };
+
 static struct kmem_cache *tg_member_cache;
 /* New tasks that could not inherit a child group (GFP_NOWAIT failed). */
 atomic64_t tg_inherit_failures = ATOMIC64_INIT(0);
@@ -60,7 +74,8 @@ atomic64_t tg_inherit_failures = ATOMIC64_INIT(0);
  * tg_member_find() - the member record of a task in a child group
  * @task: task
  *
- * Context: rcu_read_lock() or tg_member_lock held.
+ * Context: rcu_read_lock(), preemption off, or the lock of the group the
+ * task is in.
  * Return: the record, or NULL for a task in the root group.
  */
 struct tg_member *tg_member_find(struct task_struct *task)
@@ -78,7 +93,7 @@ struct tg_member *tg_member_find(struct task_struct *task)
  * tg_task_group() - the group a task belongs to
  * @task: task
  *
- * Context: rcu_read_lock() or tg_member_lock held.
+ * Context: rcu_read_lock() or preemption off.
  * Return: its child group, or the root group.
  */
 struct tg_group *tg_task_group(struct task_struct *task)
@@ -88,12 +103,48 @@ struct tg_group *tg_task_group(struct task_struct *task)
 	return m ? m->grp : &tg_root_group;
 }
 
+/**
+ * tg_member_lock_group() - lock the group a member is in
+ * @m: member record, kept alive by the caller
+ *
+ * Context: rcu_read_lock() held (a group the member just left may be on
+ * its way out); takes grp->lock.
+ * Return: the locked group; m->grp stays that group until it is unlocked.
+ */
+struct tg_group *tg_member_lock_group(struct tg_member *m)
+{
+	struct tg_group *grp;
+
+	for (;;) {
+		grp = READ_ONCE(m->grp);
+		spin_lock(&grp->lock);
+		if (likely(READ_ONCE(m->grp) == grp))
+			return grp;
+		spin_unlock(&grp->lock);
+	}
+}
+
+/* Both groups' locks, in address order (lockdep: one class, nested). */
+static void tg_lock_two(struct tg_group *a, struct tg_group *b)
+{
+	if (a > b)
+		swap(a, b);
+	spin_lock(&a->lock);
+	spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
+}
+
+static void tg_unlock_two(struct tg_group *a, struct tg_group *b)
+{
+	spin_unlock(&a->lock);
+	spin_unlock(&b->lock);
+}
+
 static int tg_member_attach(struct tg_member *m, struct task_struct *task,
 			    struct tg_group *grp)
 {
 	int ret;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	/* complete before lookups can find it */
 	m->task = task;
 	m->grp = grp;
@@ -107,6 +158,7 @@ static int tg_member_attach(struct tg_member *m, struct task_struct *task,
 	if (ret)
 		return ret;	/* -EEXIST: placed already; or out of memory */
 	get_task_struct(task);
+	tg_group_get(grp);
 	list_add_tail(&m->gnode, &grp->members);
 	grp->nr_tasks++;
 	return 0;
@@ -117,6 +169,7 @@ static void tg_member_free_rcu(struct rcu_head *rcu)
 	struct tg_member *m = container_of(rcu, struct tg_member, rcu);
 
 	put_task_struct(m->task);
+	tg_group_put(m->grp);
 	kmem_cache_free(tg_member_cache, m);
 }
 
@@ -132,16 +185,18 @@ void tg_member_put(struct tg_member *m)
 		call_rcu(&m->rcu, tg_member_free_rcu);
 }
 
-/* Out of the hash and the group; what it ran is charged, a park ends. */
+/* Out of the index and the group; what it ran is charged, a park ends. */
 static void tg_member_unlink(struct tg_member *m)
 {
-	lockdep_assert_held(&tg_member_lock);
+	struct tg_group *grp = m->grp;
+
+	lockdep_assert_held(&grp->lock);
 	tg_perf_member_gone(m);		/* its counters go to the loop */
 	rhashtable_remove_fast(&tg_members, &m->hnode, tg_member_params);
 	list_del(&m->gnode);
-	m->grp->nr_tasks--;
+	grp->nr_tasks--;
 	WRITE_ONCE(m->gone, true);
-	tg_cpu_member_left(m, m->grp);
+	tg_cpu_member_left(m, grp);
 }
 
 static void tg_member_detach(struct tg_member *m)
@@ -157,18 +212,22 @@ static void tg_member_retire(struct tg_member *m)
 	list_add_tail(&m->gnode, &m->grp->exiting);
 }
 
+/* Both groups locked; the record's group reference moves with it. */
 static void tg_member_switch(struct tg_member *m, struct tg_group *dst)
 {
 	struct tg_group *from = m->grp;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&from->lock);
+	lockdep_assert_held(&dst->lock);
 	list_move_tail(&m->gnode, &dst->members);
 	from->nr_tasks--;
 	dst->nr_tasks++;
+	tg_group_get(dst);
 	WRITE_ONCE(m->grp, dst);
 	/* CPU time so far counts for the old group, from now on for dst */
 	tg_cpu_member_left(m, from);
 	tg_cpu_member_joined(m, false);
+	tg_group_put(from);	/* not the last: the registry holds one */
 }
 
 /* --- tracepoint probes ---------------------------------------------- */
@@ -176,40 +235,37 @@ static void tg_member_switch(struct tg_member *m, struct tg_group *dst)
 static void tg_on_newtask(void *data, struct task_struct *task,
 			  unsigned long clone_flags)
 {
-	struct tg_member *m;
-	bool parent_in_group;
+	struct tg_member *pm, *m = NULL;
+	struct tg_group *grp;
+	int ret;
 
 	/* kernel threads never belong to a child group */
 	if (task->flags & PF_KTHREAD)
 		return;
 	rcu_read_lock();
-	parent_in_group = tg_member_find(current);
-	rcu_read_unlock();
-	if (!parent_in_group)
-		return;
-
+	pm = tg_member_find(current);
+	if (!pm)
+		goto out;
 	/* Probes run with preemption disabled: no sleeping allocation. */
 	m = kmem_cache_alloc(tg_member_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (!m) {
 		atomic64_inc(&tg_inherit_failures);
-		return;
+		goto out;
 	}
-	spin_lock(&tg_member_lock);
-	{
-		struct tg_member *pm = tg_member_find(current);
-
-		/* A mover may have placed the new task already: it wins. */
-		if (pm && !tg_member_find(task) && !pm->grp->dead) {
-			if (!tg_member_attach(m, task, pm->grp)) {
-				/* throttled: starts parked */
-				tg_cpu_member_joined(m, true);
-				m = NULL;
-			} else {
-				atomic64_inc(&tg_inherit_failures);
-			}
+	grp = tg_member_lock_group(pm);
+	if (!pm->gone && !grp->dead) {
+		/* -EEXIST: a mover placed the new task already; it wins */
+		ret = tg_member_attach(m, task, grp);
+		if (!ret) {
+			tg_cpu_member_joined(m, true);	/* throttled: starts parked */
+			m = NULL;
+		} else if (ret != -EEXIST) {
+			atomic64_inc(&tg_inherit_failures);
 		}
 	}
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
+out:
+	rcu_read_unlock();
 	if (m)
 		kmem_cache_free(tg_member_cache, m);
 }
@@ -217,20 +273,19 @@ static void tg_on_newtask(void *data, struct task_struct *task,
 static void tg_on_exit(void *data, struct task_struct *task)
 {
 	struct tg_member *m;
+	struct tg_group *grp;
 
 	/* PF_EXITING is set: pairs with the barrier in tg_place_thread() */
 	smp_mb();
 	rcu_read_lock();
 	m = tg_member_find(task);
-	rcu_read_unlock();
-	if (!m)
-		return;		/* in no group: nothing shared is touched */
-
-	spin_lock(&tg_member_lock);
-	m = tg_member_find(task);
-	if (m)
-		tg_member_retire(m);
-	spin_unlock(&tg_member_lock);
+	if (m) {
+		grp = tg_member_lock_group(m);
+		if (!m->gone)
+			tg_member_retire(m);
+		spin_unlock(&grp->lock);
+	}
+	rcu_read_unlock();		/* in no group: nothing shared touched */
 }
 
 static struct {
@@ -282,126 +337,197 @@ static unsigned int tg_count_threads(struct task_struct *task, bool threadgroup)
 	return n;
 }
 
-static void tg_free_spares(struct tg_member **spare, unsigned int n)
+/* Records for threads that join a group; filled where sleeping is allowed. */
+struct tg_spares {
+	struct tg_member	**m;
+	unsigned int		nr, cap;
+};
+
+static int tg_spares_fill(struct tg_spares *sp, unsigned int want)
 {
-	while (n)
-		kmem_cache_free(tg_member_cache, spare[--n]);
-	kfree(spare);
+	if (want > sp->cap) {
+		struct tg_member **m = krealloc_array(sp->m, want, sizeof(*m),
+						      GFP_KERNEL);
+
+		if (!m)
+			return -ENOMEM;
+		sp->m = m;
+		sp->cap = want;
+	}
+	while (sp->nr < want) {
+		sp->m[sp->nr] = kmem_cache_alloc(tg_member_cache, GFP_KERNEL);
+		if (!sp->m[sp->nr])
+			return -ENOMEM;
+		sp->nr++;
+	}
+	return 0;
 }
 
+static void tg_spares_free(struct tg_spares *sp)
+{
+	while (sp->nr)
+		kmem_cache_free(tg_member_cache, sp->m[--sp->nr]);
+	kfree(sp->m);
+}
+
+enum { TG_PLACE_SKIP, TG_PLACE_SAME, TG_PLACE_CHANGED };
+
 /*
- * Place one thread into dst using a spare record when it has none.
- * Return: 1 if placed, 0 if skipped (exiting), -1 if out of spares,
- * -ENOMEM if the member index could not grow.
+ * Place one thread into dst, with a spare record if it has none.
+ * Context: rcu_read_lock() held (tg_member_lock_group()), tg_move_mutex.
+ * Return: TG_PLACE_SKIP (exiting), TG_PLACE_SAME (there already),
+ * TG_PLACE_CHANGED, or -ENOSPC (no spare), -EAGAIN (it changed under us:
+ * try again), -ENODEV (dst removed), -ENOMEM (the index could not grow).
  */
 static int tg_place_thread(struct task_struct *t, struct tg_group *dst,
-			   struct tg_member **spare, unsigned int *nr_spare)
+			   struct tg_spares *sp)
 {
 	struct tg_member *m;
+	struct tg_group *src;
+	int ret;
 
-	lockdep_assert_held(&tg_member_lock);
-	if (t->flags & PF_EXITING)
-		return 0;
+	if (READ_ONCE(t->flags) & PF_EXITING)
+		return TG_PLACE_SKIP;
 	m = tg_member_find(t);
-	if (tg_is_root(dst)) {
-		if (m)
-			tg_member_detach(m);
-		return 1;
-	}
 	if (m) {
-		if (m->grp != dst)
+		src = tg_member_lock_group(m);
+		if (m->gone || src == dst || tg_is_root(dst)) {
+			ret = m->gone ? -EAGAIN : TG_PLACE_SAME;
+			if (!m->gone && src != dst) {
+				tg_member_detach(m);	/* back to root */
+				ret = TG_PLACE_CHANGED;
+			}
+			spin_unlock(&src->lock);
+			return ret;
+		}
+		spin_unlock(&src->lock);
+		tg_lock_two(src, dst);
+		if (READ_ONCE(m->grp) != src || m->gone) {
+			ret = -EAGAIN;
+		} else if (dst->dead) {
+			ret = -ENODEV;
+		} else {
 			tg_member_switch(m, dst);
-		return 1;
+			ret = TG_PLACE_CHANGED;
+		}
+		tg_unlock_two(src, dst);
+		return ret;
 	}
-	if (!*nr_spare)
-		return -1;
-	m = spare[(*nr_spare) - 1];
-	if (tg_member_attach(m, t, dst))
-		return -ENOMEM;		/* the index could not grow (atomic) */
-	(*nr_spare)--;
+	if (tg_is_root(dst))
+		return TG_PLACE_SAME;
+	if (!sp->nr)
+		return -ENOSPC;
+
+	spin_lock(&dst->lock);
+	if (dst->dead) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	m = sp->m[sp->nr - 1];
+	ret = tg_member_attach(m, t, dst);
+	if (ret) {
+		/* -EEXIST: a fork hook placed it meanwhile */
+		ret = ret == -EEXIST ? -EAGAIN : -ENOMEM;
+		goto unlock;
+	}
+	sp->nr--;
 	/* pairs with the barrier in tg_on_exit(): one of us sees the other */
 	smp_mb();
 	if (READ_ONCE(t->flags) & PF_EXITING) {
 		tg_member_detach(m);	/* the exit hook may have missed it */
-		return 0;
+		ret = TG_PLACE_SKIP;
+		goto unlock;
 	}
 	tg_cpu_member_joined(m, false);
-	return 1;
+	ret = TG_PLACE_CHANGED;
+unlock:
+	spin_unlock(&dst->lock);
+	return ret;
+}
+
+/* What one pass of a move did. */
+struct tg_pass {
+	unsigned int	placed, changed;
+	bool		again;
+	int		err;
+};
+
+/* Return: true to stop the pass (an error). */
+static bool tg_pass_thread(struct task_struct *t, struct tg_group *dst,
+			   struct tg_spares *sp, struct tg_pass *ps)
+{
+	int r = tg_place_thread(t, dst, sp);
+
+	if (r == -ENOSPC || r == -EAGAIN)
+		ps->again = true;
+	else if (r < 0)
+		ps->err = r;
+	ps->placed += r > 0;
+	ps->changed += r == TG_PLACE_CHANGED;
+	return ps->err;
 }
 
 /*
- * Move task (or its whole thread group) to dst. Threads that cannot be
- * placed make the whole move fail before anything changed: the spares are
- * counted first, so -EAGAIN only happens before the first placement.
+ * Move task (or its whole thread group) to dst: pass after pass until one
+ * changes nothing, so threads forked meanwhile by threads not yet moved
+ * follow too.
  */
 static int tg_move_task(struct tg_group *dst, struct task_struct *task,
 			bool threadgroup, const char **msg)
 {
-	struct tg_member **spare = NULL;
-	unsigned int want, nr_spare = 0, placed = 0, tries;
+	struct tg_spares sp = { };
 	struct task_struct *t;
-	int ret;
+	struct tg_pass ps;
+	unsigned int pass;
+	int ret = 0;
 
-	for (tries = 0; tries < TG_MOVE_RETRIES; tries++) {
-		want = tg_is_root(dst) ? 0 : tg_count_threads(task, threadgroup);
-		spare = kcalloc(max(want, 1U), sizeof(*spare), GFP_KERNEL);
-		if (!spare)
-			goto nomem;
-		for (nr_spare = 0; nr_spare < want; nr_spare++) {
-			spare[nr_spare] = kmem_cache_alloc(tg_member_cache,
-							   GFP_KERNEL);
-			if (!spare[nr_spare]) {
-				tg_free_spares(spare, nr_spare);
-				goto nomem;
-			}
-		}
-
-		spin_lock(&tg_member_lock);
-		rcu_read_lock();
-		if (dst->dead) {
-			ret = -ENODEV;
-			*msg = "group has been removed";
-			goto unlock;
-		}
-		/* Enough spares for every thread that may need one? */
+	mutex_lock(&tg_move_mutex);
+	for (pass = 0; pass < TG_MOVE_PASSES; pass++) {
 		if (!tg_is_root(dst) &&
-		    tg_count_threads(task, threadgroup) > want) {
-			ret = -EAGAIN;
-			goto unlock;
+		    tg_spares_fill(&sp, tg_count_threads(task, threadgroup))) {
+			ret = -ENOMEM;
+			break;
 		}
-		ret = 0;
+		ps = (struct tg_pass){ .err = 0 };
+		rcu_read_lock();
 		if (threadgroup) {
-			for_each_thread(task, t) {
-				int r = tg_place_thread(t, dst, spare, &nr_spare);
-
-				if (r == -ENOMEM)
-					ret = r;
-				placed += r > 0;
-			}
+			for_each_thread(task, t)
+				if (tg_pass_thread(t, dst, &sp, &ps))
+					break;
 		} else {
-			ret = tg_place_thread(task, dst, spare, &nr_spare);
-			placed = ret > 0;
-			ret = ret == -ENOMEM ? ret : 0;
+			tg_pass_thread(task, dst, &sp, &ps);
 		}
-		if (ret == -ENOMEM) {
-			/* rare: GFP_ATOMIC growth of the index failed */
-			*msg = "out of memory (some threads were not moved)";
-		} else if (!placed) {
-			ret = -ESRCH;
-			*msg = "task is exiting";
-		}
-unlock:
 		rcu_read_unlock();
-		spin_unlock(&tg_member_lock);
-		tg_free_spares(spare, nr_spare);
-		if (ret != -EAGAIN)
-			return ret;
+		ret = ps.err;
+		if (ret)
+			break;
+		if (!ps.again && !ps.placed) {
+			ret = -ESRCH;
+			break;
+		}
+		if (!ps.again && (!ps.changed || !threadgroup))
+			break;		/* stable */
 	}
-	*msg = "threads kept appearing, try again";
-	return -EAGAIN;
-nomem:
-	*msg = "out of memory";
-	return -ENOMEM;
+	if (pass == TG_MOVE_PASSES)
+		ret = -EAGAIN;
+	mutex_unlock(&tg_move_mutex);
+	tg_spares_free(&sp);
+
+	switch (ret) {
+	case -ESRCH:
+		*msg = "task is exiting";
+		break;
+	case -ENODEV:
+		*msg = "group has been removed";
+		break;
+	case -ENOMEM:
+		*msg = "out of memory";
+		break;
+	case -EAGAIN:
+		*msg = "threads kept appearing, try again";
+		break;
+	}
+	return ret;
 }
 
 /**
@@ -412,7 +538,7 @@ nomem:
  * @file:        the file written, for the permission check
  * @msg:         explanation on failure
  *
- * Context: Process context; takes tg_member_lock.
+ * Context: Process context; takes tg_move_mutex and group locks.
  * Return: 0, -ESRCH (no such pid, or exiting), -EINVAL (kernel thread),
  * -EPERM (not CAP_SYS_ADMIN and euid matches neither uid nor suid),
  * -ENODEV (group removed), -ENOMEM, -EAGAIN.
@@ -458,14 +584,14 @@ int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
  * run) is empty for rmdir, as it is for cgroup.procs and tasks: those
  * members are detached now and their exit hook finds nothing.
  *
- * Context: tg_member_lock held.
+ * Context: grp->lock held.
  * Return: true if the group is now empty, false if a live task is in it.
  */
 bool tg_group_drain(struct tg_group *grp)
 {
 	struct tg_member *m, *tmp;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	list_for_each_entry(m, &grp->members, gnode)
 		if (!(m->task->flags & PF_EXITING))
 			return false;
@@ -475,21 +601,19 @@ bool tg_group_drain(struct tg_group *grp)
 }
 
 /**
- * tg_release_all_members() - move every task back to the root group
+ * tg_group_release_members() - every member of a dead group back to root
+ * @grp: child group, already dead (nothing can join it)
  *
- * Context: Process context, tg_mutex held; takes tg_member_lock.
+ * Context: process context; takes grp->lock.
  */
-void tg_release_all_members(void)
+void tg_group_release_members(struct tg_group *grp)
 {
 	struct tg_member *m, *tmp;
-	struct tg_group *grp;
 
-	lockdep_assert_held(&tg_mutex);
-	spin_lock(&tg_member_lock);
-	list_for_each_entry(grp, &tg_groups, node)
-		list_for_each_entry_safe(m, tmp, &grp->members, gnode)
-			tg_member_detach(m);
-	spin_unlock(&tg_member_lock);
+	spin_lock(&grp->lock);
+	list_for_each_entry_safe(m, tmp, &grp->members, gnode)
+		tg_member_detach(m);
+	spin_unlock(&grp->lock);
 }
 
 /* --- listing ------------------------------------------------------------ */
@@ -514,7 +638,7 @@ static size_t tg_collect(struct tg_group *grp, bool tgids,
 	pid_t id;
 
 	if (!tg_is_root(grp)) {
-		spin_lock(&tg_member_lock);
+		spin_lock(&grp->lock);
 		list_for_each_entry(m, &grp->members, gnode) {
 			/* leaving at its exit hook; movers skip it too */
 			if (m->task->flags & PF_EXITING)
@@ -525,7 +649,7 @@ static size_t tg_collect(struct tg_group *grp, bool tgids,
 				pids[n] = id;
 			n += id != 0;
 		}
-		spin_unlock(&tg_member_lock);
+		spin_unlock(&grp->lock);
 		return n;
 	}
 	rcu_read_lock();

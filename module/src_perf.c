@@ -10,7 +10,7 @@
  * releasing a perf event may sleep, and the fork/exit hooks may not. So:
  *  - the loop creates a task's pair of counters in the first period it
  *    sees the task in a group without them (a bounded number per period);
- *  - it reads every pair each period (outside tg_member_lock; a pair stays
+ *  - it reads every pair each period (outside the group's lock; a pair stays
  *    valid until the loop itself releases it) and sums them per group;
  *  - a member that leaves (exit, move to the root group, unmount) hands its
  *    pair to a lock-free list, released by the loop at its next period.
@@ -54,11 +54,11 @@ static void tg_pcount_free(struct tg_pcount *pc)
  * tg_perf_member_gone() - a member leaves: its counters go to the loop
  * @m: the member being detached
  *
- * Context: tg_member_lock held (any context: lock-free list).
+ * Context: m->grp->lock held (any context: lock-free list).
  */
 void tg_perf_member_gone(struct tg_member *m)
 {
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&m->grp->lock);
 	if (m->pc) {
 		llist_add(&m->pc->node, &tg_perf_dead);
 		m->pc = NULL;
@@ -110,7 +110,7 @@ static size_t tg_perf_gather(struct tg_group *grp, struct task_struct **need,
 	struct tg_member *m;
 	size_t n = 0;
 
-	lockdep_assert_held(&tg_member_lock);
+	lockdep_assert_held(&grp->lock);
 	list_for_each_entry(m, &grp->members, gnode) {
 		if (m->pc && m->pc->gen != tg_perf_gen)
 			tg_perf_member_gone(m);		/* stale encodings */
@@ -147,14 +147,19 @@ static void tg_perf_adopt(struct tg_group *grp, struct task_struct *task,
 			  struct tg_pcount *pc)
 {
 	struct tg_member *m;
+	struct tg_group *locked;
 
-	spin_lock(&tg_member_lock);
+	rcu_read_lock();
 	m = tg_member_find(task);
-	if (m && m->grp == grp && !m->pc) {
-		m->pc = pc;
-		pc = NULL;
+	if (m) {
+		locked = tg_member_lock_group(m);
+		if (locked == grp && !m->gone && !m->pc) {
+			m->pc = pc;
+			pc = NULL;
+		}
+		spin_unlock(&locked->lock);
 	}
-	spin_unlock(&tg_member_lock);
+	rcu_read_unlock();
 	if (pc)
 		tg_pcount_free(pc);
 }
@@ -176,15 +181,15 @@ void tg_perf_take(struct tg_group *grp, struct tg_counters *c)
 	if (!tg_perf_cfg[0] || !tg_perf_cfg[1] || tg_perf_err)
 		return;
 	for (;;) {
-		spin_lock(&tg_member_lock);
+		spin_lock(&grp->lock);
 		n = tg_perf_gather(grp, need, &nr_need, 0);
-		spin_unlock(&tg_member_lock);
+		spin_unlock(&grp->lock);
 		if (n <= tg_perf_scratch_len || tg_perf_grow(n + n / 2 + 16))
 			break;
 	}
-	spin_lock(&tg_member_lock);
+	spin_lock(&grp->lock);
 	n = tg_perf_gather(grp, need, &nr_need, ARRAY_SIZE(need));
-	spin_unlock(&tg_member_lock);
+	spin_unlock(&grp->lock);
 	n = min(n, tg_perf_scratch_len);
 
 	/* pairs stay valid: only this loop releases them */

@@ -14,12 +14,15 @@
  *  - tg_mutex: the group list, group settings (priority, limits), config,
  *    last_cmd_status. Sleeping context only. The CPU enforcer never takes
  *    it (it walks tg_groups under RCU).
- *  - tg_member_lock: the member hash, every group's member and exiting
- *    lists, nr_tasks, and the CPU throttle state of every group (cpu_*).
- *    Taken from the fork and exit tracepoints, so it is a spinlock and
- *    nothing allocates under it. The exit tracepoint takes it only for a
- *    task that an RCU lookup found in a group.
- *  - grp->cpu_wq's own lock (wake-ups, taken under tg_member_lock).
+ *  - tg_move_mutex (membership.c): writers of cgroup.procs and tasks.
+ *  - grp->lock, one per group: its member and exiting lists, nr_tasks,
+ *    dead, its members' m->grp and m->gone, and its CPU throttle state
+ *    (cpu_*). Taken from the fork and exit tracepoints, so it is a
+ *    spinlock and nothing allocates under it; two are taken (address
+ *    order) only to move a member between groups. The exit tracepoint
+ *    takes one only for a task that an RCU lookup found in a group.
+ *  - the member index (an rhashtable, its own locks).
+ *  - grp->cpu_wq's own lock (wake-ups, taken under grp->lock).
  *  Readers of task->group on hot paths use RCU: members and groups are freed
  *  after a grace period.
  */
@@ -47,14 +50,16 @@ struct tg_group {
 	struct list_head	node;		/* tg_groups, under tg_mutex */
 	struct rcu_head		rcu;
 	u64			id;		/* unique, ascending; root is 0 */
-	bool			dead;		/* removed; under both locks */
+	bool			dead;		/* removed; under tg_mutex and lock */
 	char			name[TG_NAME_MAX + 1];
 
 	/* settings, under tg_mutex */
 	enum tg_priority	priority;
 	struct tg_limits	limits;
 
-	/* membership, under tg_member_lock */
+	spinlock_t		lock;		/* membership and throttle, see above */
+
+	/* membership, under lock */
 	struct list_head	members;
 	struct list_head	exiting;	/* exited, CPU time not final yet */
 	unsigned int		nr_tasks;
@@ -96,7 +101,7 @@ struct tg_group {
 	/* cpu actuator (module/act_cpu.c) */
 	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none; tg_mutex */
 	u64			cpu_usage_us;	/* CPU time of the last period; tg_mutex */
-	/* the throttle, under tg_member_lock (read locklessly by parked tasks) */
+	/* the throttle, under lock (read locklessly by parked tasks) */
 	s64			cpu_allow_us;	/* CPU time left this period */
 	u64			cpu_gone_ns;	/* of members that left, not yet collected */
 	bool			cpu_throttled;	/* parked tasks wait for false */
@@ -112,7 +117,8 @@ struct tg_group {
 
 /*
  * A member lives while it is in a group and while a park of its task is
- * queued or running (ref: one for the group, one per park). After it leaves
+ * queued or running (ref: one for the group, one per park); it holds a
+ * reference on the group it is in (m->grp), moved along with it. After it leaves
  * (gone) it is no longer in the hash; an exited member stays on its
  * group's exiting list until its task's CPU time is final.
  */
@@ -123,7 +129,7 @@ struct tg_member {
 	struct tg_group		*grp;
 	struct rcu_head		rcu;
 	refcount_t		ref;
-	bool			gone;		/* left its group; under tg_member_lock */
+	bool			gone;		/* left its group; under grp->lock */
 	unsigned long		park_busy;	/* bit 0: a park is queued or running */
 	struct callback_head	park_cb;	/* act_cpu.c */
 	u64			last_runtime;	/* sum_exec_runtime seen, ns */
@@ -133,7 +139,6 @@ struct tg_member {
 /* Global state (module/group.c) */
 extern struct tg_group tg_root_group;
 extern struct mutex tg_mutex;
-extern spinlock_t tg_member_lock;
 extern unsigned int tg_max_groups;
 extern struct tg_config tg_cfg;		/* tgroup.config, under tg_mutex */
 
@@ -155,13 +160,14 @@ void tg_group_reset_root(void);
 
 /* module/membership.c */
 struct tg_member *tg_member_find(struct task_struct *task);
+struct tg_group *tg_member_lock_group(struct tg_member *m);
 int tg_membership_init(void);
 void tg_membership_exit(void);
 int tg_move_pid(struct tg_group *dst, pid_t pid, bool threadgroup,
 		const struct file *file, const char **msg);
 int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids,
 		  size_t *nr);
-void tg_release_all_members(void);
+void tg_group_release_members(struct tg_group *grp);
 bool tg_group_drain(struct tg_group *grp);
 struct tg_group *tg_task_group(struct task_struct *task);
 void tg_member_put(struct tg_member *m);
