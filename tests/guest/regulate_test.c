@@ -357,6 +357,15 @@ TEST(inject_rejects_bad_lines)
 	usleep(100000);
 	/* MBM without OCR: all of it is DRAM write (no NVM write source) */
 	EXPECT_EQ_LL(stat_value("inj", "dram_write_bytes"), 640000);
+	/* a pin is bounded (1000 ms on 1024 CPUs): one more is refused, not applied */
+	EXPECT_ERRNO(wr(INJECT, "pin group=inj cpu_quota_us=1024000001"), EINVAL);
+	EXPECT(strstr(status(), "cpu_quota_us above 1024000000"), "%s", status());
+	usleep(50000);
+	EXPECT(stat_is("inj", "cpu_quota_usec", "max"), "the refused pin was applied");
+	EXPECT(wr(INJECT, "pin group=inj cpu_quota_us=1024000000") > 0);
+	usleep(50000);
+	EXPECT_EQ_LL(stat_value("inj", "cpu_quota_usec"), 1024000000);
+	EXPECT(wr(INJECT, "pin group=inj cpu_quota_us=0") > 0);
 	rmdir(p2(MNT, "inj"));
 }
 
