@@ -453,6 +453,69 @@ TEST_T(perf_source_counts_per_task, 30)
 }
 
 /*
+ * A task that starts to exit between the loop's gather and the creation of
+ * its counters makes perf refuse with ESRCH: that is the task being gone,
+ * not the encodings failing. A group whose process forks short-lived
+ * children for 3 s (many of them exit inside that window) keeps the source
+ * active, and a burner joined afterwards is still counted.
+ */
+TEST_T(perf_source_survives_exiting_tasks, 40)
+{
+	unsigned long long d0, d1;
+	char buf[4096];
+	double t_end;
+	pid_t churn, b;
+	int i;
+
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "perf_type=1 ocr_dram_read_config=1 ocr_nvm_read_config=3") > 0);
+	mk("pchurn");
+	churn = fork();
+	if (churn == 0) {
+		unsigned int k = 0;
+
+		for (;;) {
+			pid_t c = fork();
+
+			if (c == 0) {
+				volatile unsigned int spin = 0;
+
+				while (spin < (k % 64) * 500)	/* live 0 to ~1 ms */
+					spin++;
+				_exit(0);
+			}
+			if (c > 0)
+				waitpid(c, NULL, 0);
+			k++;
+		}
+	}
+	join("pchurn", churn);
+	t_end = now_s() + 3;
+	while (now_s() < t_end) {
+		rd(gp("", "tgroup.config"), buf, sizeof(buf));
+		if (!strstr(buf, "source_perf=active\n"))
+			break;
+		usleep(20000);
+	}
+	kill(churn, SIGKILL);
+	reap(churn);
+	EXPECT(strstr(buf, "source_perf=active\n"), "after exiting tasks: %s",
+	       strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
+	b = burner(NULL);
+	join("pchurn", b);
+	usleep(300000);				/* counters made next period */
+	d0 = stat_value("pchurn", "dram_read_bytes");
+	for (i = 0; i < 10 && stat_value("pchurn", "dram_read_bytes") == d0; i++)
+		usleep(100000);
+	d1 = stat_value("pchurn", "dram_read_bytes");
+	EXPECT(d1 > d0, "a burner joined after the churn is not counted (%llu)", d1);
+	EXPECT(wr(gp("", "tgroup.config"), "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);
+	reap(b);
+	usleep(100000);
+	rmdir(p2(MNT, "pchurn"));
+}
+
+/*
  * uncore source, with software events standing in for the RPQ encodings:
  * CPU-wide task-clock as "occupancy", context switches as "inserts". The
  * counters are created on one CPU per package and their deltas reach the
