@@ -168,11 +168,52 @@ int tg_mbm_bytes(u64 *prev, u64 raw, u32 width, u32 scale, u64 *bytes)
 	u32 shift = 64 - width;
 	u64 delta;
 
-	if (raw & ((1ULL << 63) | (1ULL << 62)) || width < 24 || width > 62)
+	if (raw & (TG_QM_CTR_ERROR | TG_QM_CTR_UNAVAIL) || width < 24 || width > 62)
 		return -1;
 	/* as resctrl: compare in the top bits, so a wrap subtracts right */
 	delta = ((raw << shift) - (*prev << shift)) >> shift;
 	*prev = raw;
 	*bytes = delta > U64_MAX / (scale ? scale : 1) ? U64_MAX : delta * scale;
 	return 0;
+}
+
+/**
+ * tg_mbm_sum() - one RMID's bytes over every package for one period
+ * @prev:   per package, the counter last read (TG_MBM_UNPRIMED: none yet);
+ *          updated for every package whose read is good
+ * @raw:    per package, IA32_QM_CTR as read this period; a package that
+ *          could not be read (offline, the IPI failed) is passed as
+ *          TG_QM_CTR_UNAVAIL
+ * @nr_pkg: packages
+ * @width:  counter width (tg_mbm_bytes())
+ * @scale:  bytes per unit
+ * @bytes:  out: the sum of the packages' deltas (saturating)
+ *
+ * A package's first good read only primes it. The sum is a measurement
+ * of the period only if every package contributed a delta.
+ *
+ * Return: 0 if it did, -1 if some package was unread, in error, or just
+ * primed (*bytes then holds what the others gave, not to be used as MBM).
+ */
+int tg_mbm_sum(u64 *prev, const u64 *raw, u32 nr_pkg, u32 width, u32 scale,
+	       u64 *bytes)
+{
+	int ret = 0;
+	u64 b;
+	u32 p;
+
+	*bytes = 0;
+	for (p = 0; p < nr_pkg; p++) {
+		if (raw[p] & (TG_QM_CTR_ERROR | TG_QM_CTR_UNAVAIL)) {
+			ret = -1;
+		} else if (prev[p] == TG_MBM_UNPRIMED) {
+			prev[p] = raw[p];
+			ret = -1;
+		} else if (tg_mbm_bytes(&prev[p], raw[p], width, scale, &b)) {
+			ret = -1;
+		} else {
+			*bytes = tg_sat_add(*bytes, b);
+		}
+	}
+	return ret;
 }
