@@ -109,6 +109,43 @@ u64 tg_pqr_assoc(u32 clos, u32 rmid)
 }
 
 /**
+ * tg_pqr_switch() - whether a context switch must write PQR_ASSOC
+ * @cache:      the CPU's copy of what PQR_ASSOC holds, TG_PQR_INVALID when
+ *              unknown (the CPU just came online, the system resumed);
+ *              updated
+ * @val:        the incoming task's value (tg_pqr_assoc())
+ * @transition: a suspend or resume is under way: the MSR may have been
+ *              reset behind the cache at any moment
+ *
+ * Return: true if @val must be written (the cache then holds it).
+ */
+bool tg_pqr_switch(u64 *cache, u64 val, bool transition)
+{
+	if (*cache == val && !transition)
+		return false;
+	*cache = val;
+	return true;
+}
+
+/**
+ * tg_pqr_epoch_stable() - whether the RDT MSRs kept their state
+ * @epoch:      bumped when a CPU comes online and when a suspend begins
+ *              and ends
+ * @transition: a suspend or resume is under way
+ * @seen:       the caller's copy of the epoch at its last check (updated)
+ *
+ * Return: true if nothing happened since the caller's last check: MBM
+ * counters may be subtracted, CLOS MSRs trusted to hold what was written.
+ */
+bool tg_pqr_epoch_stable(u32 epoch, bool transition, u32 *seen)
+{
+	bool stable = epoch == *seen && !transition;
+
+	*seen = epoch;
+	return stable;
+}
+
+/**
  * tg_mba_plan() - MSR writes that bring the CLOS settings to a map
  * @hw:         platform
  * @programmed: per CLOS, the value now in the MSRs (updated); U64_MAX =

@@ -319,6 +319,11 @@ void tg_mba_hw_amd(u32 nr_clos, u32 full_gbps, struct tg_mba_hw *hw);
 u32 tg_mba_msr(const struct tg_mba_hw *hw, u32 clos);
 u64 tg_mba_value(const struct tg_mba_hw *hw, u32 percent);
 u64 tg_pqr_assoc(u32 clos, u32 rmid);
+
+/* the per-CPU PQR_ASSOC cache (module/pqr.c): "unknown", never written */
+#define TG_PQR_INVALID		U64_MAX
+bool tg_pqr_switch(u64 *cache, u64 val, bool transition);
+bool tg_pqr_epoch_stable(u32 epoch, bool transition, u32 *seen);
 u32 tg_mba_plan(const struct tg_mba_hw *hw, u64 *programmed,
 		const struct tg_clos_map *map, struct tg_msr_write *out, u32 max);
 

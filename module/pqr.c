@@ -39,9 +39,6 @@
 
 #include "tgroup.h"
 
-/* never written: tg_pqr_assoc() leaves bits 31:12 clear */
-#define TG_PQR_INVALID		U64_MAX
-
 static DEFINE_MUTEX(tg_pqr_lock);
 static unsigned int tg_pqr_users;
 static struct tracepoint *tg_switch_tp;
@@ -57,10 +54,8 @@ static void tg_on_switch(void *data, bool preempt, struct task_struct *prev,
 	struct tg_member *m = tg_member_find(next);	/* preemption is off */
 	u64 val = m ? tg_pqr_assoc(READ_ONCE(m->grp->clos), READ_ONCE(m->grp->rmid)) : 0;
 
-	if (this_cpu_read(tg_pqr_cache) != val || READ_ONCE(tg_pqr_transition)) {
+	if (tg_pqr_switch(this_cpu_ptr(&tg_pqr_cache), val, READ_ONCE(tg_pqr_transition)))
 		wrmsrl(TG_MSR_PQR_ASSOC, val);
-		this_cpu_write(tg_pqr_cache, val);
-	}
 }
 
 static void tg_resctrl_sb(struct super_block *sb, void *mounted)
@@ -108,11 +103,8 @@ bool tg_resctrl_mounted(void)
  */
 bool tg_pqr_stable(u32 *seen)
 {
-	u32 e = atomic_read(&tg_pqr_epoch);
-	bool stable = e == *seen && !READ_ONCE(tg_pqr_transition);
-
-	*seen = e;
-	return stable;
+	return tg_pqr_epoch_stable(atomic_read(&tg_pqr_epoch),
+				   READ_ONCE(tg_pqr_transition), seen);
 }
 
 static void tg_find_switch_tp(struct tracepoint *tp, void *priv)

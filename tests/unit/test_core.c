@@ -734,6 +734,101 @@ static void test_rmid(void **state)
 	assert_int_equal(tg_rmid_alloc(&pool, t0), TG_RMID_NONE);
 }
 
+/*
+ * PQR_ASSOC cache against a model machine: 2 CPUs whose MSR the "hardware"
+ * resets when a CPU comes online and across a suspend. The invariant: after
+ * every switch the CPU's MSR holds the incoming task's value. The module's
+ * events are modelled as pqr.c does them: the online callback and PM_POST_*
+ * invalidate, PM_*_PREPARE..PM_POST_* is a transition, each bumps the epoch.
+ */
+struct pqr_model {
+	uint64_t msr[2], cache[2];
+	unsigned int writes;
+	uint32_t epoch;
+	bool transition, invalidate;	/* invalidate: the fix under test */
+};
+
+static void pqr_switch(struct pqr_model *m, int cpu, uint64_t val)
+{
+	if (tg_pqr_switch(&m->cache[cpu], val, m->transition)) {
+		m->msr[cpu] = val;
+		m->writes++;
+	}
+}
+
+static void pqr_online(struct pqr_model *m, int cpu)
+{
+	m->msr[cpu] = 0;			/* reset; resctrl's callback writes 0 too */
+	if (m->invalidate)
+		m->cache[cpu] = TG_PQR_INVALID;
+	m->epoch++;
+}
+
+static void pqr_suspend_resume(struct pqr_model *m, int cpu, uint64_t val)
+{
+	m->transition = m->invalidate;	/* PM_SUSPEND_PREPARE */
+	m->epoch++;
+	m->msr[0] = m->msr[1] = 0;	/* the machine resumes: MSRs reset */
+	pqr_switch(m, cpu, val);	/* tasks thawed before PM_POST_SUSPEND */
+	if (m->invalidate)		/* PM_POST_SUSPEND */
+		m->cache[0] = m->cache[1] = TG_PQR_INVALID;
+	m->transition = false;
+	m->epoch++;
+}
+
+/* the scenario; returns whether the invariant held throughout */
+static bool pqr_scenario(struct pqr_model *m)
+{
+	const uint64_t a = tg_pqr_assoc(2, 7), b = tg_pqr_assoc(0, 9);
+	bool ok = true;
+
+	memset(m->msr, 0, sizeof(m->msr));
+	m->cache[0] = m->cache[1] = TG_PQR_INVALID;	/* tg_pqr_hook() */
+	pqr_switch(m, 0, a);
+	ok &= m->msr[0] == a;
+	pqr_switch(m, 1, a);
+	ok &= m->msr[1] == a;
+	pqr_online(m, 1);			/* offline, online again */
+	pqr_switch(m, 1, a);			/* same task value as before */
+	ok &= m->msr[1] == a;
+	pqr_switch(m, 0, b);
+	pqr_switch(m, 0, a);
+	ok &= m->msr[0] == a;
+	pqr_suspend_resume(m, 0, a);		/* the boot CPU, same value */
+	ok &= m->msr[0] == a;
+	pqr_switch(m, 1, a);			/* after PM_POST_SUSPEND */
+	ok &= m->msr[1] == a;
+	return ok;
+}
+
+static void test_pqr_cache(void **state)
+{
+	struct pqr_model m = { .invalidate = true };
+	uint32_t seen = 0;
+
+	(void)state;
+	assert_true(pqr_scenario(&m));
+	/* the cache still saves writes while nothing happens */
+	pqr_switch(&m, 0, m.msr[0]);		/* known again after PM_POST_* */
+	m.writes = 0;
+	pqr_switch(&m, 0, m.msr[0]);
+	pqr_switch(&m, 1, m.msr[1]);
+	assert_int_equal(m.writes, 0);
+	/* without the invalidation (before the fix) the same scenario breaks */
+	m = (struct pqr_model){ .invalidate = false };
+	assert_false(pqr_scenario(&m));
+
+	/* consumers (rdt re-prime, MBA reprogram) see every event once */
+	assert_true(tg_pqr_epoch_stable(0, false, &seen));
+	assert_false(tg_pqr_epoch_stable(1, false, &seen));	/* a CPU came online */
+	assert_true(tg_pqr_epoch_stable(1, false, &seen));
+	assert_false(tg_pqr_epoch_stable(2, true, &seen));	/* suspend began */
+	assert_false(tg_pqr_epoch_stable(2, true, &seen));	/* ... still under way */
+	assert_false(tg_pqr_epoch_stable(3, false, &seen));	/* resumed */
+	assert_true(tg_pqr_epoch_stable(3, false, &seen));
+	assert_int_equal(seen, 3);
+}
+
 /* one RMID over 3 packages: prime, deltas, unread and bad packages */
 static void test_mbm_sum(void **state)
 {
@@ -901,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_clos),
 		cmocka_unit_test(test_rmid),
 		cmocka_unit_test(test_mbm_sum),
+		cmocka_unit_test(test_pqr_cache),
 		cmocka_unit_test(test_mba_values),
 		cmocka_unit_test(test_mba_plan_traffic),
 		cmocka_unit_test(test_mbm_counter),
