@@ -463,7 +463,7 @@ TEST_T(perf_source_counts_per_task, 30)
 TEST_T(perf_source_survives_exiting_tasks, 40)
 {
 	unsigned long long d0, d1;
-	char buf[4096];
+	char buf[4096], after[4096];
 	double t_end;
 	pid_t churn, b;
 	int i;
@@ -500,8 +500,6 @@ TEST_T(perf_source_survives_exiting_tasks, 40)
 	}
 	kill(churn, SIGKILL);
 	reap(churn);
-	EXPECT(strstr(buf, "source_perf=active\n"), "after exiting tasks: %s",
-	       strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
 	b = burner(NULL);
 	join("pchurn", b);
 	usleep(300000);				/* counters made next period */
@@ -509,11 +507,15 @@ TEST_T(perf_source_survives_exiting_tasks, 40)
 	for (i = 0; i < 10 && stat_value("pchurn", "dram_read_bytes") == d0; i++)
 		usleep(100000);
 	d1 = stat_value("pchurn", "dram_read_bytes");
-	EXPECT(d1 > d0, "a burner joined after the churn is not counted (%llu)", d1);
-	EXPECT(wr(gp("", "tgroup.config"), "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);
+	rd(gp("", "tgroup.config"), after, sizeof(after));
+	wr(gp("", "tgroup.config"), "ocr_dram_read_config=0 ocr_nvm_read_config=0");
 	reap(b);
 	usleep(100000);
 	rmdir(p2(MNT, "pchurn"));
+	EXPECT(strstr(buf, "source_perf=active\n"), "after exiting tasks: %s",
+	       strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
+	EXPECT(d1 > d0, "a burner joined after the churn is not counted (%llu): %s", d1,
+	       strstr(after, "source_perf=") ? strstr(after, "source_perf=") : after);
 }
 
 /*
@@ -572,7 +574,7 @@ TEST(store_sampling_states)
 /*
  * The store-sampling source with a software event standing in at the perf
  * boundary: minor page faults (PERF_COUNT_SW_PAGE_FAULTS_MIN, type 1
- * config 6), one sample per 1000, carry the faulting address as a precise
+ * config 5), one sample per 1000, carry the faulting address as a precise
  * store sample carries its data address, after the fault has mapped the
  * page. A group member faults in 5 pages bound to node 1 and 2 bound to
  * node 0, interleaved, over and over (MADV_DONTNEED in between; 7 is prime
@@ -637,7 +639,8 @@ TEST_T(store_sampling_classifies_by_node, 60)
 		EXPECT(st[i] == (i < SMP_A ? 1 : 0), "page %d on node %d", i, st[i]);
 	join("smp", c);
 	EXPECT(wr(gp("", "tgroup.config"),
-		  "period_ms=1000 store_sample_type=1 store_sample_config=6 store_sample_period=1000") > 0);
+		  "period_ms=1000 store_sample_type=1 store_sample_config=5 store_sample_period=1000 "
+		  "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);	/* no reads */
 	EXPECT(write(to_child[1], "g", 1) == 1);
 	/*
 	 * A whole period of faulting with MBM injected at its start. The
