@@ -660,7 +660,10 @@ TEST_T(store_sampling_classifies_by_node, 60)
 	w1[1] = stat_value("smp", "nvm_write_bytes");
 	reap(c);
 	EXPECT(wr(gp("", "tgroup.config"), "period_ms=10 store_sample_config=0 store_sample_period=20011") > 0);
-	usleep(100000);
+	/* the period already queued still waits 1 s: let the loop get back to 10 ms */
+	end = stat_value("", "nr_periods") + 3;
+	for (i = 0; i < 600 && stat_value("", "nr_periods") < end; i++)
+		usleep(5000);
 	rmdir(p2(MNT, "smp"));
 	EXPECT(strstr(buf, "source_store_sampling=active\n"), "%s", buf);
 	EXPECT_EQ_LL((w1[0] - w0[0]) + (w1[1] - w0[1]), mbm);
