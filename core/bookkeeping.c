@@ -71,22 +71,42 @@ int tg_clos_assign(struct tg_clos_map *map, u32 nr_clos, u32 mba_max,
 }
 
 /**
- * tg_rmid_alloc() - take the lowest free RMID above 0
- * @bitmap:  (nr_rmid + 63) / 64 words, bit set = in use; caller-owned
- * @nr_rmid: RMIDs the platform has
- *
- * Return: the RMID, or TG_RMID_NONE (0, shared with the root group) when
- * all are taken: the group then has no MBM of its own.
+ * tg_rmid_pool_init() - every RMID free
+ * @pool:     the pool
+ * @state:    nr_rmid entries, caller-owned (tg_rmid_pool.state)
+ * @nr_rmid:  RMIDs the platform has (CPUID.(0FH,1):ECX + 1)
+ * @limbo_ns: how long a freed RMID waits before it is handed out again
  */
-u32 tg_rmid_alloc(u64 *bitmap, u32 nr_rmid)
+void tg_rmid_pool_init(struct tg_rmid_pool *pool, u64 *state, u32 nr_rmid,
+		       u64 limbo_ns)
 {
 	u32 i;
 
-	for (i = 1; i < nr_rmid; i++) {
-		u64 bit = 1ull << (i % 64);
+	pool->nr_rmid = nr_rmid;
+	pool->limbo_ns = limbo_ns;
+	pool->state = state;
+	for (i = 0; i < nr_rmid; i++)
+		state[i] = 0;
+}
 
-		if (!(bitmap[i / 64] & bit)) {
-			bitmap[i / 64] |= bit;
+/**
+ * tg_rmid_alloc() - take the lowest RMID above 0 that is free and out of limbo
+ * @pool:   the pool
+ * @now_ns: the time now, on the clock tg_rmid_free() was given
+ *
+ * Return: the RMID, or TG_RMID_NONE (0, shared with the root group) when
+ * every RMID is allocated or in limbo: the group then has no MBM of its
+ * own until a later call succeeds.
+ */
+u32 tg_rmid_alloc(struct tg_rmid_pool *pool, u64 now_ns)
+{
+	u32 i;
+
+	for (i = 1; i < pool->nr_rmid; i++) {
+		u64 s = pool->state[i];
+
+		if (s != TG_RMID_BUSY && s <= now_ns) {
+			pool->state[i] = TG_RMID_BUSY;
 			return i;
 		}
 	}
@@ -94,13 +114,36 @@ u32 tg_rmid_alloc(u64 *bitmap, u32 nr_rmid)
 }
 
 /**
- * tg_rmid_free() - give an RMID back
- * @bitmap:  as for tg_rmid_alloc()
- * @nr_rmid: RMIDs the platform has
- * @rmid:    RMID from tg_rmid_alloc(); TG_RMID_NONE is ignored
+ * tg_rmid_free() - give an RMID back: it is in limbo for limbo_ns
+ * @pool:   the pool
+ * @rmid:   RMID from tg_rmid_alloc(); TG_RMID_NONE and RMIDs not allocated
+ *          are ignored
+ * @now_ns: the time now
  */
-void tg_rmid_free(u64 *bitmap, u32 nr_rmid, u32 rmid)
+void tg_rmid_free(struct tg_rmid_pool *pool, u32 rmid, u64 now_ns)
 {
-	if (rmid != TG_RMID_NONE && rmid < nr_rmid)
-		bitmap[rmid / 64] &= ~(1ull << (rmid % 64));
+	u64 until = now_ns + pool->limbo_ns;
+
+	if (rmid == TG_RMID_NONE || rmid >= pool->nr_rmid ||
+	    pool->state[rmid] != TG_RMID_BUSY)
+		return;
+	if (until < now_ns || until == TG_RMID_BUSY)	/* the clock's end */
+		until = TG_RMID_BUSY - 1;
+	pool->state[rmid] = until;	/* 0 (no limbo at time 0): free */
+}
+
+/**
+ * tg_rmid_in_limbo() - how many RMIDs wait out their limbo
+ * @pool:   the pool
+ * @now_ns: the time now
+ *
+ * Return: the count (for tgroup.config).
+ */
+u32 tg_rmid_in_limbo(const struct tg_rmid_pool *pool, u64 now_ns)
+{
+	u32 i, n = 0;
+
+	for (i = 1; i < pool->nr_rmid; i++)
+		n += pool->state[i] != TG_RMID_BUSY && pool->state[i] > now_ns;
+	return n;
 }

@@ -109,6 +109,43 @@ u64 tg_pqr_assoc(u32 clos, u32 rmid)
 }
 
 /**
+ * tg_pqr_switch() - whether a context switch must write PQR_ASSOC
+ * @cache:      the CPU's copy of what PQR_ASSOC holds, TG_PQR_INVALID when
+ *              unknown (the CPU just came online, the system resumed);
+ *              updated
+ * @val:        the incoming task's value (tg_pqr_assoc())
+ * @transition: a suspend or resume is under way: the MSR may have been
+ *              reset behind the cache at any moment
+ *
+ * Return: true if @val must be written (the cache then holds it).
+ */
+bool tg_pqr_switch(u64 *cache, u64 val, bool transition)
+{
+	if (*cache == val && !transition)
+		return false;
+	*cache = val;
+	return true;
+}
+
+/**
+ * tg_pqr_epoch_stable() - whether the RDT MSRs kept their state
+ * @epoch:      bumped when a CPU comes online and when a suspend begins
+ *              and ends
+ * @transition: a suspend or resume is under way
+ * @seen:       the caller's copy of the epoch at its last check (updated)
+ *
+ * Return: true if nothing happened since the caller's last check: MBM
+ * counters may be subtracted, CLOS MSRs trusted to hold what was written.
+ */
+bool tg_pqr_epoch_stable(u32 epoch, bool transition, u32 *seen)
+{
+	bool stable = epoch == *seen && !transition;
+
+	*seen = epoch;
+	return stable;
+}
+
+/**
  * tg_mba_plan() - MSR writes that bring the CLOS settings to a map
  * @hw:         platform
  * @programmed: per CLOS, the value now in the MSRs (updated); U64_MAX =
@@ -168,11 +205,52 @@ int tg_mbm_bytes(u64 *prev, u64 raw, u32 width, u32 scale, u64 *bytes)
 	u32 shift = 64 - width;
 	u64 delta;
 
-	if (raw & ((1ULL << 63) | (1ULL << 62)) || width < 24 || width > 62)
+	if (raw & (TG_QM_CTR_ERROR | TG_QM_CTR_UNAVAIL) || width < 24 || width > 62)
 		return -1;
 	/* as resctrl: compare in the top bits, so a wrap subtracts right */
 	delta = ((raw << shift) - (*prev << shift)) >> shift;
 	*prev = raw;
 	*bytes = delta > U64_MAX / (scale ? scale : 1) ? U64_MAX : delta * scale;
 	return 0;
+}
+
+/**
+ * tg_mbm_sum() - one RMID's bytes over every package for one period
+ * @prev:   per package, the counter last read (TG_MBM_UNPRIMED: none yet);
+ *          updated for every package whose read is good
+ * @raw:    per package, IA32_QM_CTR as read this period; a package that
+ *          could not be read (offline, the IPI failed) is passed as
+ *          TG_QM_CTR_UNAVAIL
+ * @nr_pkg: packages
+ * @width:  counter width (tg_mbm_bytes())
+ * @scale:  bytes per unit
+ * @bytes:  out: the sum of the packages' deltas (saturating)
+ *
+ * A package's first good read only primes it. The sum is a measurement
+ * of the period only if every package contributed a delta.
+ *
+ * Return: 0 if it did, -1 if some package was unread, in error, or just
+ * primed (*bytes then holds what the others gave, not to be used as MBM).
+ */
+int tg_mbm_sum(u64 *prev, const u64 *raw, u32 nr_pkg, u32 width, u32 scale,
+	       u64 *bytes)
+{
+	int ret = 0;
+	u64 b;
+	u32 p;
+
+	*bytes = 0;
+	for (p = 0; p < nr_pkg; p++) {
+		if (raw[p] & (TG_QM_CTR_ERROR | TG_QM_CTR_UNAVAIL)) {
+			ret = -1;
+		} else if (prev[p] == TG_MBM_UNPRIMED) {
+			prev[p] = raw[p];
+			ret = -1;
+		} else if (tg_mbm_bytes(&prev[p], raw[p], width, scale, &b)) {
+			ret = -1;
+		} else {
+			*bytes = tg_sat_add(*bytes, b);
+		}
+	}
+	return ret;
 }

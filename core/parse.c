@@ -432,6 +432,10 @@ static int tg_inject_set(void *obj, unsigned int key, const char *val,
 
 	if (tg_parse_u64(val, vlen, &in->v[key], msg))
 		return -1;
+	if (in->kind == TG_INJ_PIN && in->v[key] > TG_PIN_QUOTA_US_MAX) {
+		*msg = "cpu_quota_us above 1024000000 (1000 ms on 1024 CPUs)";
+		return -1;
+	}
 	in->present |= 1u << key;
 	return 0;
 }

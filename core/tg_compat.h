@@ -41,6 +41,7 @@ typedef __UINT32_TYPE__ u32;
 typedef __INT32_TYPE__ s32;
 #define U64_MAX ((u64)~0ULL)
 #define BIT(nr) (1UL << (nr))
+#define BIT_ULL(nr) (1ULL << (nr))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 static inline u64 tg_div_u64(u64 a, u32 b)
 {

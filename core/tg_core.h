@@ -247,10 +247,36 @@ int tg_clos_assign(struct tg_clos_map *map, u32 nr_clos, u32 mba_max,
  * RMIDs: one per group while they last (RMID 0 belongs to the root group).
  * A group that gets none shares RMID 0 and has no MBM of its own: the
  * estimator then runs it without MBM (TG_EST_NO_MBM) and uses store samples.
+ *
+ * Limbo: a freed RMID is not handed out again for limbo_ns (the module uses
+ * TG_RMID_LIMBO_NS, 1 s). Until the CPU it runs on next switches, a task
+ * that has left a group still carries the group's RMID in PQR_ASSOC, and
+ * requests already issued are still counted against it: a new owner must
+ * not inherit those. resctrl keeps a freed RMID in limbo until its LLC
+ * occupancy drops below a threshold, checked every second
+ * (CQM_LIMBOCHECK_INTERVAL); tgroup reads MBM only, not occupancy, so it
+ * takes a fixed limbo of that interval - far longer than a time slice.
+ * Among RMIDs out of limbo the lowest is taken.
  */
-#define TG_RMID_NONE	0u
-u32 tg_rmid_alloc(u64 *bitmap, u32 nr_rmid);
-void tg_rmid_free(u64 *bitmap, u32 nr_rmid, u32 rmid);
+#define TG_RMID_NONE		0u
+#define TG_RMID_LIMBO_NS	1000000000ull
+#define TG_RMID_BUSY		U64_MAX		/* tg_rmid_pool.state: allocated */
+
+struct tg_rmid_pool {
+	u32 nr_rmid;		/* RMIDs the platform has, 0 included */
+	u64 limbo_ns;
+	/*
+	 * Per RMID, caller-owned, nr_rmid entries: 0 free, TG_RMID_BUSY
+	 * allocated, else in limbo until that time (caller's ns clock).
+	 */
+	u64 *state;
+};
+
+void tg_rmid_pool_init(struct tg_rmid_pool *pool, u64 *state, u32 nr_rmid,
+		       u64 limbo_ns);
+u32 tg_rmid_alloc(struct tg_rmid_pool *pool, u64 now_ns);
+void tg_rmid_free(struct tg_rmid_pool *pool, u32 rmid, u64 now_ns);
+u32 tg_rmid_in_limbo(const struct tg_rmid_pool *pool, u64 now_ns);
 
 /* ---- MBA hardware values (Intel SDM vol. 3 ch. 18 RDT; AMD PQoS) ---------- */
 
@@ -279,14 +305,25 @@ struct tg_msr_write {
 #define TG_QM_EVT_MBM_TOTAL	2u
 #define TG_MBM_WIDTH_BASE	24u		/* + CPUID.(0FH,1):EAX[7:0] */
 
+#define TG_QM_CTR_ERROR		BIT_ULL(63)
+#define TG_QM_CTR_UNAVAIL	BIT_ULL(62)	/* also: "not read" for callers */
+#define TG_MBM_UNPRIMED		U64_MAX		/* prev of a counter not read yet */
+
 u64 tg_qm_evtsel(u32 rmid, u32 event);
 int tg_mbm_bytes(u64 *prev, u64 raw, u32 width, u32 scale, u64 *bytes);
+int tg_mbm_sum(u64 *prev, const u64 *raw, u32 nr_pkg, u32 width, u32 scale,
+	       u64 *bytes);
 
 int tg_mba_hw_intel(u32 eax, u32 ecx, u32 edx, struct tg_mba_hw *hw);
 void tg_mba_hw_amd(u32 nr_clos, u32 full_gbps, struct tg_mba_hw *hw);
 u32 tg_mba_msr(const struct tg_mba_hw *hw, u32 clos);
 u64 tg_mba_value(const struct tg_mba_hw *hw, u32 percent);
 u64 tg_pqr_assoc(u32 clos, u32 rmid);
+
+/* the per-CPU PQR_ASSOC cache (module/pqr.c): "unknown", never written */
+#define TG_PQR_INVALID		U64_MAX
+bool tg_pqr_switch(u64 *cache, u64 val, bool transition);
+bool tg_pqr_epoch_stable(u32 epoch, bool transition, u32 *seen);
 u32 tg_mba_plan(const struct tg_mba_hw *hw, u64 *programmed,
 		const struct tg_clos_map *map, struct tg_msr_write *out, u32 max);
 

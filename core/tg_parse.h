@@ -110,6 +110,14 @@ enum { TG_INJ_DRAM_WRITE_NS, TG_INJ_NVM_WRITE_NS };
 
 enum { TG_INJ_PIN_CPU_QUOTA };
 
+/*
+ * Largest cpu_quota_us a pin takes: the longest period (TG_PERIOD_MS_MAX,
+ * 1 s) on 1024 CPUs. The CPU actuator scales a quota by the measured period
+ * length (at most 4 periods) over the nominal one, quota_us * elapsed_us:
+ * with this bound that is at most 1.024e9 * 4e6 = 4.1e15, far below 2^64.
+ */
+#define TG_PIN_QUOTA_US_MAX	(1024ull * TG_PERIOD_MS_MAX * 1000)
+
 struct tg_inject {
 	enum tg_inject_kind kind;
 	const char *name;	/* group and pin lines: points into the input */

@@ -9,7 +9,17 @@
  *    one CLOS per distinct level (core tg_clos_assign()), the MSR writes
  *    core tg_mba_plan() asks for on every CPU, and the group's CLOS in
  *    PQR_ASSOC at context switch (pqr.c, only while a user needs it). It
- *    refuses while resctrl is mounted: resctrl owns RDT then.
+ *    refuses to start while resctrl is mounted: resctrl owns RDT then.
+ *    resctrl mounted after tgroup is noticed at the next period (at most
+ *    period_ms later): the actuator stands down - PQR_ASSOC unhooked and 0
+ *    on every CPU, every CLOS MSR unthrottled (the state resctrl assumes at
+ *    its mount: its default group is CLOS 0, and it programs the others
+ *    only when schemata are written) - and says so in tgroup.config. A
+ *    schemata write made in that first period can be overwritten by the
+ *    reset: mount resctrl only after unmounting tgroup.
+ *    After a CPU came online or a suspend (pqr.c, tg_pqr_stable()) the
+ *    CLOS MSRs are written again in full: a package brought up, or
+ *    resumed, has them reset.
  *
  * The hardware mode follows the Intel SDM and AMD PQoS documentation; it
  * has not run on MBA hardware (development machines and the QEMU guest
@@ -32,6 +42,8 @@ static struct tg_mba_hw tg_mba;
 static u64 tg_mba_prog[ARRAY_SIZE(((struct tg_clos_map *)0)->level)];
 static struct tg_clos_map tg_clos;
 static bool tg_mba_started;
+static const char *tg_mba_why_not;	/* hardware mode, not started: why */
+static u32 tg_mba_seen;			/* tg_pqr_stable() epoch */
 
 static unsigned int tg_mba_full_gbps;
 module_param_named(mba_full_gbps, tg_mba_full_gbps, uint, 0444);
@@ -57,7 +69,9 @@ const char *tg_mba_state(void)
 	case TG_MBA_PUBLISH:
 		return "published: mba_percent in tgroup.stat, applied by the emulated platform";
 	case TG_MBA_HW:
-		return tg_mba_started ? "active" : "available (starts at mount)";
+		if (tg_mba_started)
+			return "active";
+		return tg_mba_why_not ?: "available (starts at mount)";
 	default:
 		return tg_mba_reason;
 	}
@@ -75,8 +89,7 @@ void tg_mba_start(void)
 	if (tg_mba_mode != TG_MBA_HW || tg_mba_started)
 		return;
 	if (tg_resctrl_mounted()) {
-		tg_mba_reason = "unavailable: resctrl is mounted (it owns RDT)";
-		tg_mba_mode = TG_MBA_OFF;
+		tg_mba_why_not = "unavailable: resctrl is mounted (it owns RDT)";
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(tg_mba_prog); i++)
@@ -86,7 +99,19 @@ void tg_mba_start(void)
 		tg_mba_mode = TG_MBA_OFF;
 		return;
 	}
+	tg_pqr_stable(&tg_mba_seen);	/* from now on */
+	tg_mba_why_not = NULL;
 	tg_mba_started = true;
+}
+
+/* unhook PQR_ASSOC (every CPU to CLOS 0), every CLOS unthrottled */
+static void tg_mba_release(void)
+{
+	tg_pqr_put();
+	cpus_read_lock();
+	on_each_cpu(tg_mba_reset_cpu, NULL, 1);
+	cpus_read_unlock();
+	tg_mba_started = false;
 }
 
 /**
@@ -98,11 +123,7 @@ void tg_mba_stop(void)
 {
 	if (!tg_mba_started)
 		return;
-	tg_pqr_put();
-	cpus_read_lock();
-	on_each_cpu(tg_mba_reset_cpu, NULL, 1);
-	cpus_read_unlock();
-	tg_mba_started = false;
+	tg_mba_release();
 }
 
 /**
@@ -113,7 +134,9 @@ void tg_mba_stop(void)
  *
  * Publishes every level; in hardware mode maps levels to CLOS and writes
  * the MSRs whose value changes on every CPU (MBA MSRs are per package;
- * writing them everywhere is correct and keeps hotplug simple).
+ * writing them everywhere is correct and keeps hotplug simple), every MSR
+ * after a CPU came online or a suspend. Stands down if resctrl has been
+ * mounted since the last period.
  *
  * Context: the regulation loop (tg_mutex held).
  */
@@ -127,6 +150,17 @@ void tg_mba_apply(struct tg_group **grps, const u32 *levels, u32 nr)
 		WRITE_ONCE(grps[i]->mba_percent, levels[i]);
 	if (!tg_mba_started)
 		return;
+	if (tg_resctrl_mounted()) {
+		for (i = 0; i < nr; i++)
+			WRITE_ONCE(grps[i]->clos, 0);
+		tg_mba_release();
+		tg_mba_why_not = TG_RESCTRL_STOPPED;
+		pr_info("tgroup: resctrl mounted: the MBA actuator stands down\n");
+		return;
+	}
+	if (!tg_pqr_stable(&tg_mba_seen))	/* MSRs may have been reset */
+		for (i = 0; i < ARRAY_SIZE(tg_mba_prog); i++)
+			tg_mba_prog[i] = U64_MAX;
 	while (done < nr) {
 		u32 chunk = min_t(u32, nr - done, ARRAY_SIZE(clos));
 

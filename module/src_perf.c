@@ -15,7 +15,9 @@
  *  - a member that leaves (exit, move to the root group, unmount) hands its
  *    pair to a lock-free list, released by the loop at its next period.
  * A move between child groups keeps the pair: the deltas count for the
- * group the task is in when they are read.
+ * group the task is in when they are read. A task that starts to exit
+ * between the gather and the creation (-ESRCH) is simply skipped; only
+ * other creation errors turn the source off until the encodings change.
  */
 #include <linux/llist.h>
 #include <linux/perf_event.h>
@@ -93,7 +95,14 @@ static struct tg_pcount *tg_pcount_create(struct task_struct *task)
 		pc->ev[i] = perf_event_create_kernel_counter(&attr, -1, task,
 							     NULL, NULL);
 		if (IS_ERR(pc->ev[i])) {
-			tg_perf_err = PTR_ERR(pc->ev[i]);
+			/*
+			 * -ESRCH: the task began to exit after it was gathered
+			 * (perf's find_get_context() sees PF_EXITING, or the
+			 * context is already TASK_TOMBSTONE). Nothing to count;
+			 * any other error means the encodings do not work.
+			 */
+			if (PTR_ERR(pc->ev[i]) != -ESRCH)
+				tg_perf_err = PTR_ERR(pc->ev[i]);
 			pc->ev[i] = NULL;
 			tg_pcount_free(pc);
 			return NULL;

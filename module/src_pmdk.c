@@ -6,7 +6,9 @@
  * page shared with the module (pmdk-hooks/tgpmem_abi.h).
  *
  * /dev/tgroup_pmem (misc device, 0666). open() gives the calling process
- * its own page - one per address space, pmdk_max_procs pages in all. Only
+ * its own page - one per address space, pmdk_max_procs pages in all and
+ * pmdk_max_procs_per_user per real uid (EDQUOT past it), so no one user
+ * can take every page and blind the source for the others. Only
  * that process may mmap the page or claim slots in it: a descriptor passed
  * to, or inherited by, another process is refused (EPERM), and the mapping
  * is not copied by fork (VM_DONTCOPY): a child opens its own page. A thread
@@ -27,6 +29,7 @@
  * ever charge the groups of the reporting process's own threads.
  */
 #include <linux/bitops.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -46,6 +49,11 @@ module_param_named(pmdk_max_procs, tg_pmdk_max_procs, uint, 0444);
 MODULE_PARM_DESC(pmdk_max_procs,
 		 "Most processes with a PMDK page at once (0 disables /dev/tgroup_pmem, default 1024)");
 
+static unsigned int tg_pmdk_max_procs_per_user = 64;
+module_param_named(pmdk_max_procs_per_user, tg_pmdk_max_procs_per_user, uint, 0444);
+MODULE_PARM_DESC(pmdk_max_procs_per_user,
+		 "Most PMDK pages one real uid may hold at once (EDQUOT past it; 0: no per-user limit, default 64)");
+
 /* One slot as the module tracks it. */
 struct tg_pslot {
 	struct pid		*pid;	/* owner thread (slot 0: the process); NULL: free */
@@ -57,6 +65,7 @@ struct tg_pslot {
 struct tg_pproc {
 	struct list_head	node;	/* tg_pprocs */
 	struct mm_struct	*mm;	/* owner's address space (mmgrab) */
+	kuid_t			uid;	/* opener's real uid: the per-user cap */
 	struct page		*page;
 	struct tgpmem_page	*shared;	/* page_address(page) */
 	unsigned long		used;	/* bit i: slot[i] has an owner */
@@ -343,6 +352,7 @@ static void tg_pproc_free(struct tg_pproc *p)
 
 static int tg_pmdk_open(struct inode *inode, struct file *file)
 {
+	unsigned int mine = 0;
 	struct tg_pproc *p, *q;
 	int ret;
 
@@ -362,15 +372,21 @@ static int tg_pmdk_open(struct inode *inode, struct file *file)
 	p->shared->nr_slots = TGPMEM_NR_SLOTS;
 	p->mm = current->mm;
 	mmgrab(p->mm);
+	p->uid = current_uid();
 
 	mutex_lock(&tg_pmdk_lock);
+	ret = -EBUSY;
+	list_for_each_entry(q, &tg_pprocs, node) {
+		if (q->mm == p->mm)
+			goto err_unlock;
+		mine += uid_eq(q->uid, p->uid);
+	}
+	ret = -EDQUOT;
+	if (tg_pmdk_max_procs_per_user && mine >= tg_pmdk_max_procs_per_user)
+		goto err_unlock;
 	ret = -ENOSPC;
 	if (tg_pmdk_nr >= tg_pmdk_max_procs)
 		goto err_unlock;
-	ret = -EBUSY;
-	list_for_each_entry(q, &tg_pprocs, node)
-		if (q->mm == p->mm)
-			goto err_unlock;
 	/* under the lock: a move from now on finds the page */
 	tg_pslot_own(p, TGPMEM_OVERFLOW, get_pid(task_tgid(current)));
 	list_add_tail(&p->node, &tg_pprocs);

@@ -6,19 +6,36 @@
  * CPUID.(EAX=0FH,ECX=1): EAX[7:0] counter width offset (width = 24 +
  * offset), EBX bytes per counter unit, ECX highest RMID, EDX[1] MBM total.
  * At mount (unless resctrl is mounted: then it owns RDT) each group gets
- * an RMID (core tg_rmid_alloc(); when they run out a group shares RMID 0
- * and goes without MBM, which the estimator flags); the group's RMID is
- * written into PQR_ASSOC at context switch (pqr.c). Each period, one IPI
- * per package reads every group's counter there (IA32_QM_EVTSEL, then
- * IA32_QM_CTR); core tg_mbm_bytes() handles width, wrap-around, the
- * error/unavailable bits and scaling. The first read of a new RMID only
- * primes it.
+ * an RMID from core's pool (tg_rmid_alloc(); when none is free a group
+ * shares RMID 0, goes without MBM, which the estimator flags, and tries
+ * again next period). A removed group's RMID waits out a limbo of
+ * TG_RMID_LIMBO_NS (1 s, core/tg_core.h says why) before another group
+ * gets it. The group's RMID is written into PQR_ASSOC at context switch
+ * (pqr.c).
+ *
+ * Each period, under the CPU hotplug read lock, one IPI per package (to
+ * the first online CPU of each logical package, topology_max_packages() of
+ * them) reads every group's counter there (IA32_QM_EVTSEL, then
+ * IA32_QM_CTR). A package whose IPI cannot run (no CPU online, or
+ * smp_call_function_single() fails) is read as "unavailable". Core's
+ * tg_mbm_sum() handles priming, width, wrap-around, the error/unavailable
+ * bits and scaling per package; a group has MBM for a period only if every
+ * package gave a delta. The counters' last values live here, per RMID and
+ * package, so any number of packages is handled. After a CPU came online
+ * or a suspend (tg_pqr_stable()) every counter is primed again.
+ *
+ * resctrl mounted after tgroup: noticed at the next period; the source
+ * stands down (every group back to RMID 0, PQR_ASSOC unhooked and reset
+ * to 0 on every CPU) and says so in tgroup.config until tgroup is mounted
+ * again with resctrl gone.
  *
  * Written against the Intel SDM and resctrl's monitor.c; it has not run on
  * MBM hardware (the development machines and the guest have none).
  */
+#include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
@@ -28,21 +45,24 @@
 
 #include "tgroup.h"
 
-#define TG_RDT_MAX_PKG		ARRAY_SIZE(((struct tg_group *)0)->mbm_prev)
-
 static bool tg_rdt_hw;
 static bool tg_rdt_started;
 static const char *tg_rdt_reason = "unavailable: not initialised";
 static u32 tg_rdt_width, tg_rdt_scale, tg_rdt_nr_rmid;
-static u64 *tg_rdt_map;			/* RMID bitmap */
-static int tg_rdt_pkg_cpu[TG_RDT_MAX_PKG];
-static unsigned int tg_rdt_nr_pkg;
+static unsigned int tg_rdt_nr_pkg;	/* logical packages */
+static struct tg_rmid_pool tg_rdt_pool;
+static u64 *tg_rdt_rmid_state;		/* the pool's, nr_rmid */
+static u64 *tg_rdt_prev;		/* [rmid * nr_pkg + pkg], TG_MBM_UNPRIMED */
+static u64 *tg_rdt_bytes;		/* [rmid]: the period's MBM total */
+static unsigned long *tg_rdt_valid;	/* rmid: tg_rdt_bytes measured */
+static int *tg_rdt_pkg_cpu;		/* [pkg]: the CPU read this period */
+static u32 tg_rdt_seen;			/* tg_pqr_stable() epoch */
 
-/* one package's reads: rmid[i] -> raw[i] */
+/* one package's reads: rmid[i] -> raw[i * stride] */
 struct tg_rdt_batch {
 	const u32 *rmid;
 	u64 *raw;
-	unsigned int nr;
+	unsigned int nr, stride;
 };
 
 static void tg_rdt_read_fn(void *arg)
@@ -52,8 +72,86 @@ static void tg_rdt_read_fn(void *arg)
 
 	for (i = 0; i < b->nr; i++) {
 		wrmsrl(TG_MSR_QM_EVTSEL, tg_qm_evtsel(b->rmid[i], TG_QM_EVT_MBM_TOTAL));
-		rdmsrl(TG_MSR_QM_CTR, b->raw[i]);
+		rdmsrl(TG_MSR_QM_CTR, b->raw[i * b->stride]);
 	}
+}
+
+static void tg_rdt_unprime(u32 rmid)
+{
+	unsigned int p;
+
+	for (p = 0; p < tg_rdt_nr_pkg; p++)
+		tg_rdt_prev[(size_t)rmid * tg_rdt_nr_pkg + p] = TG_MBM_UNPRIMED;
+}
+
+static void tg_rdt_free_state(void)
+{
+	kfree(tg_rdt_pkg_cpu);
+	bitmap_free(tg_rdt_valid);
+	kvfree(tg_rdt_bytes);
+	kvfree(tg_rdt_prev);
+	kvfree(tg_rdt_rmid_state);
+	tg_rdt_pkg_cpu = NULL;
+	tg_rdt_valid = NULL;
+	tg_rdt_bytes = NULL;
+	tg_rdt_prev = NULL;
+	tg_rdt_rmid_state = NULL;
+}
+
+/* resctrl was mounted after tgroup: give RDT back (tg_mutex held) */
+static void tg_rdt_stand_down(void)
+{
+	struct tg_group *grp;
+
+	lockdep_assert_held(&tg_mutex);
+	list_for_each_entry(grp, &tg_groups, node)
+		WRITE_ONCE(grp->rmid, TG_RMID_NONE);
+	tg_pqr_put();
+	tg_rdt_free_state();
+	tg_rdt_started = false;
+	tg_rdt_reason = TG_RESCTRL_STOPPED;
+	pr_info("tgroup: resctrl mounted: the rdt source stands down\n");
+}
+
+/*
+ * The first online CPU of each package, -1 for a package with none.
+ * Context: the CPU hotplug read lock held (lockdep_assert_cpus_held() is
+ * not exported in 6.12).
+ */
+static void tg_rdt_pick_cpus(void)
+{
+	unsigned int p;
+	int cpu;
+
+	for (p = 0; p < tg_rdt_nr_pkg; p++)
+		tg_rdt_pkg_cpu[p] = -1;
+	for_each_online_cpu(cpu) {
+		p = topology_logical_package_id(cpu);
+		if (p < tg_rdt_nr_pkg && tg_rdt_pkg_cpu[p] < 0)
+			tg_rdt_pkg_cpu[p] = cpu;
+	}
+}
+
+/* every RMID's counters, one IPI per package; raw[i * nr_pkg + pkg] */
+static void tg_rdt_read(const u32 *rmid, u64 *raw, unsigned int n)
+{
+	struct tg_rdt_batch b = { .rmid = rmid, .nr = n, .stride = tg_rdt_nr_pkg };
+	unsigned int p;
+	size_t i;
+
+	for (i = 0; i < (size_t)n * tg_rdt_nr_pkg; i++)
+		raw[i] = TG_QM_CTR_UNAVAIL;	/* what a package not read shows */
+	cpus_read_lock();
+	tg_rdt_pick_cpus();
+	for (p = 0; p < tg_rdt_nr_pkg; p++) {
+		if (tg_rdt_pkg_cpu[p] < 0)
+			continue;
+		b.raw = raw + p;
+		if (smp_call_function_single(tg_rdt_pkg_cpu[p], tg_rdt_read_fn, &b, 1))
+			for (i = 0; i < n; i++)	/* not run, or not all of it */
+				raw[i * tg_rdt_nr_pkg + p] = TG_QM_CTR_UNAVAIL;
+	}
+	cpus_read_unlock();
 }
 
 /**
@@ -63,54 +161,52 @@ static void tg_rdt_read_fn(void *arg)
  */
 void tg_rdt_period(void)
 {
+	bool exhausted = false;
 	struct tg_group *grp;
-	struct tg_rdt_batch b;
-	unsigned int n = 0, i, p;
-	u32 *rmid;
-	u64 *raw;
+	unsigned int n = 0, i;
+	u64 now, *raw;
+	u32 *rmid, r;
 
 	lockdep_assert_held(&tg_mutex);
 	if (!tg_rdt_started)
 		return;
+	if (tg_resctrl_mounted()) {
+		tg_rdt_stand_down();
+		return;
+	}
+	if (!tg_pqr_stable(&tg_rdt_seen))	/* counters may have been reset */
+		for (r = 0; r < tg_rdt_nr_rmid; r++)
+			tg_rdt_unprime(r);
+	bitmap_zero(tg_rdt_valid, tg_rdt_nr_rmid);
+	now = ktime_get_ns();
 	list_for_each_entry(grp, &tg_groups, node) {
-		grp->mbm_bytes = 0;
-		if (!grp->rmid) {
-			WRITE_ONCE(grp->rmid, tg_rmid_alloc(tg_rdt_map, tg_rdt_nr_rmid));
-			grp->mbm_primed = false;
+		if (!grp->rmid && !exhausted) {
+			r = tg_rmid_alloc(&tg_rdt_pool, now);
+			exhausted = r == TG_RMID_NONE;
+			if (!exhausted)
+				tg_rdt_unprime(r);
+			WRITE_ONCE(grp->rmid, r);
 		}
 		n += grp->rmid != TG_RMID_NONE;
 	}
 	if (!n)
 		return;
 	rmid = kmalloc_array(n, sizeof(*rmid), GFP_KERNEL);
-	raw = kmalloc_array(n, sizeof(*raw), GFP_KERNEL);
+	raw = kmalloc_array(array_size(n, tg_rdt_nr_pkg), sizeof(*raw), GFP_KERNEL);
 	if (!rmid || !raw)
 		goto out;
 	i = 0;
 	list_for_each_entry(grp, &tg_groups, node)
 		if (grp->rmid)
 			rmid[i++] = grp->rmid;
-	b.rmid = rmid;
-	b.raw = raw;
-	b.nr = n;
-	for (p = 0; p < tg_rdt_nr_pkg; p++) {
-		smp_call_function_single(tg_rdt_pkg_cpu[p], tg_rdt_read_fn, &b, 1);
-		i = 0;
-		list_for_each_entry(grp, &tg_groups, node) {
-			u64 bytes;
-
-			if (!grp->rmid)
-				continue;
-			if (!grp->mbm_primed)
-				grp->mbm_prev[p] = raw[i] & ~(3ULL << 62);
-			else if (!tg_mbm_bytes(&grp->mbm_prev[p], raw[i],
-					       tg_rdt_width, tg_rdt_scale, &bytes))
-				grp->mbm_bytes += bytes;
-			i++;
-		}
+	tg_rdt_read(rmid, raw, n);
+	for (i = 0; i < n; i++) {
+		r = rmid[i];
+		if (!tg_mbm_sum(&tg_rdt_prev[(size_t)r * tg_rdt_nr_pkg],
+				&raw[(size_t)i * tg_rdt_nr_pkg], tg_rdt_nr_pkg,
+				tg_rdt_width, tg_rdt_scale, &tg_rdt_bytes[r]))
+			__set_bit(r, tg_rdt_valid);
 	}
-	list_for_each_entry(grp, &tg_groups, node)
-		grp->mbm_primed = grp->rmid != TG_RMID_NONE;
 out:
 	kfree(raw);
 	kfree(rmid);
@@ -119,20 +215,21 @@ out:
 /**
  * tg_rdt_take() - a group's MBM total for the period
  * @grp: group
- * @c:   the period's counters: mbm_bytes, TG_IN_MBM (not for RMID 0)
+ * @c:   the period's counters: mbm_bytes, TG_IN_MBM (only when every package
+ *       gave a delta for the group's own RMID)
  *
  * Context: the regulation loop, after tg_rdt_period().
  */
 void tg_rdt_take(struct tg_group *grp, struct tg_counters *c)
 {
-	if (!tg_rdt_started || !grp->rmid)
+	if (!tg_rdt_started || !grp->rmid || !test_bit(grp->rmid, tg_rdt_valid))
 		return;
 	c->present |= TG_IN_MBM;
-	c->mbm_bytes += grp->mbm_bytes;
+	c->mbm_bytes += tg_rdt_bytes[grp->rmid];
 }
 
 /**
- * tg_rdt_group_gone() - give a removed group's RMID back
+ * tg_rdt_group_gone() - give a removed group's RMID back (into limbo)
  * @grp: group being removed
  *
  * Context: tg_mutex held.
@@ -140,8 +237,8 @@ void tg_rdt_take(struct tg_group *grp, struct tg_counters *c)
 void tg_rdt_group_gone(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
-	if (tg_rdt_map)
-		tg_rmid_free(tg_rdt_map, tg_rdt_nr_rmid, grp->rmid);
+	if (tg_rdt_started)
+		tg_rmid_free(&tg_rdt_pool, grp->rmid, ktime_get_ns());
 	WRITE_ONCE(grp->rmid, TG_RMID_NONE);
 }
 
@@ -152,38 +249,33 @@ void tg_rdt_group_gone(struct tg_group *grp)
  */
 void tg_rdt_start(void)
 {
-	int cpu;
-	unsigned int p;
-
 	if (!tg_rdt_hw || tg_rdt_started)
 		return;
 	if (tg_resctrl_mounted()) {
 		tg_rdt_reason = "unavailable: resctrl is mounted (it owns RDT)";
 		return;
 	}
-	tg_rdt_map = kcalloc(DIV_ROUND_UP(tg_rdt_nr_rmid, 64), sizeof(u64),
-			     GFP_KERNEL);
-	if (!tg_rdt_map) {
+	tg_rdt_nr_pkg = max(topology_max_packages(), 1U);
+	tg_rdt_rmid_state = kvcalloc(tg_rdt_nr_rmid, sizeof(u64), GFP_KERNEL);
+	tg_rdt_prev = kvmalloc_array(array_size(tg_rdt_nr_rmid, tg_rdt_nr_pkg),
+				     sizeof(u64), GFP_KERNEL);
+	tg_rdt_bytes = kvcalloc(tg_rdt_nr_rmid, sizeof(u64), GFP_KERNEL);
+	tg_rdt_valid = bitmap_zalloc(tg_rdt_nr_rmid, GFP_KERNEL);
+	tg_rdt_pkg_cpu = kcalloc(tg_rdt_nr_pkg, sizeof(int), GFP_KERNEL);
+	if (!tg_rdt_rmid_state || !tg_rdt_prev || !tg_rdt_bytes || !tg_rdt_valid ||
+	    !tg_rdt_pkg_cpu) {
+		tg_rdt_free_state();
 		tg_rdt_reason = "unavailable: out of memory";
 		return;
 	}
-	tg_rdt_nr_pkg = 0;
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		for (p = 0; p < tg_rdt_nr_pkg; p++)
-			if (topology_physical_package_id(tg_rdt_pkg_cpu[p]) ==
-			    topology_physical_package_id(cpu))
-				break;
-		if (p == tg_rdt_nr_pkg && p < TG_RDT_MAX_PKG)
-			tg_rdt_pkg_cpu[tg_rdt_nr_pkg++] = cpu;
-	}
-	cpus_read_unlock();
+	tg_rmid_pool_init(&tg_rdt_pool, tg_rdt_rmid_state, tg_rdt_nr_rmid,
+			  TG_RMID_LIMBO_NS);
 	if (tg_pqr_get()) {
-		kfree(tg_rdt_map);
-		tg_rdt_map = NULL;
+		tg_rdt_free_state();
 		tg_rdt_reason = "unavailable: no sched_switch tracepoint";
 		return;
 	}
+	tg_pqr_stable(&tg_rdt_seen);	/* from now on */
 	tg_rdt_started = true;
 }
 
@@ -197,9 +289,9 @@ void tg_rdt_stop(void)
 	if (!tg_rdt_started)
 		return;
 	tg_pqr_put();
-	kfree(tg_rdt_map);
-	tg_rdt_map = NULL;
+	tg_rdt_free_state();
 	tg_rdt_started = false;
+	tg_rdt_reason = "available (starts at mount)";
 }
 
 /**

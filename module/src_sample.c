@@ -1,26 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * src_sample.c - the store-sampling signal source: precise store samples
- * with their physical address, classified by the NUMA node of the page -
- * a node with CPUs is DRAM, a memory-only node the slow tier (how CXL
- * memory appears). The estimator uses the ratio to split the group's write
+ * with their data address, classified by the NUMA node of the page - a
+ * node with CPUs is DRAM, a memory-only node the slow tier (how CXL memory
+ * appears). The estimator uses the ratio to split the group's write
  * traffic (CXL writes are plain stores: no VFS, no PMDK).
  *
  * One sampling event per online CPU (tgroup.config store_sample_type,
  * store_sample_config - e.g. mem_inst_retired.all_stores, precise -
  * store_sample_period), created at the first period it is configured and
- * released at unmount. The overflow handler runs in NMI context: it only
- * looks the current task up (lock-free) and bumps atomics; perf's own
- * sample-rate limit and the period bound the rate.
+ * released at unmount. The overflow handler runs in NMI context: it looks
+ * the current task up (lock-free), finds the sampled page and bumps
+ * atomics; perf's own sample-rate limit and the period bound the rate.
  *
- * Not run on hardware with precise store events (none here); in the guest
- * the counters cannot be created and tgroup.config says so.
+ * The page comes from the sample's virtual address, not its physical
+ * address. With an overflow handler of our own, __perf_event_overflow()
+ * (6.1 and 6.12 alike) calls it directly: perf_prepare_sample(), which
+ * fills data->phys_addr (perf_virt_to_phys()), runs only in the default
+ * handler's output path (and for BPF programs in 6.12), and
+ * perf_sample_data_init() sets only sample_flags, period and - when given
+ * one - addr. data->addr is valid exactly when sample_flags has
+ * PERF_SAMPLE_ADDR: set by perf_sample_data_init() for software events
+ * with an address (page faults) and by x86 PEBS with the data linear
+ * address (intel/ds.c) - the test perf itself makes before using it for
+ * sigtrap. The page is then looked up as perf_virt_to_phys() does from
+ * the same NMI context: a user address below TASK_SIZE of a task with an
+ * mm, through get_user_page_fast_only(), the lockless GUP-fast walk.
+ * Interrupts are off, so the page tables cannot be freed under it; a page
+ * being unmapped either fails the walk's recheck or is still held by the
+ * unmap's TLB gather until this CPU has answered the flush IPI, so the
+ * reference dropped here is not the last. Anything else - no address, a
+ * kernel address, a page not present - is not counted.
+ *
+ * Not run on hardware with precise store events (none here). In the guest
+ * the software page-fault event stands in at the perf boundary (it carries
+ * the faulting address the same way); the real encodings cannot be
+ * created there and tgroup.config says so.
  */
 #include <linux/cpumask.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "tgroup.h"
 
@@ -29,21 +51,39 @@ static unsigned int tg_smp_nr;
 static u64 tg_smp_cfg[3];		/* type, config, period in use */
 static int tg_smp_err;
 
+/* The NUMA node of the page at a user address, or NUMA_NO_NODE (NMI-safe). */
+static int tg_sample_node(unsigned long addr)
+{
+	struct page *page;
+	int nid = NUMA_NO_NODE;
+
+	if (!addr || addr >= TASK_SIZE || !current->mm)
+		return NUMA_NO_NODE;
+	pagefault_disable();
+	if (get_user_page_fast_only(addr, 0, &page)) {
+		nid = page_to_nid(page);
+		put_page(page);
+	}
+	pagefault_enable();
+	return nid;
+}
+
 static void tg_on_store_sample(struct perf_event *ev,
 			       struct perf_sample_data *data,
 			       struct pt_regs *regs)
 {
-	unsigned long pfn = PHYS_PFN(data->phys_addr);
 	struct tg_member *m;
 	int nid;
 
-	if (!data->phys_addr || !pfn_valid(pfn))
-		return;
-	nid = page_to_nid(pfn_to_page(pfn));
+	if (!(data->sample_flags & PERF_SAMPLE_ADDR))
+		return;		/* data->addr was never written */
 	rcu_read_lock();
 	m = tg_member_find(current);
-	if (m)
-		atomic64_inc(&READ_ONCE(m->grp)->store_samples[!node_state(nid, N_CPU)]);
+	if (m) {
+		nid = tg_sample_node(data->addr);
+		if (nid != NUMA_NO_NODE)
+			atomic64_inc(&READ_ONCE(m->grp)->store_samples[!node_state(nid, N_CPU)]);
+	}
 	rcu_read_unlock();
 }
 
@@ -66,7 +106,7 @@ static int tg_sample_create(void)
 		.size		= sizeof(attr),
 		.config		= tg_cfg.store_config,
 		.sample_period	= tg_cfg.store_period,
-		.sample_type	= PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_ADDR,
+		.sample_type	= PERF_SAMPLE_ADDR,	/* PEBS: record the data address */
 		.precise_ip	= 2,
 		.exclude_kernel	= 1,
 		.exclude_hv	= 1,

@@ -81,9 +81,6 @@ struct tg_group {
 	int			slot;
 	u32			clos;		/* MBA CLOS (hardware mode) */
 	u32			rmid;		/* MBM RMID, 0 = none (shared) */
-	bool			mbm_primed;	/* mbm_prev holds a first read */
-	u64			mbm_prev[8];	/* last counter per package */
-	u64			mbm_bytes;	/* the period's MBM total */
 	struct tg_decision	last_decision;
 
 	/* vfs source: DAX bytes written since the last period */
@@ -220,6 +217,9 @@ void tg_sample_exit(void);
 int tg_pqr_get(void);
 void tg_pqr_put(void);
 bool tg_resctrl_mounted(void);
+#define TG_RESCTRL_STOPPED \
+	"stopped: resctrl was mounted after tgroup (it owns RDT); remount tgroup without resctrl to resume"
+bool tg_pqr_stable(u32 *seen);
 
 /* module/src_rdt.c: the rdt source (MBM per group) */
 void tg_rdt_init(void);

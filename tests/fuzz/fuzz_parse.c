@@ -5,7 +5,8 @@
  * The first byte picks the parser; the rest is the write(2). Checked on
  * every input (besides ASan/UBSan): failures leave the output untouched and
  * explain themselves; successes print back to text that parses to the same
- * value (limits, config), and pids are in range.
+ * value (limits, config), pids are in range, inject lines name a valid
+ * group inside the input and a pin's quota is at most TG_PIN_QUOTA_US_MAX.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	len = size - 1;
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0: {
 		s32 pid = -7;
 
@@ -79,12 +80,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(!memcmp(&back, &c, sizeof(c)));
 		break;
 	}
-	default:
+	case 4:
 		if (tg_valid_group_name(buf, len, &msg))
 			CHECK(msg);
 		else
 			CHECK(len >= 1 && len <= 64);
 		break;
+	default: {
+		struct tg_inject in, before;
+
+		memset(&in, 0x5a, sizeof(in));
+		memcpy(&before, &in, sizeof(in));
+		if (tg_parse_inject(buf, len, &in, &msg)) {
+			CHECK(msg && !memcmp(&in, &before, sizeof(in)));
+			break;
+		}
+		CHECK(in.present && in.kind <= TG_INJ_PIN);
+		/* the pin is bounded: the CPU actuator's quota * elapsed fits */
+		if (in.kind == TG_INJ_PIN)
+			CHECK(in.v[TG_INJ_PIN_CPU_QUOTA] <= TG_PIN_QUOTA_US_MAX);
+		if (in.kind == TG_INJ_PIN || in.kind == TG_INJ_GROUP)
+			CHECK(in.name > buf && in.name + in.name_len <= buf + len &&
+			      !tg_valid_group_name(in.name, in.name_len, &msg));
+		break;
+	}
 	}
 	return 0;
 }

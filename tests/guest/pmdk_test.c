@@ -459,6 +459,79 @@ static void *churn_writer(void *arg)
 	return (void *)(uintptr_t)done;
 }
 
+
+/*
+ * A child that takes real and effective uid (and gid) uid, opens the device
+ * and reports 0 (it holds a page) or the errno over a pipe, then keeps the
+ * page until it is killed.
+ */
+static pid_t holder_as(uid_t uid, int *err)
+{
+	int p[2], e = -1;
+	pid_t pid;
+
+	if (pipe(p))
+		FAIL("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (!setgid(uid) && !setuid(uid) && getuid() == uid)
+			e = open(TGPMEM_DEVICE, O_RDWR | O_CLOEXEC) < 0 ? errno : 0;
+		if (write(p[1], &e, sizeof(e)) != sizeof(e))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &e, sizeof(e)) != sizeof(e) || e < 0)
+		FAIL("holder as uid %u did not start", (unsigned int)uid);
+	close(p[0]);
+	*err = e;
+	return pid;
+}
+
+/*
+ * pmdk_max_procs_per_user (default 64): one real uid cannot take every page.
+ * uid 1000 fills its share, its next process gets EDQUOT while uid 1001 and
+ * root still get pages; a page given back is available to uid 1000 again.
+ */
+TEST_T(abi_per_user_cap, 60)
+{
+	unsigned int cap, n0, n, s;
+	unsigned long long r;
+	pid_t a[256], b, c;
+	char buf[32];
+	int e, fd;
+	unsigned int i;
+
+	EXPECT(rd("/sys/module/tgroup/parameters/pmdk_max_procs_per_user", buf, sizeof(buf)) > 0);
+	cap = strtoul(buf, NULL, 10);
+	EXPECT(cap >= 1 && cap <= 256, "pmdk_max_procs_per_user=%u: test needs 1..256", cap);
+	pmdk_state(&n0, &s, &r);
+	for (i = 0; i < cap; i++) {
+		a[i] = holder_as(1000, &e);
+		EXPECT(e == 0, "uid 1000, page %u of %u: %s", i + 1, cap, strerror(e));
+	}
+	b = holder_as(1000, &e);
+	EXPECT(e == EDQUOT, "uid 1000 past its cap: %s", e ? strerror(e) : "got a page");
+	reap(b);
+	c = holder_as(1001, &e);
+	EXPECT(e == 0, "uid 1001 blinded by uid 1000: %s", strerror(e));
+	fd = pm_open();				/* root too */
+	pmdk_state(&n, &s, &r);
+	EXPECT_EQ_LL(n, n0 + cap + 2);
+	close(fd);
+	reap(a[0]);				/* its page is released at exit */
+	b = holder_as(1000, &e);
+	EXPECT(e == 0, "uid 1000 after giving a page back: %s", strerror(e));
+	reap(b);
+	reap(c);
+	for (i = 1; i < cap; i++)
+		reap(a[i]);
+	pmdk_state(&n, &s, &r);
+	EXPECT_EQ_LL(n, n0);
+}
+
 /* one short-lived process in group g; adds what it wrote to *acc */
 static int churn_child(const char *g, unsigned long long *acc, unsigned int seed)
 {

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -358,6 +359,15 @@ TEST(inject_rejects_bad_lines)
 	usleep(100000);
 	/* MBM without OCR: all of it is DRAM write (no NVM write source) */
 	EXPECT_EQ_LL(stat_value("inj", "dram_write_bytes"), 640000);
+	/* a pin is bounded (1000 ms on 1024 CPUs): one more is refused, not applied */
+	EXPECT_ERRNO(wr(INJECT, "pin group=inj cpu_quota_us=1024000001"), EINVAL);
+	EXPECT(strstr(status(), "cpu_quota_us above 1024000000"), "%s", status());
+	usleep(50000);
+	EXPECT(stat_is("inj", "cpu_quota_usec", "max"), "the refused pin was applied");
+	EXPECT(wr(INJECT, "pin group=inj cpu_quota_us=1024000000") > 0);
+	usleep(50000);
+	EXPECT_EQ_LL(stat_value("inj", "cpu_quota_usec"), 1024000000);
+	EXPECT(wr(INJECT, "pin group=inj cpu_quota_us=0") > 0);
 	rmdir(p2(MNT, "inj"));
 }
 
@@ -445,6 +455,71 @@ TEST_T(perf_source_counts_per_task, 30)
 }
 
 /*
+ * A task that starts to exit between the loop's gather and the creation of
+ * its counters makes perf refuse with ESRCH: that is the task being gone,
+ * not the encodings failing. A group whose process forks short-lived
+ * children for 3 s (many of them exit inside that window) keeps the source
+ * active, and a burner joined afterwards is still counted.
+ */
+TEST_T(perf_source_survives_exiting_tasks, 40)
+{
+	unsigned long long d0, d1;
+	char buf[4096], after[4096];
+	double t_end;
+	pid_t churn, b;
+	int i;
+
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "perf_type=1 ocr_dram_read_config=1 ocr_nvm_read_config=3") > 0);
+	mk("pchurn");
+	churn = fork();
+	if (churn == 0) {
+		unsigned int k = 0;
+
+		for (;;) {
+			pid_t c = fork();
+
+			if (c == 0) {
+				volatile unsigned int spin = 0;
+
+				while (spin < (k % 64) * 500)	/* live 0 to ~1 ms */
+					spin++;
+				_exit(0);
+			}
+			if (c > 0)
+				waitpid(c, NULL, 0);
+			k++;
+		}
+	}
+	join("pchurn", churn);
+	t_end = now_s() + 3;
+	while (now_s() < t_end) {
+		rd(gp("", "tgroup.config"), buf, sizeof(buf));
+		if (!strstr(buf, "source_perf=active\n"))
+			break;
+		usleep(20000);
+	}
+	kill(churn, SIGKILL);
+	reap(churn);
+	b = burner(NULL);
+	join("pchurn", b);
+	usleep(300000);				/* counters made next period */
+	d0 = stat_value("pchurn", "dram_read_bytes");
+	for (i = 0; i < 10 && stat_value("pchurn", "dram_read_bytes") == d0; i++)
+		usleep(100000);
+	d1 = stat_value("pchurn", "dram_read_bytes");
+	rd(gp("", "tgroup.config"), after, sizeof(after));
+	wr(gp("", "tgroup.config"), "ocr_dram_read_config=0 ocr_nvm_read_config=0");
+	reap(b);
+	usleep(100000);
+	rmdir(p2(MNT, "pchurn"));
+	EXPECT(strstr(buf, "source_perf=active\n"), "after exiting tasks: %s",
+	       strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
+	EXPECT(d1 > d0, "a burner joined after the churn is not counted (%llu): %s", d1,
+	       strstr(after, "source_perf=") ? strstr(after, "source_perf=") : after);
+}
+
+/*
  * uncore source, with software events standing in for the RPQ encodings:
  * CPU-wide task-clock as "occupancy", context switches as "inserts". The
  * counters are created on one CPU per package and their deltas reach the
@@ -491,6 +566,111 @@ TEST(store_sampling_states)
 	EXPECT(strstr(buf, "source_store_sampling=unavailable: cannot create the sampling events"),
 	       "%s", buf);
 	EXPECT(wr(gp("", "tgroup.config"), "store_sample_config=0") > 0);
+}
+
+#define SMP_A		5	/* pages bound to node 1 (CPU-less: the slow tier) */
+#define SMP_B		2	/* pages bound to node 0 (DRAM) */
+#define MPOL_BIND_	2
+
+/*
+ * The store-sampling source with a software event standing in at the perf
+ * boundary: minor page faults (PERF_COUNT_SW_PAGE_FAULTS_MIN, type 1
+ * config 5), one sample per 1000, carry the faulting address as a precise
+ * store sample carries its data address, after the fault has mapped the
+ * page. A group member faults in 5 pages bound to node 1 and 2 bound to
+ * node 0, interleaved, over and over (MADV_DONTNEED in between; 7 is prime
+ * to the sample period, so the samples walk every page). In a period with
+ * an injected MBM total and no reads, the estimator gives NVM write the
+ * sampled slow-tier share of it: 5/7 (+-0.07, stray faults of the process
+ * itself), and DRAM write the rest. The pages' nodes are checked with
+ * move_pages() first. Before the handler used data->addr, it read
+ * data->phys_addr, which perf never sets for a handler of our own.
+ */
+TEST_T(store_sampling_classifies_by_node, 60)
+{
+	const unsigned long long mbm = 7000000;
+	unsigned long long w0[2], w1[2], end;
+	long pg = sysconf(_SC_PAGESIZE);
+	int to_child[2], from_child[2];
+	int st[SMP_A + SMP_B];
+	char buf[4096];
+	double share;
+	pid_t c;
+	int i;
+
+	EXPECT_OK(pipe(to_child));
+	EXPECT_OK(pipe(from_child));
+	mk("smp");
+	c = fork();
+	if (c == 0) {
+		unsigned long m1 = 1ul << 1, m0 = 1ul << 0;
+		char *a = mmap(NULL, SMP_A * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *b = mmap(NULL, SMP_B * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		/* interleaved: a0 b0 a1 a2 b1 a3 a4 */
+		char *order[SMP_A + SMP_B] = { a, b, a + pg, a + 2 * pg, b + pg,
+					       a + 3 * pg, a + 4 * pg };
+		void *pages[SMP_A + SMP_B];
+		char go;
+
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || a == MAP_FAILED || b == MAP_FAILED ||
+		    madvise(a, SMP_A * pg, MADV_NOHUGEPAGE) ||
+		    madvise(b, SMP_B * pg, MADV_NOHUGEPAGE) ||
+		    syscall(SYS_mbind, a, SMP_A * pg, MPOL_BIND_, &m1, 64, 0) ||
+		    syscall(SYS_mbind, b, SMP_B * pg, MPOL_BIND_, &m0, 64, 0))
+			_exit(1);
+		for (i = 0; i < SMP_A + SMP_B; i++) {
+			order[i][0] = 1;
+			pages[i] = i < SMP_A ? a + i * pg : b + (i - SMP_A) * pg;
+		}
+		if (syscall(SYS_move_pages, 0, SMP_A + SMP_B, pages, NULL, st, 0) ||
+		    write(from_child[1], st, sizeof(st)) != sizeof(st) ||
+		    read(to_child[0], &go, 1) != 1)
+			_exit(1);
+		for (;;) {
+			for (i = 0; i < SMP_A + SMP_B; i++)
+				order[i][0] = 1;
+			madvise(a, SMP_A * pg, MADV_DONTNEED);
+			madvise(b, SMP_B * pg, MADV_DONTNEED);
+		}
+	}
+	EXPECT(read(from_child[0], st, sizeof(st)) == sizeof(st), "the child could not place its pages");
+	for (i = 0; i < SMP_A + SMP_B; i++)
+		EXPECT(st[i] == (i < SMP_A ? 1 : 0), "page %d on node %d", i, st[i]);
+	join("smp", c);
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "period_ms=1000 store_sample_type=1 store_sample_config=5 store_sample_period=1000 "
+		  "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);	/* no reads */
+	EXPECT(write(to_child[1], "g", 1) == 1);
+	/*
+	 * A whole period of faulting with MBM injected at its start. The
+	 * group's nr_periods moves after its accounting of the period.
+	 */
+	end = stat_value("smp", "nr_periods") + 2;
+	while (stat_value("smp", "nr_periods") < end)
+		usleep(5000);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	w0[0] = stat_value("smp", "dram_write_bytes");
+	w0[1] = stat_value("smp", "nvm_write_bytes");
+	inject("group=smp mbm_bytes=%llu", mbm);
+	end = stat_value("smp", "nr_periods") + 1;
+	while (stat_value("smp", "nr_periods") < end)
+		usleep(5000);
+	w1[0] = stat_value("smp", "dram_write_bytes");
+	w1[1] = stat_value("smp", "nvm_write_bytes");
+	reap(c);
+	EXPECT(wr(gp("", "tgroup.config"), "period_ms=10 store_sample_config=0 store_sample_period=20011") > 0);
+	/* the period already queued still waits 1 s: let the loop get back to 10 ms */
+	end = stat_value("", "nr_periods") + 3;
+	for (i = 0; i < 600 && stat_value("", "nr_periods") < end; i++)
+		usleep(5000);
+	rmdir(p2(MNT, "smp"));
+	EXPECT(strstr(buf, "source_store_sampling=active\n"), "%s", buf);
+	EXPECT_EQ_LL((w1[0] - w0[0]) + (w1[1] - w0[1]), mbm);
+	share = (double)(w1[1] - w0[1]) / mbm;
+	printf("TGTEST-INFO: store sampling: slow-tier share %.3f (5/7 = 0.714)\n", share);
+	EXPECT(share > 5.0 / 7 - 0.07 && share < 5.0 / 7 + 0.07, "slow-tier share %.3f", share);
 }
 
 TEST(config_lists_sources_and_actuators)

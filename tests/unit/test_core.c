@@ -686,17 +686,196 @@ static void test_clos(void **state)
 
 static void test_rmid(void **state)
 {
-	uint64_t bm[2] = { 0, 0 };
+	const uint64_t L = TG_RMID_LIMBO_NS, t0 = 5000;
+	struct tg_rmid_pool pool;
+	uint64_t st[70];
 	int i;
 
 	(void)state;
+	memset(st, 0xa5, sizeof(st));
+	tg_rmid_pool_init(&pool, st, 70, L);
 	for (i = 1; i < 70; i++)
-		assert_int_equal(tg_rmid_alloc(bm, 70), i);
-	assert_int_equal(tg_rmid_alloc(bm, 70), TG_RMID_NONE);	/* fallback */
-	tg_rmid_free(bm, 70, 65);
-	tg_rmid_free(bm, 70, TG_RMID_NONE);
-	assert_int_equal(tg_rmid_alloc(bm, 70), 65);
-	assert_int_equal(tg_rmid_alloc(bm, 70), TG_RMID_NONE);
+		assert_int_equal(tg_rmid_alloc(&pool, t0), i);
+	assert_int_equal(tg_rmid_alloc(&pool, t0), TG_RMID_NONE);	/* fallback */
+	tg_rmid_free(&pool, 65, t0);
+	tg_rmid_free(&pool, TG_RMID_NONE, t0);		/* ignored */
+	tg_rmid_free(&pool, 70, t0);			/* out of range: ignored */
+	assert_int_equal(tg_rmid_in_limbo(&pool, t0), 1);
+	/* in limbo: not handed out, not even one ns before its end */
+	assert_int_equal(tg_rmid_alloc(&pool, t0), TG_RMID_NONE);
+	assert_int_equal(tg_rmid_alloc(&pool, t0 + L - 1), TG_RMID_NONE);
+	/* a second free of an RMID in limbo does not extend it */
+	tg_rmid_free(&pool, 65, t0 + L / 2);
+	assert_int_equal(tg_rmid_alloc(&pool, t0 + L), 65);
+	assert_int_equal(tg_rmid_in_limbo(&pool, t0 + L), 0);
+	assert_int_equal(tg_rmid_alloc(&pool, t0 + L), TG_RMID_NONE);
+	/* several in limbo: each comes out at its own time, the lowest first */
+	tg_rmid_free(&pool, 30, 100 * L);
+	tg_rmid_free(&pool, 10, 100 * L + 7);
+	tg_rmid_free(&pool, 20, 100 * L + 3);
+	assert_int_equal(tg_rmid_in_limbo(&pool, 100 * L), 3);
+	assert_int_equal(tg_rmid_alloc(&pool, 101 * L), 30);	/* 10, 20 still wait */
+	assert_int_equal(tg_rmid_alloc(&pool, 101 * L + 2), TG_RMID_NONE);
+	assert_int_equal(tg_rmid_alloc(&pool, 101 * L + 3), 20);
+	assert_int_equal(tg_rmid_alloc(&pool, 101 * L + 7), 10);
+	/* no limbo at all, and the clock at its start or end */
+	tg_rmid_pool_init(&pool, st, 3, 0);
+	assert_int_equal(tg_rmid_alloc(&pool, 0), 1);
+	tg_rmid_free(&pool, 1, 0);
+	assert_int_equal(tg_rmid_alloc(&pool, 0), 1);
+	tg_rmid_pool_init(&pool, st, 3, L);
+	assert_int_equal(tg_rmid_alloc(&pool, UINT64_MAX - 5), 1);
+	tg_rmid_free(&pool, 1, UINT64_MAX - 5);		/* limbo to the clock's end */
+	assert_int_equal(tg_rmid_alloc(&pool, UINT64_MAX - 2), 2);
+	assert_int_equal(tg_rmid_alloc(&pool, UINT64_MAX - 2), TG_RMID_NONE);
+	assert_int_equal(tg_rmid_alloc(&pool, UINT64_MAX - 1), 1);
+	/* a platform with RMID 0 only: nothing to hand out */
+	tg_rmid_pool_init(&pool, st, 1, L);
+	assert_int_equal(tg_rmid_alloc(&pool, t0), TG_RMID_NONE);
+}
+
+/*
+ * PQR_ASSOC cache against a model machine: 2 CPUs whose MSR the "hardware"
+ * resets when a CPU comes online and across a suspend. The invariant: after
+ * every switch the CPU's MSR holds the incoming task's value. The module's
+ * events are modelled as pqr.c does them: the online callback and PM_POST_*
+ * invalidate, PM_*_PREPARE..PM_POST_* is a transition, each bumps the epoch.
+ */
+struct pqr_model {
+	uint64_t msr[2], cache[2];
+	unsigned int writes;
+	uint32_t epoch;
+	bool transition, invalidate;	/* invalidate: the fix under test */
+};
+
+static void pqr_switch(struct pqr_model *m, int cpu, uint64_t val)
+{
+	if (tg_pqr_switch(&m->cache[cpu], val, m->transition)) {
+		m->msr[cpu] = val;
+		m->writes++;
+	}
+}
+
+static void pqr_online(struct pqr_model *m, int cpu)
+{
+	m->msr[cpu] = 0;			/* reset; resctrl's callback writes 0 too */
+	if (m->invalidate)
+		m->cache[cpu] = TG_PQR_INVALID;
+	m->epoch++;
+}
+
+static void pqr_suspend_resume(struct pqr_model *m, int cpu, uint64_t val)
+{
+	m->transition = m->invalidate;	/* PM_SUSPEND_PREPARE */
+	m->epoch++;
+	m->msr[0] = m->msr[1] = 0;	/* the machine resumes: MSRs reset */
+	pqr_switch(m, cpu, val);	/* tasks thawed before PM_POST_SUSPEND */
+	if (m->invalidate)		/* PM_POST_SUSPEND */
+		m->cache[0] = m->cache[1] = TG_PQR_INVALID;
+	m->transition = false;
+	m->epoch++;
+}
+
+/* the scenario; returns whether the invariant held throughout */
+static bool pqr_scenario(struct pqr_model *m)
+{
+	const uint64_t a = tg_pqr_assoc(2, 7), b = tg_pqr_assoc(0, 9);
+	bool ok = true;
+
+	memset(m->msr, 0, sizeof(m->msr));
+	m->cache[0] = m->cache[1] = TG_PQR_INVALID;	/* tg_pqr_hook() */
+	pqr_switch(m, 0, a);
+	ok &= m->msr[0] == a;
+	pqr_switch(m, 1, a);
+	ok &= m->msr[1] == a;
+	pqr_online(m, 1);			/* offline, online again */
+	pqr_switch(m, 1, a);			/* same task value as before */
+	ok &= m->msr[1] == a;
+	pqr_switch(m, 0, b);
+	pqr_switch(m, 0, a);
+	ok &= m->msr[0] == a;
+	pqr_suspend_resume(m, 0, a);		/* the boot CPU, same value */
+	ok &= m->msr[0] == a;
+	pqr_switch(m, 1, a);			/* after PM_POST_SUSPEND */
+	ok &= m->msr[1] == a;
+	return ok;
+}
+
+static void test_pqr_cache(void **state)
+{
+	struct pqr_model m = { .invalidate = true };
+	uint32_t seen = 0;
+
+	(void)state;
+	assert_true(pqr_scenario(&m));
+	/* the cache still saves writes while nothing happens */
+	pqr_switch(&m, 0, m.msr[0]);		/* known again after PM_POST_* */
+	m.writes = 0;
+	pqr_switch(&m, 0, m.msr[0]);
+	pqr_switch(&m, 1, m.msr[1]);
+	assert_int_equal(m.writes, 0);
+	/* without the invalidation (before the fix) the same scenario breaks */
+	m = (struct pqr_model){ .invalidate = false };
+	assert_false(pqr_scenario(&m));
+
+	/* consumers (rdt re-prime, MBA reprogram) see every event once */
+	assert_true(tg_pqr_epoch_stable(0, false, &seen));
+	assert_false(tg_pqr_epoch_stable(1, false, &seen));	/* a CPU came online */
+	assert_true(tg_pqr_epoch_stable(1, false, &seen));
+	assert_false(tg_pqr_epoch_stable(2, true, &seen));	/* suspend began */
+	assert_false(tg_pqr_epoch_stable(2, true, &seen));	/* ... still under way */
+	assert_false(tg_pqr_epoch_stable(3, false, &seen));	/* resumed */
+	assert_true(tg_pqr_epoch_stable(3, false, &seen));
+	assert_int_equal(seen, 3);
+}
+
+/* one RMID over 3 packages: prime, deltas, unread and bad packages */
+static void test_mbm_sum(void **state)
+{
+	const uint64_t U = TG_MBM_UNPRIMED, NA = TG_QM_CTR_UNAVAIL;
+	uint64_t prev[3] = { U, U, U }, bytes = 7;
+
+	(void)state;
+	{	/* first period: primes, no measurement */
+		const uint64_t raw[3] = { 100, 200, 300 };
+
+		assert_int_equal(tg_mbm_sum(prev, raw, 3, 44, 64, &bytes), -1);
+		assert_int_equal(prev[0], 100);
+		assert_int_equal(prev[2], 300);
+	}
+	{	/* every package moved: the sum, scaled */
+		const uint64_t raw[3] = { 110, 200, 305 };
+
+		assert_int_equal(tg_mbm_sum(prev, raw, 3, 44, 64, &bytes), 0);
+		assert_int_equal(bytes, 15 * 64);
+	}
+	{	/* package 1 not read (the IPI failed): no measurement, its prev kept */
+		const uint64_t raw[3] = { 120, NA, 306 };
+
+		assert_int_equal(tg_mbm_sum(prev, raw, 3, 44, 1, &bytes), -1);
+		assert_int_equal(prev[1], 200);
+		assert_int_equal(prev[0], 120);
+	}
+	{	/* package 1 back: its delta covers both periods, nothing lost */
+		const uint64_t raw[3] = { 121, 250, 306 };
+
+		assert_int_equal(tg_mbm_sum(prev, raw, 3, 44, 1, &bytes), 0);
+		assert_int_equal(bytes, 1 + 50);
+	}
+	{	/* the error bit on one package */
+		const uint64_t raw[3] = { 122, TG_QM_CTR_ERROR | 999, 307 };
+
+		assert_int_equal(tg_mbm_sum(prev, raw, 3, 44, 1, &bytes), -1);
+		assert_int_equal(prev[1], 250);
+	}
+	{	/* an unread package never primes: it stays unprimed */
+		uint64_t p2[2] = { U, U };
+		const uint64_t raw[2] = { NA, 5 };
+
+		assert_int_equal(tg_mbm_sum(p2, raw, 2, 44, 1, &bytes), -1);
+		assert_true(p2[0] == U);
+		assert_int_equal(p2[1], 5);
+	}
 }
 
 /* ---- MBA hardware values and MSR traffic ------------------------------------ */
@@ -816,6 +995,8 @@ int main(void)
 		cmocka_unit_test(test_limit_relax_no_overshoot),
 		cmocka_unit_test(test_clos),
 		cmocka_unit_test(test_rmid),
+		cmocka_unit_test(test_mbm_sum),
+		cmocka_unit_test(test_pqr_cache),
 		cmocka_unit_test(test_mba_values),
 		cmocka_unit_test(test_mba_plan_traffic),
 		cmocka_unit_test(test_mbm_counter),

@@ -371,6 +371,74 @@ static void test_group_names(void **state)
 	assert_non_null(strstr(msg, "1..64"));
 }
 
+/* inject lines (docs/inject.md); pin quotas are bounded (TG_PIN_QUOTA_US_MAX) */
+static void test_inject(void **state)
+{
+	static const struct {
+		const char *in;
+		int ok;
+		enum tg_inject_kind kind;
+		const char *name;	/* group of group/pin lines */
+		unsigned int key;	/* one key checked on success */
+		u64 v;
+		const char *msg;	/* substring of the message on failure */
+	} rows[] = {
+		{ "group=g mbm_bytes=5", 1, TG_INJ_GROUP, "g", TG_INJ_MBM, 5, NULL },
+		{ "group=a.b nvm_store_samples=18446744073709551615", 1, TG_INJ_GROUP, "a.b",
+		  TG_INJ_NVM_SAMPLES, 18446744073709551615ull, NULL },
+		{ "uncore uncore_clock_khz=2000000", 1, TG_INJ_UNCORE, NULL, TG_INJ_KHZ, 2000000, NULL },
+		{ "probe nvm_write_ns=5000", 1, TG_INJ_PROBE, NULL, TG_INJ_NVM_WRITE_NS, 5000, NULL },
+		{ "pin group=g cpu_quota_us=0", 1, TG_INJ_PIN, "g", TG_INJ_PIN_CPU_QUOTA, 0, NULL },
+		{ "pin group=g cpu_quota_us=2500", 1, TG_INJ_PIN, "g", TG_INJ_PIN_CPU_QUOTA, 2500, NULL },
+		/* the bound: 1000 ms on 1024 CPUs, and one above it */
+		{ "pin group=g cpu_quota_us=1024000000", 1, TG_INJ_PIN, "g", TG_INJ_PIN_CPU_QUOTA,
+		  1024000000, NULL },
+		{ "pin group=g cpu_quota_us=1024000001", 0, 0, NULL, 0, 0, "cpu_quota_us above" },
+		{ "pin group=g cpu_quota_us=18446744073709551615", 0, 0, NULL, 0, 0,
+		  "cpu_quota_us above" },
+		{ "pin group=g cpu_quota_us=18446744073709551616", 0, 0, NULL, 0, 0,
+		  "number out of range" },
+		{ "pin group=g cpu_quota_us=-1", 0, 0, NULL, 0, 0, "negative" },
+		{ "pin group=g", 0, 0, NULL, 0, 0, "without counters" },
+		{ "pin cpu_quota_us=5", 0, 0, NULL, 0, 0, "expected group=NAME" },
+		{ "pin group=g mbm_bytes=5", 0, 0, NULL, 0, 0, "unknown inject key" },
+		{ "pin group=g cpu_quota_us=1 cpu_quota_us=2", 0, 0, NULL, 0, 0, "twice" },
+		/* the bound is the pin's: other keys take any u64 */
+		{ "group=g mbm_bytes=1024000001", 1, TG_INJ_GROUP, "g", TG_INJ_MBM, 1024000001, NULL },
+		{ "bogus x=1", 0, 0, NULL, 0, 0, "must start with" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct tg_inject in, before;
+		const char *msg = NULL;
+		int r;
+
+		memset(&in, 0x5a, sizeof(in));
+		before = in;
+		r = tg_parse_inject(rows[i].in, strlen(rows[i].in), &in, &msg);
+		if (!rows[i].ok) {
+			if (r != -1 || !msg || !strstr(msg, rows[i].msg))
+				fail_msg("'%s': r %d msg '%s', want '%s'", rows[i].in, r,
+					 msg ? msg : "(none)", rows[i].msg);
+			assert_memory_equal(&in, &before, sizeof(in));	/* all or nothing */
+			continue;
+		}
+		if (r != 0)
+			fail_msg("'%s': %s", rows[i].in, msg);
+		assert_int_equal(in.kind, rows[i].kind);
+		assert_int_equal(in.present, 1u << rows[i].key);
+		assert_true(in.v[rows[i].key] == rows[i].v);
+		if (rows[i].name) {
+			assert_int_equal(in.name_len, strlen(rows[i].name));
+			assert_memory_equal(in.name, rows[i].name, in.name_len);
+		}
+	}
+	/* what the CPU actuator computes with the largest pin cannot overflow */
+	assert_true(TG_PIN_QUOTA_US_MAX <= UINT64_MAX / (4ull * TG_PERIOD_MS_MAX * 1000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_format_roundtrip),
 		cmocka_unit_test(test_group_names),
+		cmocka_unit_test(test_inject),
 	};
 
 	return cmocka_run_group_tests_name("core_parse", tests, NULL, NULL);
