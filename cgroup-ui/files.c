@@ -136,8 +136,8 @@ static int tg_priority_write(struct tg_group *grp, const char *buf, size_t len,
 	ret = tg_check_alive(grp, msg);
 	if (!ret) {
 		WRITE_ONCE(grp->priority, prio);
-		/* high is never throttled: let it run now, not next period */
-		if (prio == TG_PRIO_HIGH && !grp->cpu_pin_us)
+		/* high is never throttled (pins too): it runs now, not next period */
+		if (prio == TG_PRIO_HIGH)
 			tg_cpu_release(grp);
 	}
 	mutex_unlock(&tg_mutex);
@@ -323,6 +323,7 @@ static int tg_config_write(struct tg_group *grp, const char *buf, size_t len,
 {
 	struct tg_config cfg;
 	struct tg_group *g;
+	bool kick = false;
 	int ret = 0;
 
 	mutex_lock(&tg_mutex);
@@ -334,9 +335,12 @@ static int tg_config_write(struct tg_group *grp, const char *buf, size_t len,
 		if (tg_cfg.enabled && !cfg.enabled)
 			list_for_each_entry(g, &tg_groups, node)
 				tg_cpu_release(g);
+		kick = cfg.period_ms != tg_cfg.period_ms;
 		tg_cfg = cfg;
 	}
 	mutex_unlock(&tg_mutex);
+	if (kick)
+		tg_loop_kick();	/* the queued period was timed with the old length */
 	return ret;
 }
 

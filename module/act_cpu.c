@@ -332,11 +332,9 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 		tg_cpu_unthrottle(grp);
 		goto out;
 	}
+	/* a period that starts throttled counts as one (tgroup.stat) */
 	WRITE_ONCE(grp->throttled_usec, grp->throttled_usec + elapsed_us);
-	if (grp->cpu_throttled)
-		tg_park_members(grp);
-	else
-		tg_cpu_throttle(grp);
+	tg_cpu_throttle(grp);
 out:
 	spin_unlock(&grp->lock);
 }

@@ -231,7 +231,8 @@ static void tg_period_fn(struct work_struct *work)
 
 		u64 quota = s->out.quota_us;
 
-		if (grp->cpu_pin_us && rc.enabled)
+		/* a pin overrides the regulator, but never for high priority */
+		if (grp->cpu_pin_us && rc.enabled && grp->priority != TG_PRIO_HIGH)
 			quota = grp->cpu_pin_us;
 		tg_cpu_apply(grp, quota, period_us, elapsed_us);
 		limited += quota != TG_QUOTA_UNLIMITED;
@@ -294,6 +295,23 @@ void tg_loop_start(void)
 		queue_delayed_work(system_unbound_wq, &tg_period_work,
 				   tg_period_jiffies());
 	}
+	mutex_unlock(&tg_loop_lock);
+}
+
+/**
+ * tg_loop_kick() - run the next period one new period from now
+ *
+ * After period_ms changed: the period already queued was timed with the
+ * old length (up to 1000 ms).
+ *
+ * Context: process context, tg_mutex NOT held.
+ */
+void tg_loop_kick(void)
+{
+	mutex_lock(&tg_loop_lock);
+	if (tg_loop_running)
+		mod_delayed_work(system_unbound_wq, &tg_period_work,
+				 tg_period_jiffies());
 	mutex_unlock(&tg_loop_lock);
 }
 

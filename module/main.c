@@ -9,6 +9,7 @@
  *  inject      enable the inject signal source (emulated platform, tests)
  *  probe       enable the probe source (timed writes per memory tier)
  *  pmdk_max_procs  processes with a PMDK page at once (src_pmdk.c)
+ *  pmdk_max_procs_per_user  pages one real uid may hold (src_pmdk.c)
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>

@@ -175,6 +175,7 @@ int tg_loop_init(void);
 void tg_loop_exit(void);
 void tg_loop_start(void);
 void tg_loop_stop(void);
+void tg_loop_kick(void);
 int tg_slot_alloc(struct tg_group *grp);
 void tg_slot_free(struct tg_group *grp);
 extern bool tg_inject_enabled;
