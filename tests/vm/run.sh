@@ -115,6 +115,7 @@ if ! grep -q '^TGTEST-DONE' "$log.txt"; then
 	echo "  FAIL vm: guest did not finish its suites (see $log.txt)"; fail=$((fail + 1))
 fi
 for s in ${suites//,/ }; do
+	s=${s%%:*}	# "suite:test1+test2" runs as suite
 	grep -q "^TGTEST-SUITE: $s\$" "$log.txt" || { echo "  FAIL vm: suite $s never ran"; fail=$((fail + 1)); }
 done
 echo "vm: $pass passed, $fail failed"
