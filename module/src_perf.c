@@ -6,10 +6,13 @@
  * tgctl setup resolves with libpfm4 and writes into tgroup.config
  * (perf_type, ocr_dram_read_config, ocr_nvm_read_config).
  *
- * Counters live only in the regulation loop's hands: creating, reading and
- * releasing a perf event may sleep, and the fork/exit hooks may not. So:
- *  - the loop creates a task's pair of counters in the first period it
- *    sees the task in a group without them (a bounded number per period);
+ * Creating, reading and releasing a perf event may sleep, and the fork/exit
+ * hooks may not. So:
+ *  - the loop asks for a task's pair of counters in the first period it
+ *    sees the task in a group without them (a bounded batch), and a work
+ *    item of this source creates them outside tg_mutex (creation can be
+ *    slow: it must not hold up the files or the period) with the
+ *    encodings of the batch, then hands each pair to the task's member;
  *  - it reads every pair each period (outside the group's lock; a pair stays
  *    valid until the loop itself releases it) and sums them per group;
  *  - a member that leaves (exit, move to the root group, unmount) hands its
@@ -21,7 +24,9 @@
  */
 #include <linux/llist.h>
 #include <linux/perf_event.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "tgroup.h"
 
@@ -41,6 +46,18 @@ static u32 tg_perf_type;
 static int tg_perf_err;			/* creation failed for this gen */
 static struct tg_pcount **tg_perf_scratch;
 static size_t tg_perf_scratch_len;
+
+/* Tasks waiting for their pair, with the encodings they are wanted for. */
+static struct {
+	struct mutex		lock;	/* the batch (loop adds, work takes) */
+	struct task_struct	*task[TG_PERF_CREATE_MAX];	/* reference held */
+	unsigned int		nr;
+	u32			gen, type;
+	u64			cfg[2];
+} tg_perf_batch = { .lock = __MUTEX_INITIALIZER(tg_perf_batch.lock) };
+
+static void tg_perf_create_fn(struct work_struct *work);
+static DECLARE_WORK(tg_perf_create_work, tg_perf_create_fn);
 
 static void tg_pcount_free(struct tg_pcount *pc)
 {
@@ -76,10 +93,11 @@ static void tg_perf_release_dead(void)
 		tg_pcount_free(pc);
 }
 
-static struct tg_pcount *tg_pcount_create(struct task_struct *task)
+static struct tg_pcount *tg_pcount_create(struct task_struct *task, u32 gen,
+					  u32 type, const u64 *cfg)
 {
 	struct perf_event_attr attr = {
-		.type		= tg_perf_type,
+		.type		= type,
 		.size		= sizeof(attr),
 		.exclude_hv	= 1,
 	};
@@ -89,9 +107,9 @@ static struct tg_pcount *tg_pcount_create(struct task_struct *task)
 
 	if (!pc)
 		return NULL;
-	pc->gen = tg_perf_gen;
+	pc->gen = gen;
 	for (i = 0; i < 2; i++) {
-		attr.config = tg_perf_cfg[i];
+		attr.config = cfg[i];
 		pc->ev[i] = perf_event_create_kernel_counter(&attr, -1, task,
 							     NULL, NULL);
 		if (IS_ERR(pc->ev[i])) {
@@ -101,8 +119,8 @@ static struct tg_pcount *tg_pcount_create(struct task_struct *task)
 			 * context is already TASK_TOMBSTONE). Nothing to count;
 			 * any other error means the encodings do not work.
 			 */
-			if (PTR_ERR(pc->ev[i]) != -ESRCH)
-				tg_perf_err = PTR_ERR(pc->ev[i]);
+			if (PTR_ERR(pc->ev[i]) != -ESRCH && gen == READ_ONCE(tg_perf_gen))
+				WRITE_ONCE(tg_perf_err, PTR_ERR(pc->ev[i]));
 			pc->ev[i] = NULL;
 			tg_pcount_free(pc);
 			return NULL;
@@ -151,9 +169,8 @@ static int tg_perf_grow(size_t want)
 	return 0;
 }
 
-/* adopt a new pair if its task is still a member of grp without one */
-static void tg_perf_adopt(struct tg_group *grp, struct task_struct *task,
-			  struct tg_pcount *pc)
+/* A new pair goes to the task's member, if it is still in a group without one. */
+static void tg_perf_adopt(struct task_struct *task, struct tg_pcount *pc)
 {
 	struct tg_member *m;
 	struct tg_group *locked;
@@ -162,7 +179,7 @@ static void tg_perf_adopt(struct tg_group *grp, struct task_struct *task,
 	m = tg_member_find(task);
 	if (m) {
 		locked = tg_member_lock_group(m);
-		if (locked == grp && !m->gone && !m->pc) {
+		if (!m->gone && !m->pc) {
 			m->pc = pc;
 			pc = NULL;
 		}
@@ -171,6 +188,64 @@ static void tg_perf_adopt(struct tg_group *grp, struct task_struct *task,
 	rcu_read_unlock();
 	if (pc)
 		tg_pcount_free(pc);
+}
+
+static void tg_perf_create_fn(struct work_struct *work)
+{
+	struct task_struct *task[TG_PERF_CREATE_MAX];
+	unsigned int i, nr;
+	u32 gen, type;
+	u64 cfg[2];
+
+	mutex_lock(&tg_perf_batch.lock);
+	nr = tg_perf_batch.nr;
+	memcpy(task, tg_perf_batch.task, nr * sizeof(*task));
+	tg_perf_batch.nr = 0;
+	gen = tg_perf_batch.gen;
+	type = tg_perf_batch.type;
+	cfg[0] = tg_perf_batch.cfg[0];
+	cfg[1] = tg_perf_batch.cfg[1];
+	mutex_unlock(&tg_perf_batch.lock);
+
+	for (i = 0; i < nr; i++) {
+		struct tg_pcount *pc = NULL;
+
+		if (!READ_ONCE(tg_perf_err) && gen == READ_ONCE(tg_perf_gen))
+			pc = tg_pcount_create(task[i], gen, type, cfg);
+		if (pc)
+			tg_perf_adopt(task[i], pc);
+		put_task_struct(task[i]);
+	}
+}
+
+/* Queue tasks for their pair (each once), with today's encodings. */
+static void tg_perf_request(struct task_struct **need, size_t nr_need)
+{
+	unsigned int i, j;
+
+	lockdep_assert_held(&tg_mutex);
+	mutex_lock(&tg_perf_batch.lock);
+	if (tg_perf_batch.gen != tg_perf_gen) {
+		tg_perf_batch.gen = tg_perf_gen;
+		tg_perf_batch.type = tg_perf_type;
+		tg_perf_batch.cfg[0] = tg_perf_cfg[0];
+		tg_perf_batch.cfg[1] = tg_perf_cfg[1];
+	}
+	for (i = 0; i < nr_need; i++) {
+		for (j = 0; j < tg_perf_batch.nr; j++)
+			if (tg_perf_batch.task[j] == need[i])
+				break;
+		if (j == tg_perf_batch.nr && j < TG_PERF_CREATE_MAX) {
+			tg_perf_batch.task[tg_perf_batch.nr++] = need[i];
+			need[i] = NULL;		/* the batch holds the reference */
+		}
+	}
+	mutex_unlock(&tg_perf_batch.lock);
+	for (i = 0; i < nr_need; i++)
+		if (need[i])
+			put_task_struct(need[i]);
+	if (nr_need)
+		queue_work(system_unbound_wq, &tg_perf_create_work);
 }
 
 /**
@@ -187,7 +262,7 @@ void tg_perf_take(struct tg_group *grp, struct tg_counters *c)
 	u64 sum[2] = { 0, 0 };
 
 	lockdep_assert_held(&tg_mutex);
-	if (!tg_perf_cfg[0] || !tg_perf_cfg[1] || tg_perf_err)
+	if (!tg_perf_cfg[0] || !tg_perf_cfg[1] || READ_ONCE(tg_perf_err))
 		return;
 	for (;;) {
 		spin_lock(&grp->lock);
@@ -213,13 +288,7 @@ void tg_perf_take(struct tg_group *grp, struct tg_counters *c)
 			pc->last[k] = v;
 		}
 	}
-	for (i = 0; i < nr_need; i++) {
-		struct tg_pcount *pc = tg_perf_err ? NULL : tg_pcount_create(need[i]);
-
-		if (pc)
-			tg_perf_adopt(grp, need[i], pc);
-		put_task_struct(need[i]);
-	}
+	tg_perf_request(need, nr_need);
 	c->present |= TG_IN_OCR;
 	c->dram_read_lines += sum[0];
 	c->nvm_read_lines += sum[1];
@@ -241,8 +310,8 @@ void tg_perf_period(void)
 		tg_perf_type = tg_cfg.perf_type;
 		tg_perf_cfg[0] = tg_cfg.ocr_config[0];
 		tg_perf_cfg[1] = tg_cfg.ocr_config[1];
-		tg_perf_gen++;
-		tg_perf_err = 0;
+		WRITE_ONCE(tg_perf_gen, tg_perf_gen + 1);
+		WRITE_ONCE(tg_perf_err, 0);
 	}
 }
 
@@ -256,9 +325,9 @@ void tg_perf_state(char *buf, size_t size)
 	if (!tg_cfg.ocr_config[0] || !tg_cfg.ocr_config[1])
 		scnprintf(buf, size, "%s",
 			  "unavailable: no OCR event encodings (ocr_dram_read_config, ocr_nvm_read_config)");
-	else if (tg_perf_err)
+	else if (READ_ONCE(tg_perf_err))
 		scnprintf(buf, size, "unavailable: cannot create the counters (error %d)",
-			  tg_perf_err);
+			  READ_ONCE(tg_perf_err));
 	else
 		scnprintf(buf, size, "active");
 }
@@ -270,6 +339,14 @@ void tg_perf_state(char *buf, size_t size)
  */
 void tg_perf_exit(void)
 {
+	unsigned int i;
+
+	cancel_work_sync(&tg_perf_create_work);	/* members are gone: adopts fail */
+	mutex_lock(&tg_perf_batch.lock);
+	for (i = 0; i < tg_perf_batch.nr; i++)
+		put_task_struct(tg_perf_batch.task[i]);
+	tg_perf_batch.nr = 0;
+	mutex_unlock(&tg_perf_batch.lock);
 	tg_perf_release_dead();
 	kvfree(tg_perf_scratch);
 	tg_perf_scratch = NULL;
