@@ -1057,7 +1057,18 @@ struct ring {
 	unsigned int *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
+	void *sq_map, *cq_map;
+	size_t sq_sz, cq_sz, sqes_sz;
 };
+
+/* the ring goes away (and its SQ thread) once both its fd and its mappings are gone */
+static void ring_close(struct ring *r)
+{
+	munmap(r->sq_map, r->sq_sz);
+	munmap(r->cq_map, r->cq_sz);
+	munmap(r->sqes, r->sqes_sz);
+	close(r->fd);
+}
 
 /* returns 0 or -errno */
 static int ring_setup(struct ring *r, unsigned int entries, struct io_uring_params *p)
@@ -1078,6 +1089,11 @@ static int ring_setup(struct ring *r, unsigned int entries, struct io_uring_para
 		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
 	if (sq == MAP_FAILED || cq == MAP_FAILED || r->sqes == MAP_FAILED)
 		return -errno;
+	r->sq_map = sq;
+	r->cq_map = cq;
+	r->sq_sz = sqsz;
+	r->cq_sz = cqsz;
+	r->sqes_sz = p->sq_entries * sizeof(struct io_uring_sqe);
 	r->sq_tail = (unsigned int *)(sq + p->sq_off.tail);
 	r->sq_mask = (unsigned int *)(sq + p->sq_off.ring_mask);
 	r->sq_flags = (unsigned int *)(sq + p->sq_off.flags);
@@ -1147,14 +1163,33 @@ static void __attribute__((noreturn)) uring_b(struct ring *ra, int pipe_rd, int 
 		s->join_err = errno;
 		_exit(1);
 	}
-	/* a ring of our own on A's SQ thread; 6.1 allows that only within a thread group */
+	/*
+	 * A ring of our own on A's SQ thread. Kernels that share an SQ thread
+	 * only within a thread group (6.1) quietly give a ring attached from
+	 * another process an SQ thread of its own instead: then use A's ring
+	 * itself, through the fd and mappings inherited from A.
+	 */
 	p.flags = IORING_SETUP_SQPOLL | IORING_SETUP_ATTACH_WQ;
 	p.wq_fd = ra->fd;
 	p.sq_thread_idle = SQ_IDLE_MS;
 	rc = ring_setup(&rb, 8, &p);
 	s->attach_err = rc;
-	if (!rc)
-		r = &rb;
+	if (!rc) {
+		long tids[64];
+		char comm[32];
+		int i, n = proc_tids(getpid(), tids, 64), own = 0;
+
+		for (i = 0; i < n; i++) {
+			tid_file(getpid(), tids[i], "comm", comm, sizeof(comm));
+			own |= !strncmp(comm, "iou-sqp", 7);
+		}
+		if (own) {
+			s->attach_err = 1;
+			ring_close(&rb);
+		} else {
+			r = &rb;
+		}
+	}
 	s->b_ready = 1;
 	while (!s->go)
 		usleep(1000);
@@ -1252,6 +1287,7 @@ TEST_T(io_uring_threads_never_parked, 60)
 	if (s->attach_err)
 		printf("TGTEST-INFO: io_uring_threads_never_parked: IORING_SETUP_ATTACH_WQ from "
 		       "another process: %s; B drives A's ring through the inherited fd\n",
+		       s->attach_err == 1 ? "the kernel gave B an SQ thread of its own" :
 		       strerror(-s->attach_err));
 	else
 		printf("TGTEST-INFO: io_uring_threads_never_parked: B's ring attached to A's SQ "
