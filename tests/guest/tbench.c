@@ -31,6 +31,7 @@
 #define MNT "/sys/fs/tgroup"
 #define RATE_S 1.0		/* each rate measured over this long */
 #define WARM_S 0.2
+#define RATE_RUNS 3		/* best of */
 #define PERIOD_GROUPS 1024
 #define PERIOD_TASKS 8		/* per group: a process of 8 threads */
 #define PERIOD_RUN_S 4.0	/* at the default 10 ms: ~400 periods */
@@ -99,12 +100,23 @@ static double fork_rate(double secs)
 	return n / (t - t0);
 }
 
+/* best of RATE_RUNS: the guest shares a host with others, noise only slows */
 static void rates(double *thr, double *frk)
 {
+	double r;
+	int i;
+
 	thread_rate(WARM_S);
-	*thr = thread_rate(RATE_S);
 	fork_rate(WARM_S);
-	*frk = fork_rate(RATE_S);
+	*thr = *frk = 0;
+	for (i = 0; i < RATE_RUNS; i++) {
+		r = thread_rate(RATE_S);
+		if (r > *thr)
+			*thr = r;
+		r = fork_rate(RATE_S);
+		if (r > *frk)
+			*frk = r;
+	}
 }
 
 static int bench_spawn(void)
@@ -136,12 +148,12 @@ static int bench_spawn(void)
 		printf("TGTEST-INFO: tbench spawn: cannot join a group\n");
 	rates(&t_in, &f_in);
 	put(MNT "/cgroup.procs", "0");
-	printf("TGTEST-BENCH: pthread_create+join/s: module not loaded %.0f, mounted with one "
+	printf("TGTEST-BENCH: pthread_create+join/s (best of %d x %.0f s): module not loaded %.0f, mounted with one "
 	       "populated group (caller outside) %.0f (ratio %.3f), caller inside a group %.0f "
-	       "(ratio %.3f)\n", t_un, t_out, t_out / t_un, t_in, t_in / t_un);
-	printf("TGTEST-BENCH: fork+wait/s: module not loaded %.0f, mounted with one populated "
+	       "(ratio %.3f)\n", RATE_RUNS, RATE_S, t_un, t_out, t_out / t_un, t_in, t_in / t_un);
+	printf("TGTEST-BENCH: fork+wait/s (best of %d x %.0f s): module not loaded %.0f, mounted with one populated "
 	       "group (caller outside) %.0f (ratio %.3f), caller inside a group %.0f (ratio "
-	       "%.3f)\n", f_un, f_out, f_out / f_un, f_in, f_in / f_un);
+	       "%.3f)\n", RATE_RUNS, RATE_S, f_un, f_out, f_out / f_un, f_in, f_in / f_un);
 	kill(slp, SIGKILL);
 	waitpid(slp, NULL, 0);
 	rmdir(MNT "/pop");

@@ -6,7 +6,7 @@
 #
 # usage: run.sh KVER INITRAMFS SUITE[,SUITE...]
 #   TG_ACCEL=tcg|kvm|auto (default auto: KVM only if a probe boot finishes)
-#   TG_VM_TIMEOUT seconds (default 300)
+#   TG_VM_TIMEOUT seconds (default 600)
 #   TG_GUEST_ARGS more kernel command line, e.g. "tg.throttle=name tg.churn_s=300"
 #     (suites read their tg.* options from /proc/cmdline)
 set -uo pipefail
@@ -16,7 +16,7 @@ build=${TG_BUILD:-$here/../../build}/vm
 mkdir -p "$build"
 log=${TG_VM_LOG:-$build/console.log}
 kernel=/boot/vmlinuz-$kver
-timeout_s=${TG_VM_TIMEOUT:-300}
+timeout_s=${TG_VM_TIMEOUT:-600}
 
 # Guest shape: 2 vCPUs; NUMA node 0 with the CPUs, node 1 CPU-less (how CXL
 # memory appears); 256 MiB of emulated pmem (memmap=) at 1 GiB for DAX.
