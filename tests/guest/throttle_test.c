@@ -814,10 +814,10 @@ static void *waiter_recv(void *arg)
 }
 
 /*
- * A process in g (pinned at 1 %) whose main thread burns, with three
- * waiter threads looping for EINTR_PHASE_S from when it is throttled.
+ * A process in g (pinned at 1 %) with a burner thread and three waiter
+ * threads looping for phase_s once the test says go.
  */
-static pid_t waiters_proc(const char *g, struct waiters *w)
+static pid_t waiters_proc(const char *g, struct waiters *w, double phase_s)
 {
 	pid_t p = fork();
 
@@ -847,7 +847,7 @@ static pid_t waiters_proc(const char *g, struct waiters *w)
 		w->ready = 1;
 		while (w->ready != 2)
 			usleep(1000);
-		w->end = tg_now() + EINTR_PHASE_S;
+		w->end = tg_now() + phase_s;
 		pthread_mutex_unlock(&waiter_gate);
 		for (i = 0; i < NR_WAITERS; i++)
 			pthread_join(t[i], NULL);
@@ -870,7 +870,7 @@ TEST_T(parked_waits_see_no_eintr, 40)
 	set_period_ms(PERIOD_MS);
 	mk("w");
 	pin("w", Q1_US);
-	p = waiters_proc("w", w);
+	p = waiters_proc("w", w, EINTR_PHASE_S);
 	for (k = 0; k < 500 && !w->ready; k++)
 		usleep(10000);
 	EXPECT(w->ready == 1, "waiter process did not start");
@@ -914,7 +914,7 @@ TEST_T(parked_state_is_s, 30)
 	set_period_ms(PERIOD_MS);
 	mk("st");
 	pin("st", Q1_US);
-	p = waiters_proc("st", w);
+	p = waiters_proc("st", w, SAMPLE_PHASE_S + 1);	/* waiters outlive the sampling */
 	for (i = 0; i < 500 && !w->ready; i++)
 		usleep(10000);
 	EXPECT(w->ready == 1, "process did not start");
