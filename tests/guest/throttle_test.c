@@ -79,7 +79,9 @@
 #define RELEASE_BOUND_MS	100	/* released task runs within this (TCG is slow) */
 #define RELEASE_CPU_MS		30	/* "runs": 30 ms of CPU, more than an overrun burst */
 #define DEEP_PARK_S		0.5	/* two burners against 1 %: a deep overrun */
-#define PARKED_MAX_SHARE	0.05	/* a parked process gets at most this */
+#define PARKED_MAX_SHARE	0.15	/* a parked process gets at most this (15x its
+					 * quota: overrun bursts under TCG), released
+					 * ones get ~1.5 CPUs */
 
 #define DEBT_THREADS		200
 #define DEBT_SPIN_S		1.0
@@ -1176,14 +1178,12 @@ static void __attribute__((noreturn)) uring_b(struct ring *ra, int pipe_rd, int 
 	s->attach_err = rc;
 	if (!rc) {
 		long tids[64];
-		char comm[32];
-		int i, n = proc_tids(getpid(), tids, 64), own = 0;
 
-		for (i = 0; i < n; i++) {
-			tid_file(getpid(), tids[i], "comm", comm, sizeof(comm));
-			own |= !strncmp(comm, "iou-sqp", 7);
-		}
-		if (own) {
+		/*
+		 * B is single-threaded: a second thread is an SQ thread of its
+		 * own (its comm is set only once it first runs, so not by name)
+		 */
+		if (proc_tids(getpid(), tids, 64) > 1) {
 			s->attach_err = 1;
 			ring_close(&rb);
 		} else {
