@@ -101,7 +101,7 @@ initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
-VM_SUITES ?= fs,lifecycle,regulate,pmdk
+VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 

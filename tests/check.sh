@@ -96,7 +96,7 @@ else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | h
 # 5. In-guest suites under QEMU.
 if initramfs=$(make --no-print-directory -s GUEST_KVER="$kver" initramfs 2>"$build/initramfs.log" | tail -n1) &&
 	[ -s "$initramfs" ]; then
-	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "${VM_SUITES:-fs,lifecycle,regulate,pmdk}")
+	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle}")
 	echo "$vmout"
 	grep '^TGTEST: PASS ' "$build/vm/console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
 	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')

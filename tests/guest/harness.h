@@ -102,10 +102,73 @@ static void tg_fail_cond(const char *file, int line, const char *cond,
 	if (_r < 0) FAIL("%s failed: %s", #call, strerror(errno));	\
 } while (0)
 
+/*
+ * What a task is doing, for a report: its state letter and wchan, and its
+ * kernel stack if readable (root, CONFIG_STACKTRACE), frames separated by
+ * " < ". Returns buf.
+ */
+static inline char *tg_describe_task(pid_t pid, char *buf, size_t size)
+{
+	char path[64], st[1024], wchan[128] = "?", stack[2048] = "", *p, *q;
+	char state = '?';
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(st, sizeof(st), f) && (p = strrchr(st, ')')) && p[1] == ' ')
+			state = p[2];
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			snprintf(wchan, sizeof(wchan), "?");
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	f = fopen(path, "r");
+	if (f) {
+		char line[256];
+
+		while (fgets(line, sizeof(line), f) && n + 4 < sizeof(stack)) {
+			/* "[<0>] func+0x1/0x2" -> "func+0x1/0x2" */
+			p = strchr(line, ']');
+			p = p ? p + 2 : line;
+			q = strchr(p, '\n');
+			if (q)
+				*q = '\0';
+			n += snprintf(stack + n, sizeof(stack) - n, "%s%s", n ? " < " : "", p);
+		}
+		fclose(f);
+	}
+	snprintf(buf, size, "pid %d state %c wchan %s%s%s", pid, state, wchan,
+		 stack[0] ? " stack: " : " (stack unreadable)", stack);
+	return buf;
+}
+
+static inline double tg_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Seconds the runner waits past a test's own timeout (its alarm) before
+ * killing it, and again after SIGKILL before giving up on it: a test stuck
+ * in the kernel (D state) ignores both, and must not hang the runner.
+ */
+#define TG_RUNNER_GRACE_S 5
+
 static int tg_run_one(const struct tg_test *t)
 {
-	char reason[512] = "";
-	int fds[2], status = 0;
+	char reason[512] = "", what[1200];
+	int fds[2], status = 0, killed = 0, hung = 0;
+	double deadline;
 	ssize_t n;
 	pid_t pid;
 
@@ -123,16 +186,44 @@ static int tg_run_one(const struct tg_test *t)
 	}
 	close(fds[1]);
 	/*
-	 * Wait for the test itself, then kill what it left behind (its process
-	 * group), then read the reason without blocking: leftovers may still
-	 * hold the pipe's write end.
+	 * Wait for the test itself with a deadline, then kill what it left
+	 * behind (its process group), then read the reason without blocking:
+	 * leftovers may still hold the pipe's write end.
 	 */
-	waitpid(pid, &status, 0);
+	deadline = tg_now() + t->timeout_s + TG_RUNNER_GRACE_S;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		if (tg_now() < deadline) {
+			usleep(20000);
+			continue;
+		}
+		if (killed) {
+			hung = 1;
+			break;
+		}
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		killed = 1;
+		deadline = tg_now() + TG_RUNNER_GRACE_S;
+	}
+	if (hung)
+		tg_describe_task(pid, what, sizeof(what));
 	kill(-pid, SIGKILL);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	n = read(fds[0], reason, sizeof(reason) - 1);
 	reason[n > 0 ? n : 0] = '\0';
 	close(fds[0]);
+	if (hung) {
+		printf("TGTEST-INFO: %s: test process unkillable after its %u s timeout: %s\n",
+		       t->name, t->timeout_s, what);
+		printf("TGTEST: FAIL %s: hung in the kernel past its %u s timeout, SIGKILL "
+		       "ignored (%.200s)%s%s\n", t->name, t->timeout_s, what,
+		       reason[0] ? "; it had reported: " : "", reason);
+		return 1;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		printf("TGTEST: PASS %s\n", t->name);
 		return 0;
@@ -141,7 +232,8 @@ static int tg_run_one(const struct tg_test *t)
 		if (WIFSIGNALED(status))
 			snprintf(reason, sizeof(reason), "killed by signal %d%s",
 				 WTERMSIG(status),
-				 WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+				 WTERMSIG(status) == SIGALRM ? " (timeout)" :
+				 killed ? " (timeout: ignored its alarm, killed by the runner)" : "");
 		else
 			snprintf(reason, sizeof(reason), "exit %d",
 				 WEXITSTATUS(status));

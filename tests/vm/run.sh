@@ -6,7 +6,9 @@
 #
 # usage: run.sh KVER INITRAMFS SUITE[,SUITE...]
 #   TG_ACCEL=tcg|kvm|auto (default auto: KVM only if a probe boot finishes)
-#   TG_VM_TIMEOUT seconds (default 300)
+#   TG_VM_TIMEOUT seconds (default 600)
+#   TG_GUEST_ARGS more kernel command line, e.g. "tg.throttle=name tg.churn_s=300"
+#     (suites read their tg.* options from /proc/cmdline)
 set -uo pipefail
 kver=$1 initrd=$2 suites=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +16,7 @@ build=${TG_BUILD:-$here/../../build}/vm
 mkdir -p "$build"
 log=${TG_VM_LOG:-$build/console.log}
 kernel=/boot/vmlinuz-$kver
-timeout_s=${TG_VM_TIMEOUT:-300}
+timeout_s=${TG_VM_TIMEOUT:-600}
 
 # Guest shape: 2 vCPUs; NUMA node 0 with the CPUs, node 1 CPU-less (how CXL
 # memory appears); 256 MiB of emulated pmem (memmap=) at 1 GiB for DAX.
@@ -24,7 +26,7 @@ qemu_args=(-nographic -no-reboot -smp 2 -m 1280M
 	-numa node,nodeid=0,cpus=0-1,memdev=m0
 	-numa node,nodeid=1,memdev=m1
 	-kernel "$kernel" -initrd "$initrd")
-cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} oops=panic panic=-1 panic_on_warn=1 memmap=256M!768M tsc=reliable"
+cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} oops=panic panic=-1 panic_on_warn=1 memmap=256M!768M tsc=reliable${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}"
 
 accel=${TG_ACCEL:-auto}
 if [ "$accel" = auto ]; then
