@@ -427,8 +427,9 @@ static int tg_init_fs_context(struct fs_context *fc)
 
 /*
  * Last mount gone: stop regulating, move every task back to the root group,
- * remove every group (waking whatever is parked), wait until no task is in
- * or headed for a park, then let the dentries go.
+ * remove every group (ending every park: nothing here waits for one, so the
+ * unmounting task may be throttled itself and members may be stopped), then
+ * let the dentries go.
  */
 static void tg_kill_sb(struct super_block *sb)
 {

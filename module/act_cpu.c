@@ -64,32 +64,60 @@ static bool tg_parkable(struct task_struct *t)
 	return !(READ_ONCE(t->flags) & TG_PF_NEVER_PARK) && !READ_ONCE(t->ptrace);
 }
 
+/*
+ * task_work also runs inside a few system calls, not only at the return to
+ * user space: io_uring's io_run_task_work() (in execve it runs under
+ * cred_guard_mutex), KVM before entering a guest. A park never waits there
+ * while the task may hold a lock: not during execve, and on lockdep
+ * kernels not with any lock held. It is parked again at a later slice.
+ */
+static bool tg_park_here(void)
+{
+	if (current->in_execve)
+		return false;
+#ifdef CONFIG_LOCKDEP
+	if (current->lockdep_depth)
+		return false;
+#endif
+	return tg_parkable(current);
+}
+
 static bool tg_park_done(struct tg_member *m, struct tg_group *grp, u32 gen)
 {
 	return READ_ONCE(m->gone) || READ_ONCE(m->grp) != grp ||
 	       !READ_ONCE(grp->cpu_throttled) || READ_ONCE(grp->cpu_gen) != gen;
 }
 
+/*
+ * Park in the member's group while it is throttled. A move to another
+ * throttled group parks on in that one; the generation moving on, leaving
+ * for an unthrottled group or the root group, or a signal end it.
+ */
 static void tg_park_fn(struct callback_head *cb)
 {
 	struct tg_member *m = container_of(cb, struct tg_member, park_cb);
-	struct tg_group *grp = NULL, *locked;
-	u32 gen = 0;
+	struct tg_group *grp, *locked;
+	u32 gen;
 
-	rcu_read_lock();
-	locked = tg_member_lock_group(m);
-	if (!m->gone && locked->cpu_throttled && tg_parkable(current)) {
-		grp = locked;
-		gen = grp->cpu_gen;
-		tg_group_get(grp);
-	}
-	spin_unlock(&locked->lock);
-	rcu_read_unlock();
-
-	if (grp) {
+	while (tg_park_here() && !signal_pending(current)) {
+		grp = NULL;
+		rcu_read_lock();
+		locked = tg_member_lock_group(m);
+		if (!m->gone && locked->cpu_throttled) {
+			grp = locked;
+			gen = grp->cpu_gen;
+			tg_group_get(grp);
+		}
+		spin_unlock(&locked->lock);
+		rcu_read_unlock();
+		if (!grp)
+			break;
 		/* a signal ends it early: -ERESTARTSYS is of no interest here */
 		(void)wait_event_freezable(grp->cpu_wq, tg_park_done(m, grp, gen));
+		locked = READ_ONCE(m->grp);
 		tg_group_put(grp);
+		if (locked == grp || READ_ONCE(m->gone))
+			break;		/* released, or left for the root group */
 	}
 	clear_bit_unlock(TG_PARK_BUSY, &m->park_busy);
 	tg_member_put(m);
@@ -118,7 +146,8 @@ static void tg_park_queue(struct tg_member *m, bool new_task)
 	lockdep_assert_held(&m->grp->lock);
 	if (!tg_parkable(t) || task_is_stopped_or_traced(t))
 		return;
-	if (!new_task && !task_is_running(t))
+	/* a child a mover placed before its first run is new as well */
+	if (!new_task && !task_is_running(t) && READ_ONCE(t->__state) != TASK_NEW)
 		return;
 	if (test_and_set_bit_lock(TG_PARK_BUSY, &m->park_busy))
 		return;
@@ -286,6 +315,8 @@ u64 tg_cpu_collect(struct tg_group *grp)
 	lockdep_assert_held(&tg_mutex);
 	spin_lock(&grp->lock);
 	ns = tg_cpu_since(grp, true);
+	/* until tg_cpu_apply(): the allowance is the old period's */
+	grp->cpu_between = true;
 	spin_unlock(&grp->lock);
 	grp->cpu_usage_us = div_u64(ns, NSEC_PER_USEC);
 	return grp->cpu_usage_us;
@@ -316,6 +347,7 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 
 	lockdep_assert_held(&tg_mutex);
 	spin_lock(&grp->lock);
+	grp->cpu_between = false;
 	was_limited = grp->cpu_quota_usec != TG_QUOTA_UNLIMITED;
 	WRITE_ONCE(grp->cpu_quota_usec, quota_us);
 	if (quota_us == TG_QUOTA_UNLIMITED) {
@@ -324,7 +356,8 @@ void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
 		goto out;
 	}
 	/* quota and elapsed are bounded (core/parse.c, loop.c): no overflow */
-	share = mul_u64_u32_div(quota_us, elapsed_us, period_us);
+	/* at least 1 µs: a tiny quota must not round to "never run" */
+	share = max_t(s64, mul_u64_u32_div(quota_us, elapsed_us, period_us), 1);
 	carry = was_limited ? grp->cpu_allow_us - (s64)grp->cpu_usage_us : 0;
 	floor = -(s64)min_t(u64, (u64)share * TG_CPU_DEBT_PERIODS, S64_MAX / 2);
 	grp->cpu_allow_us = clamp(carry, floor, 0LL) + share;
@@ -355,7 +388,8 @@ void tg_cpu_enforce(struct tg_group *grp)
 	if (READ_ONCE(grp->cpu_quota_usec) == TG_QUOTA_UNLIMITED)
 		return;
 	spin_lock(&grp->lock);
-	if (grp->dead || grp->cpu_quota_usec == TG_QUOTA_UNLIMITED)
+	if (grp->dead || grp->cpu_quota_usec == TG_QUOTA_UNLIMITED ||
+	    grp->cpu_between)
 		goto out;
 	if (grp->cpu_throttled)
 		tg_park_members(grp);

@@ -39,6 +39,9 @@ static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);
 static void tg_enforce_fn(struct work_struct *work);
 static DECLARE_WORK(tg_enforce_work, tg_enforce_fn);
 static struct hrtimer tg_enforce_timer;
+/* the timer is armed (or its callback will re-arm it); irq-safe: the tick */
+static DEFINE_SPINLOCK(tg_enforce_lock);
+static bool tg_enforce_active;
 static DEFINE_MUTEX(tg_loop_lock);	/* tg_loop_running; never under tg_mutex */
 static bool tg_loop_running;
 
@@ -188,6 +191,25 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 	WRITE_ONCE(grp->nr_periods, grp->nr_periods + 1);
 }
 
+/*
+ * The enforcer runs only while a group has a quota: the tick stops itself
+ * when none has, and the period starts it again. Under tg_enforce_lock a
+ * tick that is stopping and a period that needs it cannot miss each other.
+ */
+static void tg_enforce_arm(unsigned int limited)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tg_enforce_lock, flags);
+	WRITE_ONCE(tg_quota_groups, limited);
+	if (limited && !tg_enforce_active) {
+		tg_enforce_active = true;
+		hrtimer_start(&tg_enforce_timer, tg_enforce_slice(),
+			      HRTIMER_MODE_REL);
+	}
+	spin_unlock_irqrestore(&tg_enforce_lock, flags);
+}
+
 static void tg_period_fn(struct work_struct *work)
 {
 	struct tg_latency_in lat = { .present = 0 };
@@ -241,10 +263,7 @@ static void tg_period_fn(struct work_struct *work)
 		grp->last_decision = s->last;	/* readers take tg_mutex */
 	}
 	tg_mba_apply(tg_apply_grp, tg_apply_mba, n);
-	WRITE_ONCE(tg_quota_groups, limited);
-	/* the enforcer runs only while a group has a quota (tick stops itself) */
-	if (limited && !hrtimer_active(&tg_enforce_timer))
-		hrtimer_start(&tg_enforce_timer, tg_enforce_slice(), HRTIMER_MODE_REL);
+	tg_enforce_arm(limited);
 	t0 = ktime_sub(ktime_get(), t0);
 	WRITE_ONCE(tg_period_last_ns, t0);
 	if (t0 > tg_period_max_ns)
@@ -266,8 +285,16 @@ static void tg_enforce_fn(struct work_struct *work)
 
 static enum hrtimer_restart tg_enforce_tick(struct hrtimer *t)
 {
-	if (!READ_ONCE(tg_quota_groups))
-		return HRTIMER_NORESTART;	/* the period arms it again */
+	unsigned long flags;
+
+	spin_lock_irqsave(&tg_enforce_lock, flags);
+	if (!READ_ONCE(tg_quota_groups)) {
+		/* idle: the period arms it again (as CFS's period_active) */
+		tg_enforce_active = false;
+		spin_unlock_irqrestore(&tg_enforce_lock, flags);
+		return HRTIMER_NORESTART;
+	}
+	spin_unlock_irqrestore(&tg_enforce_lock, flags);
 	queue_work(system_highpri_wq, &tg_enforce_work);
 	hrtimer_forward_now(t, tg_enforce_slice());
 	return HRTIMER_RESTART;
@@ -327,6 +354,7 @@ void tg_loop_stop(void)
 		/* the period first: it is what arms the enforcer's timer */
 		cancel_delayed_work_sync(&tg_period_work);
 		hrtimer_cancel(&tg_enforce_timer);
+		tg_enforce_active = false;	/* nothing can arm it now */
 		cancel_work_sync(&tg_enforce_work);
 		tg_loop_running = false;
 	}

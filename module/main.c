@@ -17,6 +17,15 @@
 
 #include "tgroup.h"
 
+/*
+ * A park ends with module_put() and then returns through module text;
+ * module exit relies on RCU-tasks to wait for that return (main.c, act_cpu.c).
+ * Without TASKS_RCU synchronize_rcu_tasks() is plain RCU, which does not.
+ */
+#ifndef CONFIG_TASKS_RCU
+#error "tgroup needs CONFIG_TASKS_RCU (module exit waits for parked tasks leaving module text)"
+#endif
+
 unsigned int tg_max_groups = 256;
 module_param_named(max_groups, tg_max_groups, uint, 0444);
 MODULE_PARM_DESC(max_groups, "Maximum number of groups (1..65536, default 256)");

@@ -242,6 +242,14 @@ static void tg_on_newtask(void *data, struct task_struct *task,
 	/* kernel threads never belong to a child group */
 	if (task->flags & PF_KTHREAD)
 		return;
+	/*
+	 * The new task is on its thread list; a mover that inserts the
+	 * parent's record then walks that list (after a full barrier in
+	 * tg_place_thread()). One of us sees the other's write: either the
+	 * parent's record is found here, or the mover's next pass finds the
+	 * new thread.
+	 */
+	smp_mb();
 	rcu_read_lock();
 	pm = tg_member_find(current);
 	if (!pm)
@@ -426,8 +434,8 @@ static int tg_place_thread(struct task_struct *t, struct tg_group *dst,
 	m = sp->m[sp->nr - 1];
 	ret = tg_member_attach(m, t, dst);
 	if (ret) {
-		/* -EEXIST: a fork hook placed it meanwhile */
-		ret = ret == -EEXIST ? -EAGAIN : -ENOMEM;
+		/* -EEXIST: a fork hook placed it meanwhile; -EBUSY: a rehash */
+		ret = ret == -EEXIST || ret == -EBUSY ? -EAGAIN : -ENOMEM;
 		goto unlock;
 	}
 	sp->nr--;

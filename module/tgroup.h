@@ -102,6 +102,7 @@ struct tg_group {
 	s64			cpu_allow_us;	/* CPU time left this period */
 	u64			cpu_gone_ns;	/* of members that left, not yet collected */
 	bool			cpu_throttled;	/* parked tasks wait for false */
+	bool			cpu_between;	/* period measured, next not applied */
 	u32			cpu_gen;	/* +1 at every unthrottle */
 	wait_queue_head_t	cpu_wq;
 
