@@ -1601,9 +1601,12 @@ static pid_t churner(struct churn *c, int kind, unsigned int seed)
 static const char *kernel_problem(const char *marker)
 {
 	static const char *const bad[] = {
-		"WARNING:", "BUG:", "Oops", "general protection", "Call Trace", "lockdep",
+		/* reports only: a debug kernel names lockdep and kmemleak at boot */
+		"WARNING:", "BUG:", "Oops", "general protection", "Call Trace",
 		"possible circular locking", "possible recursive locking",
-		"inconsistent lock state", "KASAN", "kmemleak", "UBSAN", "refcount_t",
+		"inconsistent lock state", "suspicious RCU usage",
+		"sleeping function called from invalid context", "KASAN:",
+		"suspected memory leaks", "UBSAN", "refcount_t",
 		"list_add corruption", "list_del corruption", "INFO: task", "rcu: INFO",
 		"self-detected stall",
 	};
