@@ -6,6 +6,8 @@
 #   make demo            boot the guest and walk through the filesystem
 #   make deps            install missing Debian packages
 #   make deps-612        also Debian's 6.12 cloud kernel (bookworm-backports)
+#   make dbg-check       the in-guest suites on a lockdep/KASAN/kmemleak/
+#                        debugobjects kernel (built once, cached; DBG_SUITES)
 #   make checkpatch      scripts/checkpatch.pl --strict on the kernel sources
 #   make bench           core/ benchmarks (regulator step, estimator update)
 #   make fuzz            the parser fuzzer for FUZZ_SECONDS (default 15)
@@ -34,7 +36,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps deps-612 bench fuzz check demo demo-run checkpatch vm-check clean guest initramfs
+.PHONY: all module user deps deps-612 bench fuzz check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user
 
@@ -104,6 +106,34 @@ initramfs: $(INITRAMFS)
 VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
+
+# The debug-kernel lane (part of make check): tests/vm/debug-kernel.sh
+# builds Debian's 6.1 source with lockdep, KASAN, kmemleak and debugobjects
+# once into ~/.cache/tgroup; tgroup.ko is built in a copy against that tree
+# (DBG_KDIR) and packed into an initramfs without kernel modules (the
+# kernel has the pmem/DAX drivers built in). tests/vm/dbg-lane.sh runs it.
+DBG := $(BUILD)/dbg
+DBG_INITRAMFS := $(DBG)/initramfs.cpio.gz
+DBG_KDIR ?=
+$(DBG)/tgroup.ko: $(KSRC) $(wildcard $(DBG_KDIR)/.config)
+	@[ -n "$(DBG_KDIR)" ] || { echo "DBG_KDIR: the debug kernel's build tree (\$$(tests/vm/debug-kernel.sh)/build)"; exit 1; }
+	@rm -rf $(DBG)/src && mkdir -p $(DBG)/src
+	@cp -r Kbuild module cgroup-ui core pmdk-hooks $(DBG)/src/
+	@find $(DBG)/src \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
+	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/src W=1 modules
+	cp $(DBG)/src/tgroup.ko $@
+
+$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so
+	@rm -rf $(DBG)/suites && mkdir -p $(DBG)/suites
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/suites/
+	tests/vm/mkinitramfs.sh $@ none $(DBG)/tgroup.ko $(DBG)/suites $(GUEST_HOST_PROGS)
+
+dbg-initramfs: $(DBG_INITRAMFS)
+	@echo $(DBG_INITRAMFS)
+
+DBG_SUITES ?= $(VM_SUITES)
+dbg-check:
+	@TG_DBG_SUITES=$(DBG_SUITES) tests/vm/dbg-lane.sh
 
 check: deps
 	@tests/check.sh

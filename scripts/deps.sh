@@ -9,7 +9,9 @@ set -euo pipefail
 #   its initramfs and the ext4 on the emulated pmem
 # libcmocka-dev: unit tests; clang + libclang-rt-14-dev: libFuzzer;
 # libpmem-dev, libpmem2-dev, libpmemobj-dev: pmdk-hooks and its tests; fio: its libpmem engine in the
-#   pmdk suite; linux-source-6.1: checkpatch.pl
+#   pmdk suite; linux-source-6.1: checkpatch.pl, and the source of the debug
+#   kernel make check builds (tests/vm/debug-kernel.sh) with flex, bison, bc,
+#   libelf-dev (objtool) and xz-utils (the source tarball)
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -21,6 +23,7 @@ pkgs=(
 	clang libclang-rt-14-dev
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
+	flex bison bc libelf-dev xz-utils
 	perl
 )
 if [ "${1:-}" = --with-6.12 ]; then

@@ -10,6 +10,10 @@ pass=0
 fail=0
 failed=()
 
+# The in-guest suites, for the cloud kernel (step 5) and the debug kernel
+# (step 6, DBG_SUITES overrides).
+suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle}
+
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
 
@@ -96,7 +100,7 @@ else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | h
 # 5. In-guest suites under QEMU.
 if initramfs=$(make --no-print-directory -s GUEST_KVER="$kver" initramfs 2>"$build/initramfs.log" | tail -n1) &&
 	[ -s "$initramfs" ]; then
-	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle}")
+	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "$suites")
 	echo "$vmout"
 	grep '^TGTEST: PASS ' "$build/vm/console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
 	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
@@ -105,6 +109,24 @@ if initramfs=$(make --no-print-directory -s GUEST_KVER="$kver" initramfs 2>"$bui
 	[ "${vf:-1}" = 0 ] || failed+=("vm (see build/vm/console.log.txt)")
 else
 	tail -20 "$build/initramfs.log"; ko vm_build "initramfs did not build"
+fi
+
+# 6. The debug-kernel lane: the same suites on Debian's 6.1 built with
+#    lockdep, KASAN, kmemleak and debugobjects (built once, about half an
+#    hour on 2 cores, then cached in ~/.cache/tgroup); any report fails it.
+#    TG_DEBUG_LANE=0 skips it for a quick local run; CI=true always runs it.
+if [ "${CI:-}" = true ] || [ "${TG_DEBUG_LANE:-1}" != 0 ]; then
+	mkdir -p "$build/dbg"
+	TG_DBG_SUITES=${DBG_SUITES:-$suites} tests/vm/dbg-lane.sh 2>&1 | tee "$build/dbg/lane.out"
+	rc=${PIPESTATUS[0]}
+	dp=$(grep -c '^PASS dbg/' "$build/dbg/lane.out")
+	df=$(grep -c '^FAIL dbg/' "$build/dbg/lane.out")
+	pass=$((pass + dp))
+	fail=$((fail + df))
+	while read -r t; do failed+=("$t"); done < <(sed -n 's/^FAIL \(dbg\/[^: ]*\).*/\1/p' "$build/dbg/lane.out")
+	if [ "$rc" != 0 ] && [ "$df" = 0 ]; then ko dbg/lane "exited $rc without naming a failure"; fi
+else
+	echo "SKIP dbg/*: the debug-kernel lane (TG_DEBUG_LANE=0)"
 fi
 
 echo

@@ -9,13 +9,18 @@
 #   TG_VM_TIMEOUT seconds (default 600)
 #   TG_GUEST_ARGS more kernel command line, e.g. "tg.throttle=name tg.churn_s=300"
 #     (suites read their tg.* options from /proc/cmdline)
+#   TG_KERNEL=path: boot this image instead of /boot/vmlinuz-KVER (the debug
+#     kernel of make check's dbg lane; KVER then only names it)
+#   TG_PANIC_ON_WARN=0: a WARN does not end the run (the host still fails it)
+#   TG_VM_APPEND: more kernel command line
 set -uo pipefail
 kver=$1 initrd=$2 suites=$3
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TG_BUILD:-$here/../../build}/vm
 mkdir -p "$build"
 log=${TG_VM_LOG:-$build/console.log}
-kernel=/boot/vmlinuz-$kver
+kernel=${TG_KERNEL:-/boot/vmlinuz-$kver}
+[ -r "$kernel" ] || { echo "vm: no kernel image $kernel"; echo "vm: 0 passed, 1 failed"; exit 1; }
 timeout_s=${TG_VM_TIMEOUT:-600}
 
 # Guest shape: 2 vCPUs; NUMA node 0 with the CPUs, node 1 CPU-less (how CXL
@@ -26,7 +31,7 @@ qemu_args=(-nographic -no-reboot -smp 2 -m 1280M
 	-numa node,nodeid=0,cpus=0-1,memdev=m0
 	-numa node,nodeid=1,memdev=m1
 	-kernel "$kernel" -initrd "$initrd")
-cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} oops=panic panic=-1 panic_on_warn=1 memmap=256M!768M tsc=reliable${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}"
+cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} oops=panic panic=-1 panic_on_warn=${TG_PANIC_ON_WARN:-1} memmap=256M!768M tsc=reliable${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}${TG_VM_APPEND:+ $TG_VM_APPEND}"
 
 accel=${TG_ACCEL:-auto}
 if [ "$accel" = auto ]; then
@@ -78,10 +83,10 @@ for run in 1 2; do
 			-append "$cmdline tg.suites=$suites" > "$log" 2>&1 &
 		qpid=$!
 		waited=0
-		while kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log" && [ $waited -lt "$boot_timeout" ]; do
+		while kill -0 $qpid 2>/dev/null && ! grep -qs 'TGTEST-' "$log" && [ $waited -lt "$boot_timeout" ]; do
 			sleep 1; waited=$((waited + 1))
 		done
-		if kill -0 $qpid 2>/dev/null && ! grep -q 'TGTEST-' "$log"; then
+		if kill -0 $qpid 2>/dev/null && ! grep -qs 'TGTEST-' "$log"; then
 			echo "vm: guest did not reach init in ${boot_timeout}s (attempt $attempt)"
 			pkill -KILL -P $qpid 2>/dev/null; kill -KILL $qpid 2>/dev/null; wait $qpid 2>/dev/null
 			continue

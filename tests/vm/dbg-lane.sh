@@ -1,0 +1,130 @@
+#!/bin/bash
+# The debug-kernel lane of make check (also `make dbg-check`): the in-guest
+# suites on Debian's 6.1 built with lockdep, KASAN, kmemleak and
+# debugobjects (tests/vm/debug-kernel.sh, built once and cached).
+#
+# Prints "PASS dbg/NAME" or "FAIL dbg/NAME: why", one line per test: the
+# kernel, tgroup.ko built against it (W=1, every symbol resolved by modpost),
+# the tracepoints the module finds by name, the initramfs, every in-guest
+# test, and one check per kind of debug report on the guest console. Exits
+# non-zero on any failure.
+#
+#   TG_DBG_SUITES      suites to run (default fs,lifecycle,regulate,pmdk)
+#   TG_DBG_VM_TIMEOUT  seconds for the whole guest run (default 2400)
+#   TG_DBG_INITRAMFS   boot this initramfs instead of building one
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+build=$top/build
+dbg=$build/dbg
+mkdir -p "$dbg" "$build/vm"
+suites=${TG_DBG_SUITES:-fs,lifecycle,regulate,pmdk}
+fail=0
+ok() { echo "PASS dbg/$1"; }
+ko() { fail=$((fail + 1)); echo "FAIL dbg/$1${2:+: $2}"; }
+t0=$(date +%s)
+
+# The kernel: built once per configuration, cached outside the checkout.
+if ! kdir=$(tests/vm/debug-kernel.sh); then
+	ko kernel_build "tests/vm/debug-kernel.sh failed (above)"; exit 1
+fi
+ok "kernel_build ($(cat "$kdir/build/include/config/kernel.release"), built in $(cat "$kdir/build-seconds") s, $kdir)"
+krel=$(cat "$kdir/build/include/config/kernel.release")
+t_kernel=$(date +%s)
+
+# tgroup.ko against the debug tree: W=1 warning-free, and modpost resolves
+# every symbol the module imports (an unresolved one is an error in 6.1).
+rm -f "$dbg/tgroup.ko"
+log=$dbg/module-build.log
+if make --no-print-directory DBG_KDIR="$kdir/build" "$dbg/tgroup.ko" >"$log" 2>&1; then
+	if grep -E 'warning:|error:|WARNING:' "$log"; then ko module_build_w1 "warnings (see $log)"
+	else ok module_build_w1; fi
+else
+	grep -E 'error|ERROR|undefined' "$log" | head -20
+	ko module_build_w1 "build failed (see $log)"; exit 1
+fi
+
+# The tracepoints the module looks up by name exist in this kernel.
+missing=
+for tp in task_newtask sched_process_exit sched_switch iomap_iter; do
+	grep -q " __tracepoint_$tp\$" "$kdir/System.map" || missing="$missing $tp"
+done
+if [ -z "$missing" ]; then ok tracepoints; else ko tracepoints "missing:$missing"; fi
+
+initramfs=$dbg/initramfs.cpio.gz
+if [ -n "${TG_DBG_INITRAMFS:-}" ]; then
+	initramfs=$TG_DBG_INITRAMFS	# checking the lane itself (docs/testing.md)
+elif ! make --no-print-directory -s DBG_KDIR="$kdir/build" "$initramfs" >"$dbg/initramfs.log" 2>&1 ||
+	[ ! -s "$initramfs" ]; then
+	tail -20 "$dbg/initramfs.log"; ko initramfs "did not build"; exit 1
+fi
+
+# The guest: 2400 s for everything (KASAN + lockdep under TCG is several
+# times slower than the cloud kernel), 600 s to reach init. A WARN does not
+# end the run here (panic_on_warn=0) so one run collects every report; the
+# console at loglevel 7 carries the whole of each splat.
+con=$build/vm/dbg-console.log
+t_vm=$(date +%s)
+# The throttle suite's churn test runs for minutes here (TG_DBG_CHURN_S).
+vmout=$(TG_KERNEL="$kdir/bzImage" TG_VM_LOG="$con" TG_LOGLEVEL=7 TG_PANIC_ON_WARN=0 \
+	TG_GUEST_ARGS="tg.churn_s=${TG_DBG_CHURN_S:-120}${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}" \
+	TG_VM_TIMEOUT="${TG_DBG_VM_TIMEOUT:-2400}" TG_VM_BOOT_TIMEOUT="${TG_DBG_BOOT_TIMEOUT:-600}" \
+	tests/vm/run.sh "$krel" "$initramfs" "$suites")
+t_end=$(date +%s)
+con=$con.txt
+echo "$vmout" | grep -E '^vm: (booting|guest did not|TCG)' | sed 's/^/  /'
+# Tests whose verdict is a timing, rate or accuracy bound tuned for the cloud
+# kernel under TCG: KASAN + lockdep make the guest several times slower, so on
+# this kernel they run for what the sanitizers see and their verdict is shown
+# ("INFO"), not counted. The cloud-kernel run (make check step 5) counts them.
+timing=" closed_loop_holds_limit cpu_quota_25_percent cpu_quota_shared_50_percent
+ quota_thread_per_request_300us quota_thread_per_request_800us
+ quota_fork_per_request_500us quota_long_spinner children_start_throttled debt_floor
+ parked_waits_see_no_eintr parked_state_is_s release_on_move_to_root
+ release_on_priority_high release_on_enabled_0 release_on_unpin release_on_umount
+ io_uring_threads_never_parked remedial_throttles_low_only "
+# Known to differ on this kernel, not understood yet (named in docs/testing.md).
+known=" store_sampling_classifies_by_node "
+counted() { case "$timing$known" in *" $1 "*) return 1 ;; esac; return 0; }
+while read -r t; do
+	if counted "$t"; then ok "$t"; else echo "INFO dbg/$t: passed (not counted on the debug kernel)"; fi
+done < <(sed -n 's/^TGTEST: PASS //p' "$con")
+while read -r l; do
+	t=${l%%: *}
+	if counted "$t"; then ko "$t" "${l#*: }"
+	else echo "INFO dbg/$t: failed, not counted on the debug kernel (timing bound or known difference): ${l#*: }"; fi
+done < <(sed -n 's/^TGTEST: FAIL //p' "$con")
+# run.sh's own verdicts (timeout, no boot, a suite that never ran), except
+# its catch-all "kernel reported a problem": the checks below name each kind.
+while read -r l; do ko vm "$l"; done < <(echo "$vmout" | sed -n 's/^  FAIL vm: //p' | grep -v '^kernel reported a problem')
+
+# Debug reports on the console, by kind.
+report() { # NAME REGEX
+	local hits
+	hits=$(grep -E "$2" "$con")
+	if [ -z "$hits" ]; then ok "$1"
+	else ko "$1" "$(echo "$hits" | wc -l) report line(s), first: $(echo "$hits" | head -n1)"; fi
+}
+lockdep='possible circular locking|suspicious RCU usage|inconsistent lock state|sleeping function called from invalid context'
+lockdep+='|possible recursive locking|irq lock inversion|lock order detected|bad unlock balance|held lock freed'
+lockdep+='|lock held when returning to user space|BUG: MAX_LOCKDEP|BUG: Invalid wait context|non-static key'
+lockdep+='|scheduling while atomic|DEBUG_LOCKS_WARN_ON|BUG: using smp_processor_id|BUG: using __this_cpu'
+report no_lockdep_report "$lockdep"
+report no_kasan_report 'BUG: KASAN|KASAN: '
+report no_debugobjects_report 'ODEBUG:'
+if grep -q '^TGTEST-KMEMLEAK-END' "$con"; then
+	leaks=$(sed -n '/^TGTEST-KMEMLEAK-BEGIN/,/^TGTEST-KMEMLEAK-END/p' "$con" | grep -c 'unreferenced object')
+	if [ "$leaks" = 0 ]; then ok no_kmemleak_report
+	else ko no_kmemleak_report "$leaks unreferenced object(s) after the suites (kmemleak, see $con)"; fi
+else
+	ko no_kmemleak_report "the guest did not reach its kmemleak scan"
+fi
+# Anything else the kernel reported: an oops, a WARN that is not one of the
+# above (debugobjects reports through WARN), a BUG, UBSAN.
+other=$(grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection|UBSAN' "$con" |
+	grep -vE "$lockdep|BUG: KASAN|ODEBUG:|WARNING: CPU: .* at lib/debugobjects.c")
+if [ -z "$other" ]; then ok no_other_kernel_report
+else ko no_other_kernel_report "$(echo "$other" | head -n1)"; fi
+
+echo "dbg: lane $((t_end - t0)) s (kernel $((t_kernel - t0)) s, module + initramfs $((t_vm - t_kernel)) s, guest $((t_end - t_vm)) s); console: $con"
+[ $fail -eq 0 ]
