@@ -164,6 +164,13 @@ struct job {
 	long slot;
 };
 
+/*
+ * Every thread stays alive until all have their slot: the module frees an
+ * exited thread's slot at the next period, and a thread that ran later
+ * could then be given the same one (lib_threads wants distinct slots).
+ */
+static pthread_barrier_t threads_done;
+
 static void *thread_main(void *arg)
 {
 	struct job *j = arg;
@@ -171,6 +178,7 @@ static void *thread_main(void *arg)
 	copy(j->len, j->part);
 	j->counted = counted();
 	j->slot = slot();
+	pthread_barrier_wait(&threads_done);
 	return NULL;
 }
 
@@ -247,6 +255,8 @@ int main(int argc, char **argv)
 		struct job jobs[16];
 		pthread_t t[16];
 
+		if (pthread_barrier_init(&threads_done, NULL, nthreads))
+			return 1;
 		for (i = 0; i < nthreads; i++) {
 			jobs[i] = (struct job){ .len = len, .part = i };
 			if (pthread_create(&t[i], NULL, thread_main, &jobs[i]))
