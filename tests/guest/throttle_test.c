@@ -467,6 +467,14 @@ quota_workload(const char *g, enum workload kind, long us, struct quota_res *res
 	}
 }
 
+/* A new group at the default period, pinned at quota_us. */
+static void pinned_group(const char *g, long quota_us)
+{
+	set_period_ms(PERIOD_MS);
+	mk(g);
+	pin(g, quota_us);
+}
+
 static void quota_case(const char *name, enum workload kind, long us, double tol)
 {
 	struct quota_res *r = shm(sizeof(*r));
@@ -474,9 +482,7 @@ static void quota_case(const char *name, enum workload kind, long us, double tol
 	double share, lo = Q10_SHARE * (1 - tol), hi = Q10_SHARE * (1 + tol);
 	pid_t w;
 
-	set_period_ms(PERIOD_MS);
-	mk("q");
-	pin("q", Q10_US);
+	pinned_group("q", Q10_US);
 	w = fork();
 	if (w < 0)
 		FAIL("fork");
@@ -558,9 +564,7 @@ TEST_T(children_start_throttled, 40)
 	double share, lo = Q10_SHARE * (1 - REQ_TOL), hi = Q10_SHARE * (1 + REQ_TOL);
 	pid_t w;
 
-	set_period_ms(PERIOD_MS);
-	mk("kids");
-	pin("kids", Q10_US);
+	pinned_group("kids", Q10_US);
 	w = fork();
 	if (w == 0) {
 		double t0, c0, t_fork;
@@ -937,9 +941,7 @@ TEST_T(parked_state_is_s, 30)
 	double t0;
 	pid_t p;
 
-	set_period_ms(PERIOD_MS);
-	mk("st");
-	pin("st", Q1_US);
+	pinned_group("st", Q1_US);
 	p = waiters_proc("st", w, SAMPLE_PHASE_S + 1);	/* waiters outlive the sampling */
 	for (i = 0; i < 500 && !w->ready; i++)
 		usleep(10000);
@@ -1276,9 +1278,7 @@ TEST_T(io_uring_threads_never_parked, 60)
 	double t0;
 	pid_t a;
 
-	set_period_ms(PERIOD_MS);
-	mk("ur");
-	pin("ur", Q1_US);
+	pinned_group("ur", Q1_US);
 	a = fork();
 	if (a == 0) {
 		struct io_uring_params p = { 0 };
@@ -1427,53 +1427,54 @@ TEST_T(release_on_move_to_root, 30)
 	rmdir(p2(MNT, "rm"));
 }
 
-TEST_T(release_on_priority_high, 30)
+/* Park two processes deep in g, release with @release, expect one released. */
+static void release_case(const char *test, const char *g, const char *what,
+			 void (*release)(const char *g))
 {
 	unsigned long long base;
 	pid_t pa, pb;
 	double t0;
 
-	deep_park("rp", &pa, &pb);
+	deep_park(g, &pa, &pb);
 	base = proc_cpu_ns(pa);
 	t0 = tg_now();
-	EXPECT(wr(gp("rp", "tgroup.priority"), "high") > 0);
-	expect_released("release_on_priority_high", "priority high", pa, t0, base);
+	release(g);
+	expect_released(test, what, pa, t0, base);
 	reap(pa);
 	reap(pb);
-	rmdir(p2(MNT, "rp"));
+	rmdir(p2(MNT, g));
+}
+
+static void set_high(const char *g)
+{
+	EXPECT(wr(gp(g, "tgroup.priority"), "high") > 0);
+}
+
+static void regulator_off(const char *g)
+{
+	(void)g;
+	EXPECT(wr(gp("", "tgroup.config"), "enabled=0") > 0);
+}
+
+static void unpin(const char *g)
+{
+	pin(g, 0);
+}
+
+TEST_T(release_on_priority_high, 30)
+{
+	release_case("release_on_priority_high", "rp", "priority high", set_high);
 }
 
 TEST_T(release_on_enabled_0, 30)
 {
-	unsigned long long base;
-	pid_t pa, pb;
-	double t0;
-
-	deep_park("re", &pa, &pb);
-	base = proc_cpu_ns(pa);
-	t0 = tg_now();
-	EXPECT(wr(gp("", "tgroup.config"), "enabled=0") > 0);
-	expect_released("release_on_enabled_0", "enabled=0", pa, t0, base);
+	release_case("release_on_enabled_0", "re", "enabled=0", regulator_off);
 	wr(gp("", "tgroup.config"), "enabled=1");
-	reap(pa);
-	reap(pb);
-	rmdir(p2(MNT, "re"));
 }
 
 TEST_T(release_on_unpin, 30)
 {
-	unsigned long long base;
-	pid_t pa, pb;
-	double t0;
-
-	deep_park("ru", &pa, &pb);
-	base = proc_cpu_ns(pa);
-	t0 = tg_now();
-	pin("ru", 0);
-	expect_released("release_on_unpin", "cpu_quota_us=0", pa, t0, base);
-	reap(pa);
-	reap(pb);
-	rmdir(p2(MNT, "ru"));
+	release_case("release_on_unpin", "ru", "cpu_quota_us=0", unpin);
 }
 
 TEST_T(release_on_umount, 40)
