@@ -31,7 +31,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
 GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread -Ipmdk-hooks
 
 CORE_SRC := $(wildcard core/*.c)
-KSRC := $(wildcard module/*.[ch] cgroup-ui/*.[ch] core/*.[ch]) pmdk-hooks/tgpmem_abi.h Kbuild
+KSRC := $(wildcard module/*.[ch] module/sources/*.[ch] module/actuators/*.[ch] cgroup-ui/*.[ch] core/*.[ch]) pmdk-hooks/tgpmem_abi.h Kbuild
 GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))

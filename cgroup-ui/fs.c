@@ -401,12 +401,7 @@ static int tg_fill_super(struct super_block *sb, struct fs_context *fc)
 		return ret;	/* kill_sb cleans up */
 	tg_commit_files(&prep);	/* not mounted yet: nothing can race */
 
-	mutex_lock(&tg_mutex);
-	tg_group_reset_root();
-	mutex_unlock(&tg_mutex);
-	tg_mba_start();
-	tg_rdt_start();
-	tg_loop_start();
+	tg_engine_mount();
 	return 0;
 }
 
@@ -433,15 +428,7 @@ static int tg_init_fs_context(struct fs_context *fc)
  */
 static void tg_kill_sb(struct super_block *sb)
 {
-	tg_loop_stop();
-	mutex_lock(&tg_mutex);
-	tg_group_remove_all();	/* every throttle released; nothing waits for a park */
-	mutex_unlock(&tg_mutex);
-	tg_perf_exit();		/* the counters of every member that left */
-	tg_uncore_exit();
-	tg_sample_exit();
-	tg_rdt_stop();
-	tg_mba_stop();
+	tg_engine_unmount();	/* every throttle released; nothing waits for a park */
 	kill_litter_super(sb);
 }
 

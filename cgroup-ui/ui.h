@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ui.h - the tgroup filesystem's file table.
+ * ui.h - the tgroup filesystem's file table. cgroup-ui/ reaches the engine
+ * only through module/tgroup.h.
  *
  * Every file a group directory has is one struct tg_cftype entry (in the
  * manner of cgroup's cftype and resctrl's rftype): adding a file is adding
@@ -39,6 +40,10 @@ struct tg_cftype {
 
 extern const struct tg_cftype tg_files[];
 extern const size_t tg_nr_files;
+
+/* cgroup-ui/fs.c */
+int tg_fs_init(void);
+void tg_fs_exit(void);
 
 static inline bool tg_cft_applies(const struct tg_cftype *cft,
 				  const struct tg_group *grp)

@@ -10,8 +10,10 @@
  */
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 
-#include "tgroup.h"
+#include "tg_parse.h"
+#include "tg_plugin.h"
 
 /* Serialises group creation/removal, settings and config (see tgroup.h). */
 DEFINE_MUTEX(tg_mutex);
@@ -25,7 +27,6 @@ struct tg_group tg_root_group = {
 	.exiting	= LIST_HEAD_INIT(tg_root_group.exiting),
 	.slot		= -1,
 	.lock		= __SPIN_LOCK_UNLOCKED(tg_root_group.lock),
-	.inj_lock	= __SPIN_LOCK_UNLOCKED(tg_root_group.inj_lock),
 	.cpu_wq		= __WAIT_QUEUE_HEAD_INITIALIZER(tg_root_group.cpu_wq),
 	.last_decision	= { .kind = -1 },
 	.priority	= TG_PRIO_HIGH,		/* never throttled */
@@ -37,6 +38,8 @@ struct tg_group tg_root_group = {
 LIST_HEAD(tg_groups);
 static unsigned int tg_nr_groups;
 static u64 tg_next_id = 1;
+
+#define TG_GRP_PRIV_OFF	ALIGN(sizeof(struct tg_group), sizeof(u64))
 
 static void tg_group_init_settings(struct tg_group *grp)
 {
@@ -58,28 +61,34 @@ static void tg_group_init_settings(struct tg_group *grp)
 struct tg_group *tg_group_alloc(const char *name, const char **msg)
 {
 	struct tg_group *grp;
+	struct tg_plugin *p;
+	unsigned int i;
 
 	lockdep_assert_held(&tg_mutex);
 	if (tg_nr_groups >= tg_max_groups) {
 		*msg = "max_groups reached";
 		return ERR_PTR(-ENOSPC);
 	}
-	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	/* the plug-ins' slots live behind the group, freed with it */
+	grp = kzalloc(TG_GRP_PRIV_OFF + tg_plugins_grp_size(), GFP_KERNEL);
 	if (!grp) {
 		*msg = "out of memory";
 		return ERR_PTR(-ENOMEM);
 	}
+	grp->priv = (char *)grp + TG_GRP_PRIV_OFF;
 	kref_init(&grp->ref);
 	INIT_LIST_HEAD(&grp->node);
 	INIT_LIST_HEAD(&grp->members);
 	INIT_LIST_HEAD(&grp->exiting);
 	spin_lock_init(&grp->lock);
-	spin_lock_init(&grp->inj_lock);
 	init_waitqueue_head(&grp->cpu_wq);
 	grp->slot = -1;
 	grp->last_decision.kind = -1;
 	strscpy(grp->name, name, sizeof(grp->name));
 	tg_group_init_settings(grp);
+	for (i = 0; (p = tg_plugin(i)); i++)
+		if (p->group_added)
+			p->group_added(grp);
 	return grp;
 }
 
@@ -139,19 +148,45 @@ void tg_group_put(struct tg_group *grp)
 		kref_put(&grp->ref, tg_group_release);
 }
 
+/**
+ * tg_group_unthrottle() - every actuator ends what it imposes on a group now
+ * @grp: group
+ *
+ * Actuators without release() (MBA: it holds no task back) are lifted by
+ * the next period's apply().
+ *
+ * Context: tg_mutex held.
+ */
+void tg_group_unthrottle(struct tg_group *grp)
+{
+	struct tg_actuator_ops *a;
+	unsigned int i;
+
+	lockdep_assert_held(&tg_mutex);
+	for (i = 0; (a = tg_actuator(i)); i++)
+		if (a->release)
+			a->release(grp);
+}
+
 /*
  * Unlist a dead, empty group: wake anything parked on it, let its exited
- * members go, free its slot, drop the registry's reference.
+ * members go, free its slot, let the plug-ins let go of it, drop the
+ * registry's reference.
  */
 static void tg_group_unlist(struct tg_group *grp)
 {
+	struct tg_plugin *p;
+	unsigned int i;
+
 	lockdep_assert_held(&tg_mutex);
-	tg_cpu_release(grp);
+	tg_group_unthrottle(grp);
 	spin_lock(&grp->lock);
 	tg_cpu_reap_exiting(grp, true);
 	spin_unlock(&grp->lock);
 	tg_slot_free(grp);
-	tg_rdt_group_gone(grp);
+	for (i = 0; (p = tg_plugin(i)); i++)
+		if (p->group_gone)
+			p->group_gone(grp);
 	list_del_rcu(&grp->node);
 	tg_nr_groups--;
 	tg_group_put(grp);
@@ -219,4 +254,161 @@ void tg_group_reset_root(void)
 	root->nr_periods = 0;
 	root->nr_throttled = 0;
 	root->throttled_usec = 0;
+}
+
+/* --- settings and accounting, for the files ---------------------------- */
+
+static int tg_check_alive(struct tg_group *grp, const char **msg)
+{
+	lockdep_assert_held(&tg_mutex);
+	if (grp->dead) {
+		*msg = "group has been removed";
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * tg_group_priority() - a group's priority (tgroup.priority)
+ * @grp: group
+ *
+ * Context: any context.
+ * Return: the priority.
+ */
+enum tg_priority tg_group_priority(struct tg_group *grp)
+{
+	return READ_ONCE(grp->priority);
+}
+
+/**
+ * tg_group_set_priority() - change a group's priority
+ * @grp:  child group
+ * @prio: new priority
+ * @msg:  explanation on failure
+ *
+ * High priority is never throttled (pins neither): every throttle of the
+ * group ends now, not at the next period.
+ *
+ * Context: process context, takes tg_mutex.
+ * Return: 0, or -ENODEV for a removed group.
+ */
+int tg_group_set_priority(struct tg_group *grp, enum tg_priority prio,
+			  const char **msg)
+{
+	int ret;
+
+	mutex_lock(&tg_mutex);
+	ret = tg_check_alive(grp, msg);
+	if (!ret) {
+		WRITE_ONCE(grp->priority, prio);
+		if (prio == TG_PRIO_HIGH)
+			tg_group_unthrottle(grp);
+	}
+	mutex_unlock(&tg_mutex);
+	return ret;
+}
+
+/**
+ * tg_group_limits() - a copy of a group's limits (tgroup.limit)
+ * @grp:    group
+ * @limits: output
+ *
+ * Context: process context, takes tg_mutex.
+ */
+void tg_group_limits(struct tg_group *grp, struct tg_limits *limits)
+{
+	mutex_lock(&tg_mutex);
+	*limits = grp->limits;
+	mutex_unlock(&tg_mutex);
+}
+
+/* Some kind's limit is looser in @new than in @old. */
+static bool tg_limits_raised(const struct tg_limits *old,
+			     const struct tg_limits *new)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (new->bps[k] > old->bps[k])
+			return true;
+	return false;
+}
+
+/**
+ * tg_group_write_limits() - apply a write to tgroup.limit, all or nothing
+ * @grp: child group
+ * @buf: the write, NUL-terminated
+ * @len: its length without the NUL
+ * @msg: explanation on failure
+ *
+ * Keys not written keep their limit. A limit lifted or raised ends the
+ * group's throttles now (unless a pin holds them); the next period
+ * throttles again if the regulator still has reason to.
+ *
+ * Context: process context, takes tg_mutex.
+ * Return: 0, -EINVAL (parse error), -ENODEV (removed group).
+ */
+int tg_group_write_limits(struct tg_group *grp, const char *buf, size_t len,
+			  const char **msg)
+{
+	struct tg_limits limits;
+	int ret;
+
+	mutex_lock(&tg_mutex);
+	ret = tg_check_alive(grp, msg);
+	if (!ret) {
+		limits = grp->limits;
+		if (tg_parse_limits(buf, len, &limits, msg)) {
+			ret = -EINVAL;
+		} else {
+			if (tg_limits_raised(&grp->limits, &limits) &&
+			    !grp->cpu_pin_us)
+				tg_group_unthrottle(grp);
+			grp->limits = limits;
+		}
+	}
+	mutex_unlock(&tg_mutex);
+	return ret;
+}
+
+static void tg_read_kinds(struct tg_bw *out, const struct tg_bw *src)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		out->v[k] = READ_ONCE(src->v[k]);
+}
+
+/**
+ * tg_group_bandwidth() - the last completed 1 s window (tgroup.bandwidth)
+ * @grp: group
+ * @bps: output, bytes/s per kind
+ *
+ * Context: any context; lockless (the loop is the one writer).
+ */
+void tg_group_bandwidth(struct tg_group *grp, struct tg_bw *bps)
+{
+	tg_read_kinds(bps, &grp->acct.window_bps);
+}
+
+/**
+ * tg_group_stat() - what tgroup.stat shows
+ * @grp: group
+ * @st:  output
+ *
+ * Context: process context, takes tg_mutex (for the last decision).
+ */
+void tg_group_stat(struct tg_group *grp, struct tg_group_stat *st)
+{
+	tg_read_kinds(&st->total, &grp->acct.total);
+	tg_read_kinds(&st->window_bps, &grp->acct.window_bps);
+	st->nr_periods = READ_ONCE(grp->nr_periods);
+	st->nr_throttled = READ_ONCE(grp->nr_throttled);
+	st->throttled_usec = READ_ONCE(grp->throttled_usec);
+	st->mba_percent = READ_ONCE(grp->mba_percent);
+	st->cpu_quota_usec = READ_ONCE(grp->cpu_quota_usec);
+	st->cpu_period_usec = READ_ONCE(tg_cfg.period_ms) * USEC_PER_MSEC;
+	mutex_lock(&tg_mutex);
+	st->last = grp->last_decision;
+	mutex_unlock(&tg_mutex);
 }

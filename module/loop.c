@@ -4,13 +4,14 @@
  *
  * One delayed work item on the unbound workqueue, re-armed every period
  * (tgroup.config period_ms) while the filesystem is mounted: off every hot
- * path. Each period, under tg_mutex:
- *   1. latency sources -> core detector (tg_det, tgroup.interference);
- *   2. per group: counter sources -> core estimator -> accounting
- *      (tgroup.bandwidth, tgroup.stat), CPU time of the period;
+ * path. Each period, under tg_mutex, with every source and actuator taken
+ * from the registry (registry.c, in its order):
+ *   1. sources' latency -> core detector (tg_det, tgroup.interference);
+ *   2. sources' period hooks, then per group: sources' counters -> core
+ *      estimator -> accounting (tgroup.bandwidth, tgroup.stat), and the
+ *      group's CPU time of the period (actuators/cpu.c meters it);
  *   3. core regulator over all groups (one slot each);
- *   4. actuators: CPU quota (act_cpu.c), MBA level (published in
- *      tgroup.stat; the emulated platform applies it under inject=1).
+ *   4. actuators: every group's CPU quota and MBA level.
  * While some group has a CPU quota, an hrtimer at period / TG_ENFORCE_SLICES
  * queues the enforcer, which throttles groups that have used their CPU
  * allowance before the period ends and parks members that run in a
@@ -29,7 +30,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 #define TG_ENFORCE_SLICES	8
 #define TG_EWMA_DIV		8
@@ -50,7 +51,8 @@ static struct tg_regulator tg_reg;
 static ktime_t tg_last_period;		/* start of the current period */
 static struct tg_reg_group *tg_slots;	/* max_groups, under tg_mutex */
 static unsigned int tg_quota_groups;	/* groups under a CPU quota */
-static struct tg_group **tg_apply_grp;	/* MBA levels to apply, by group */
+static struct tg_group **tg_apply_grp;	/* the period's decisions, by group */
+static u64 *tg_apply_quota;
 static u32 *tg_apply_mba;
 static unsigned long *tg_slot_map;
 static u32 tg_slots_hi;			/* highest slot in use + 1 */
@@ -166,17 +168,15 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 {
 	struct tg_reg_group *s = &tg_slots[grp->slot];
 	struct tg_counters c = { .present = 0 };
+	struct tg_source_ops *src;
 	struct tg_estimate e;
+	unsigned int i;
 	u64 usage;
 	int k;
 
-	if (tg_inject_enabled)
-		tg_inject_take(grp, &c);
-	tg_perf_take(grp, &c);
-	tg_rdt_take(grp, &c);
-	tg_sample_take(grp, &c);
-	tg_vfs_take(grp, &c);
-	tg_pmdk_take(grp, &c);
+	for (i = 0; (src = tg_source(i)); i++)	/* each fills its own fields */
+		if (src->take)
+			src->take(grp, &c);
 	tg_estimate(&c, &e);
 	tg_account_update(&grp->acct, &e, elapsed_us);
 	usage = div_u64(tg_cpu_collect(grp) * period_us, elapsed_us);
@@ -212,10 +212,16 @@ static void tg_enforce_arm(unsigned int limited)
 
 static void tg_period_fn(struct work_struct *work)
 {
+	struct tg_actuation act = {
+		.grp = tg_apply_grp, .quota_us = tg_apply_quota, .mba = tg_apply_mba,
+	};
 	struct tg_latency_in lat = { .present = 0 };
+	struct tg_source_ops *src;
+	struct tg_actuator_ops *a;
 	struct tg_detector_cfg dc;
 	struct tg_reg_cfg rc;
 	struct tg_group *grp;
+	unsigned int i;
 	u32 period_us, elapsed_us, n = 0, limited = 0;
 	ktime_t now = ktime_get(), t0;
 
@@ -223,7 +229,7 @@ static void tg_period_fn(struct work_struct *work)
 	period_us = tg_cfg.period_ms * USEC_PER_MSEC;
 	/*
 	 * delayed work runs on jiffies: use the real length of the period
-	 * (bounded, so quota x elapsed cannot overflow in act_cpu.c)
+	 * (bounded, so quota x elapsed cannot overflow in actuators/cpu.c)
 	 */
 	elapsed_us = clamp_t(u64, ktime_us_delta(now, tg_last_period),
 			     period_us / 2, 4 * period_us);
@@ -232,17 +238,15 @@ static void tg_period_fn(struct work_struct *work)
 	tg_reg_cfg_from(&rc, &tg_cfg);
 	tg_det_cfg_from(&dc, &tg_cfg);
 
-	tg_uncore_take_latency(&lat);
-	tg_probe_take_latency(&lat);
-	if (tg_inject_enabled)
-		tg_inject_take_latency(&lat);	/* the VM's stand-in wins */
+	for (i = 0; (src = tg_source(i)); i++)	/* inject last: it stands in */
+		if (src->take_latency)
+			src->take_latency(&lat);
 	tg_detect(&tg_det, &dc, &lat);
 
 	WRITE_ONCE(tg_root_group.nr_periods, tg_root_group.nr_periods + 1);
-	tg_perf_period();
-	tg_rdt_period();
-	tg_sample_period();
-	tg_pmdk_period();
+	for (i = 0; (src = tg_source(i)); i++)	/* before any take */
+		if (src->period)
+			src->period();
 	list_for_each_entry(grp, &tg_groups, node)
 		tg_measure(grp, period_us, elapsed_us);
 
@@ -250,19 +254,23 @@ static void tg_period_fn(struct work_struct *work)
 
 	list_for_each_entry(grp, &tg_groups, node) {
 		const struct tg_reg_group *s = &tg_slots[grp->slot];
-
 		u64 quota = s->out.quota_us;
 
 		/* a pin overrides the regulator, but never for high priority */
 		if (grp->cpu_pin_us && rc.enabled && grp->priority != TG_PRIO_HIGH)
 			quota = grp->cpu_pin_us;
-		tg_cpu_apply(grp, quota, period_us, elapsed_us);
 		limited += quota != TG_QUOTA_UNLIMITED;
 		tg_apply_grp[n] = grp;
+		tg_apply_quota[n] = quota;
 		tg_apply_mba[n++] = s->out.mba;
 		grp->last_decision = s->last;	/* readers take tg_mutex */
 	}
-	tg_mba_apply(tg_apply_grp, tg_apply_mba, n);
+	act.nr = n;
+	act.period_us = period_us;
+	act.elapsed_us = elapsed_us;
+	for (i = 0; (a = tg_actuator(i)); i++)
+		if (a->apply)
+			a->apply(&act);
 	tg_enforce_arm(limited);
 	t0 = ktime_sub(ktime_get(), t0);
 	WRITE_ONCE(tg_period_last_ns, t0);
@@ -312,7 +320,6 @@ void tg_loop_start(void)
 		mutex_lock(&tg_mutex);
 		tg_detector_init(&tg_det);
 		tg_regulator_init(&tg_reg);
-		tg_pmdk_rebase();
 		tg_last_period = ktime_get();
 		mutex_unlock(&tg_mutex);
 		WRITE_ONCE(tg_period_last_ns, 0);
@@ -380,11 +387,16 @@ int tg_loop_init(void)
 	tg_apply_grp = kvcalloc(tg_max_groups, sizeof(*tg_apply_grp), GFP_KERNEL);
 	if (!tg_apply_grp)
 		goto err_map;
+	tg_apply_quota = kvcalloc(tg_max_groups, sizeof(*tg_apply_quota), GFP_KERNEL);
+	if (!tg_apply_quota)
+		goto err_grp;
 	tg_apply_mba = kvcalloc(tg_max_groups, sizeof(*tg_apply_mba), GFP_KERNEL);
 	if (!tg_apply_mba)
-		goto err_grp;
+		goto err_quota;
 	return 0;
 
+err_quota:
+	kvfree(tg_apply_quota);
 err_grp:
 	kvfree(tg_apply_grp);
 err_map:
@@ -402,6 +414,7 @@ err_slots:
 void tg_loop_exit(void)
 {
 	kvfree(tg_apply_mba);
+	kvfree(tg_apply_quota);
 	kvfree(tg_apply_grp);
 	bitmap_free(tg_slot_map);
 	kvfree(tg_slots);

@@ -36,7 +36,7 @@
  *
  * An exited member is not freed at once: it waits on its group's exiting
  * list until its task has switched out for the last time, so the CPU time
- * it ran after the hook is still charged (act_cpu.c).
+ * it ran after the hook is still charged (actuators/cpu.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -51,7 +51,7 @@
 #include <linux/sort.h>
 #include <linux/tracepoint.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 /* Passes of a process move before it gives up (threads keep appearing). */
 #define TG_MOVE_PASSES		16
@@ -189,9 +189,13 @@ void tg_member_put(struct tg_member *m)
 static void tg_member_unlink(struct tg_member *m)
 {
 	struct tg_group *grp = m->grp;
+	struct tg_source_ops *src;
+	unsigned int i;
 
 	lockdep_assert_held(&grp->lock);
-	tg_perf_member_gone(m);		/* its counters go to the loop */
+	for (i = 0; (src = tg_source(i)); i++)	/* perf: its counters to the loop */
+		if (src->member_gone)
+			src->member_gone(m);
 	rhashtable_remove_fast(&tg_members, &m->hnode, tg_member_params);
 	list_del(&m->gnode);
 	grp->nr_tasks--;
@@ -538,6 +542,17 @@ static int tg_move_task(struct tg_group *dst, struct task_struct *task,
 	return ret;
 }
 
+/* After a move: the sources that follow tasks (pmdk's slots) catch up. */
+static void tg_sources_moved(struct task_struct *task, bool threadgroup)
+{
+	struct tg_source_ops *src;
+	unsigned int i;
+
+	for (i = 0; (src = tg_source(i)); i++)
+		if (src->task_moved)
+			src->task_moved(task, threadgroup);
+}
+
 /**
  * tg_move_pid() - the write side of cgroup.procs and tasks
  * @dst:         destination group (the root group moves tasks out)
@@ -578,7 +593,7 @@ int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
 	} else {
 		ret = tg_move_task(dst, task, threadgroup, msg);
 		if (!ret)
-			tg_pmdk_moved(task, threadgroup);
+			tg_sources_moved(task, threadgroup);
 	}
 	put_task_struct(task);
 	return ret;

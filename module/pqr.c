@@ -37,7 +37,7 @@
 #include <linux/tracepoint.h>
 #include <asm/msr.h>
 
-#include "tgroup.h"
+#include "tg_internal.h"
 
 static DEFINE_MUTEX(tg_pqr_lock);
 static unsigned int tg_pqr_users;

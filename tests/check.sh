@@ -27,6 +27,11 @@ else
 	tail -20 "$log"; ko module_build_w1 "build failed"
 fi
 
+# 1a. The layout (docs/module.md): cgroup-ui/ -> module/ one way, through
+#     tgroup.h; plug-ins independent; only registry.c names them. Read from
+#     the objects step 1 made.
+if out=$(tests/layout.sh 2>&1); then ok module_layout; else echo "$out"; ko module_layout "see above"; fi
+
 # 1b. The other supported kernel: Debian's 6.12 cloud headers (bookworm-
 #     backports, `make deps-612`), built in a copy so objects never mix.
 h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | tail -n1)

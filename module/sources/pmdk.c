@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_pmdk.c - the pmdk signal source: bytes that processes store into
+ * pmdk.c - the pmdk signal source: bytes that processes store into
  * mapped persistent memory through libpmem (no system call, so neither the
  * vfs source nor the scheduler sees them), as counted by libtgpmem.so in a
  * page shared with the module (pmdk-hooks/tgpmem_abi.h).
@@ -18,7 +18,7 @@
  *
  * A slot charges the group its thread is in (slot 0: the process leader's):
  * set when the slot is claimed, and when the thread is moved
- * (tg_pmdk_moved(), which first charges what the slot gained to the group
+ * (tg_pmdk_task_moved(), which first charges what the slot gained to the group
  * it leaves). Each period the loop reads every claimed slot
  * (tg_pmdk_period()) and charges the increase; a slot whose thread has
  * exited is read a last time and freed. Closing the page
@@ -41,7 +41,7 @@
 #include <linux/slab.h>
 #include <linux/version.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 #include "tgpmem_abi.h"
 
 static unsigned int tg_pmdk_max_procs = 1024;
@@ -80,6 +80,16 @@ static unsigned int tg_pmdk_slots;	/* thread slots claimed */
 static u64 tg_pmdk_rejected;
 static bool tg_pmdk_registered;
 static int tg_pmdk_err;
+
+/* A group's bytes reported since the last period (its slot). */
+struct tg_pmdk_grp {
+	atomic64_t	bytes;
+};
+
+static struct tg_pmdk_grp *tg_pmdk_of(struct tg_group *grp)
+{
+	return tg_grp_slot(grp, &tg_src_pmdk.p);
+}
 
 /* s->grp = grp, taking over a reference the caller holds on grp */
 static void tg_pslot_set_grp(struct tg_pslot *s, struct tg_group *grp)
@@ -138,7 +148,7 @@ static void tg_pslot_charge(struct tg_pproc *p, unsigned int i)
 		return;
 	}
 	if (v > s->seen && s->grp && !tg_is_root(s->grp) && !READ_ONCE(s->grp->dead))
-		atomic64_add(v - s->seen, &s->grp->pmdk_bytes);
+		atomic64_add(v - s->seen, &tg_pmdk_of(s->grp)->bytes);
 	s->seen = v;
 }
 
@@ -186,19 +196,13 @@ static bool tg_pslot_of(const struct tg_pproc *p, unsigned int i,
 	return p->slot[i].pid == task_pid(task);
 }
 
-/**
- * tg_pmdk_moved() - a task (or its whole process) changed group
- * @task:        the task moved
- * @threadgroup: every thread of its process was moved
- *
- * The moved threads' slots are charged what they gained so far - to the
- * group they were in - and follow their threads from now on. Called after
- * the move is committed: of two racing moves, the last call sees the final
- * group.
- *
- * Context: process context, no tgroup lock held.
+/*
+ * A task (or its whole process) changed group: the moved threads' slots are
+ * charged what they gained so far - to the group they were in - and follow
+ * their threads from now on. Called after the move is committed: of two
+ * racing moves, the last call sees the final group. No tgroup lock held.
  */
-void tg_pmdk_moved(struct task_struct *task, bool threadgroup)
+static void tg_pmdk_task_moved(struct task_struct *task, bool threadgroup)
 {
 	struct mm_struct *mm = READ_ONCE(task->mm);	/* compared, not used */
 	struct task_struct *t;
@@ -226,12 +230,8 @@ void tg_pmdk_moved(struct task_struct *task, bool threadgroup)
 	mutex_unlock(&tg_pmdk_lock);
 }
 
-/**
- * tg_pmdk_period() - charge every page's new bytes to the groups
- *
- * Context: the regulation loop, tg_mutex held.
- */
-void tg_pmdk_period(void)
+/* Charge every page's new bytes to the groups (tg_mutex held). */
+static void tg_pmdk_period(void)
 {
 	struct tg_pproc *p;
 
@@ -242,18 +242,15 @@ void tg_pmdk_period(void)
 	mutex_unlock(&tg_pmdk_lock);
 }
 
-/**
- * tg_pmdk_rebase() - a new mount: what was counted while unmounted is not
- * charged to anyone, and the old mount's groups are let go
- *
- * Context: tg_mutex held, before the first period of the mount.
+/*
+ * Mount and unmount: the mount's groups are let go, and what is counted
+ * while nothing is mounted is charged to no one. The loop is not running.
  */
-void tg_pmdk_rebase(void)
+static void tg_pmdk_rebase(void)
 {
 	struct tg_pproc *p;
 	unsigned int i;
 
-	lockdep_assert_held(&tg_mutex);
 	mutex_lock(&tg_pmdk_lock);
 	list_for_each_entry(p, &tg_pprocs, node) {
 		for_each_set_bit(i, &p->used, TGPMEM_NR_SLOTS) {
@@ -264,27 +261,15 @@ void tg_pmdk_rebase(void)
 	mutex_unlock(&tg_pmdk_lock);
 }
 
-/**
- * tg_pmdk_take() - a group's PMDK bytes since the last period
- * @grp: group
- * @c:   the period's counters: pmdk_nvm_write_bytes, TG_IN_PMDK
- *
- * Context: the regulation loop, after tg_pmdk_period().
- */
-void tg_pmdk_take(struct tg_group *grp, struct tg_counters *c)
+/* A group's PMDK bytes since the last period (after the period hook). */
+static void tg_pmdk_take(struct tg_group *grp, struct tg_counters *c)
 {
-	if (!tg_pmdk_registered)
-		return;
-	c->present |= TG_IN_PMDK;
-	c->pmdk_nvm_write_bytes = atomic64_xchg(&grp->pmdk_bytes, 0);
+	if (tg_pmdk_registered)
+		tg_take_count(c, TG_IN_PMDK, &c->pmdk_nvm_write_bytes,
+			      &tg_pmdk_of(grp)->bytes);
 }
 
-/**
- * tg_pmdk_state() - "active: ..." or why the source is unavailable
- * @buf:  output
- * @size: its size
- */
-void tg_pmdk_state(char *buf, size_t size)
+static void tg_pmdk_state(char *buf, size_t size)
 {
 	if (!tg_pmdk_registered) {
 		if (!tg_pmdk_max_procs)
@@ -476,28 +461,32 @@ static struct miscdevice tg_pmdk_dev = {
 	.mode	= 0666,
 };
 
-/**
- * tg_pmdk_init() - create /dev/tgroup_pmem
- *
- * Context: module init. A failure leaves the source unavailable (reason in
+/*
+ * Load, not mount: create /dev/tgroup_pmem. Processes open their page when
+ * they start, mounted or not, and keep it: a mount later charges their
+ * stores from then on. A failure leaves the source unavailable (reason in
  * tgroup.config); not an error for the module.
  */
-void tg_pmdk_init(void)
+static int tg_pmdk_init(void)
 {
 	if (!tg_pmdk_max_procs)
-		return;
+		return 0;
 	tg_pmdk_err = misc_register(&tg_pmdk_dev);
 	tg_pmdk_registered = !tg_pmdk_err;
+	return 0;
 }
 
-/**
- * tg_pmdk_exit() - remove the device (no page is open: each pins the module)
- *
- * Context: module exit.
- */
-void tg_pmdk_exit(void)
+/* Unload: remove the device (no page is open: each pins the module). */
+static void tg_pmdk_exit(void)
 {
 	if (tg_pmdk_registered)
 		misc_deregister(&tg_pmdk_dev);
 	tg_pmdk_registered = false;
 }
+
+struct tg_source_ops tg_src_pmdk = {
+	.p = { .name = "pmdk", .slot_size = sizeof(struct tg_pmdk_grp), .init = tg_pmdk_init,
+	       .exit = tg_pmdk_exit, .start = tg_pmdk_rebase, .stop = tg_pmdk_rebase,
+	       .state = tg_pmdk_state },
+	.period = tg_pmdk_period, .take = tg_pmdk_take, .task_moved = tg_pmdk_task_moved,
+};

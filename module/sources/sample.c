@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_sample.c - the store-sampling signal source: precise store samples
+ * sample.c - the store-sampling signal source: precise store samples
  * with their data address, classified by the NUMA node of the page - a
  * node with CPUs is DRAM, a memory-only node the slow tier (how CXL memory
  * appears). The estimator uses the ratio to split the group's write
@@ -44,12 +44,22 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 static struct perf_event **tg_smp_ev;
 static unsigned int tg_smp_nr;
 static u64 tg_smp_cfg[3];		/* type, config, period in use */
 static int tg_smp_err;
+
+/* A group's samples since the last period, [0] DRAM [1] slow tier. */
+struct tg_sample_grp {
+	atomic64_t	n[2];
+};
+
+static struct tg_sample_grp *tg_sample_of(struct tg_group *grp)
+{
+	return tg_grp_slot(grp, &tg_src_sample.p);
+}
 
 /* The NUMA node of the page at a user address, or NUMA_NO_NODE (NMI-safe). */
 static int tg_sample_node(unsigned long addr)
@@ -82,7 +92,7 @@ static void tg_on_store_sample(struct perf_event *ev,
 	if (m) {
 		nid = tg_sample_node(data->addr);
 		if (nid != NUMA_NO_NODE)
-			atomic64_inc(&READ_ONCE(m->grp)->store_samples[!node_state(nid, N_CPU)]);
+			atomic64_inc(&tg_sample_of(READ_ONCE(m->grp))->n[!node_state(nid, N_CPU)]);
 	}
 	rcu_read_unlock();
 }
@@ -129,12 +139,8 @@ static int tg_sample_create(void)
 	return 0;
 }
 
-/**
- * tg_sample_period() - follow the configuration (once per period)
- *
- * Context: the regulation loop (tg_mutex held); sleeps.
- */
-void tg_sample_period(void)
+/* Follow the configuration, once per period; sleeps. */
+static void tg_sample_period(void)
 {
 	u64 want[3] = { tg_cfg.store_type, tg_cfg.store_config, tg_cfg.store_period };
 
@@ -151,28 +157,18 @@ void tg_sample_period(void)
 	}
 }
 
-/**
- * tg_sample_take() - a group's store samples by tier since the last period
- * @grp: group
- * @c:   the period's counters: dram/nvm_store_samples, TG_IN_SAMPLES
- *
- * Context: the regulation loop.
- */
-void tg_sample_take(struct tg_group *grp, struct tg_counters *c)
+/* A group's store samples by tier since the last period. */
+static void tg_sample_take(struct tg_group *grp, struct tg_counters *c)
 {
+	struct tg_sample_grp *sg = tg_sample_of(grp);
+
 	if (!tg_smp_ev)
 		return;
-	c->present |= TG_IN_SAMPLES;
-	c->dram_store_samples += atomic64_xchg(&grp->store_samples[0], 0);
-	c->nvm_store_samples += atomic64_xchg(&grp->store_samples[1], 0);
+	tg_take_count(c, TG_IN_SAMPLES, &c->dram_store_samples, &sg->n[0]);
+	tg_take_count(c, TG_IN_SAMPLES, &c->nvm_store_samples, &sg->n[1]);
 }
 
-/**
- * tg_sample_state() - for tgroup.config
- * @buf:  output
- * @size: its size
- */
-void tg_sample_state(char *buf, size_t size)
+static void tg_sample_state(char *buf, size_t size)
 {
 	if (!tg_cfg.store_config)
 		scnprintf(buf, size, "%s",
@@ -186,14 +182,16 @@ void tg_sample_state(char *buf, size_t size)
 		scnprintf(buf, size, "%s", "configured (starts next period)");
 }
 
-/**
- * tg_sample_exit() - release the events (unmount; the loop is stopped)
- *
- * Context: process context.
- */
-void tg_sample_exit(void)
+/* Unmount (the loop is stopped): release the events. */
+static void tg_sample_stop(void)
 {
 	tg_sample_release();
 	memset(tg_smp_cfg, 0, sizeof(tg_smp_cfg));
 	tg_smp_err = 0;
 }
+
+struct tg_source_ops tg_src_sample = {
+	.p = { .name = "store_sampling", .slot_size = sizeof(struct tg_sample_grp),
+	       .stop = tg_sample_stop, .state = tg_sample_state },
+	.period = tg_sample_period, .take = tg_sample_take,
+};

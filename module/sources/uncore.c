@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_uncore.c - the uncore signal source: per-socket memory-controller
+ * uncore.c - the uncore signal source: per-socket memory-controller
  * read-queue occupancy and inserts for DRAM (unc_m_rpq_occupancy,
  * unc_m_rpq_inserts) and NVM (unc_m_pmm_rpq_occupancy.all,
  * unc_m_pmm_rpq_inserts), summed over sockets each period; the detector
@@ -17,7 +17,7 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 #define TG_UNCORE_EVENTS	4
 
@@ -99,13 +99,12 @@ static int tg_uncore_create(void)
 	return 0;
 }
 
-/**
- * tg_uncore_take_latency() - the period's RPQ deltas, summed over sockets
- * @in: latency inputs: uncore fields set when the source is active
- *
- * Context: the regulation loop (tg_mutex held); sleeps.
+/*
+ * The period's RPQ deltas, summed over sockets (the uncore fields of @in).
+ * The counters follow tgroup.config: created, or re-created, at the first
+ * period after it names them. Sleeps.
  */
-void tg_uncore_take_latency(struct tg_latency_in *in)
+static void tg_uncore_take_latency(struct tg_latency_in *in)
 {
 	u64 sum[TG_UNCORE_EVENTS] = { 0 };
 	unsigned int s;
@@ -141,12 +140,7 @@ void tg_uncore_take_latency(struct tg_latency_in *in)
 	in->uncore_khz = tg_cfg.uncore_khz;
 }
 
-/**
- * tg_uncore_state() - for tgroup.config
- * @buf:  output
- * @size: its size
- */
-void tg_uncore_state(char *buf, size_t size)
+static void tg_uncore_state(char *buf, size_t size)
 {
 	if (!tg_uncore_configured())
 		scnprintf(buf, size, "%s",
@@ -160,15 +154,16 @@ void tg_uncore_state(char *buf, size_t size)
 		scnprintf(buf, size, "%s", "configured (starts next period)");
 }
 
-/**
- * tg_uncore_exit() - release the counters (unmount; the loop is stopped)
- *
- * Context: process context.
- */
-void tg_uncore_exit(void)
+/* Unmount (the loop is stopped): release the counters. */
+static void tg_uncore_stop(void)
 {
 	tg_uncore_release();
 	tg_unc_type = 0;
 	memset(tg_unc_cfg, 0, sizeof(tg_unc_cfg));
 	tg_unc_err = 0;
 }
+
+struct tg_source_ops tg_src_uncore = {
+	.p = { .name = "uncore", .stop = tg_uncore_stop, .state = tg_uncore_state },
+	.take_latency = tg_uncore_take_latency,
+};

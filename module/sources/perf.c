@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_perf.c - the perf signal source: per-task kernel counters for the two
+ * perf.c - the perf signal source: per-task kernel counters for the two
  * core OCR read events (ocr.all_data_rd.l3_miss_local_dram.any_snoop and
  * ocr.all_data_rd.pmm_hit_local_pmm.any_snoop), whose raw encodings
  * tgctl setup resolves with libpfm4 and writes into tgroup.config
@@ -28,7 +28,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 #define TG_PERF_CREATE_MAX	32	/* new pairs per period */
 
@@ -69,13 +69,8 @@ static void tg_pcount_free(struct tg_pcount *pc)
 	kfree(pc);
 }
 
-/**
- * tg_perf_member_gone() - a member leaves: its counters go to the loop
- * @m: the member being detached
- *
- * Context: m->grp->lock held (any context: lock-free list).
- */
-void tg_perf_member_gone(struct tg_member *m)
+/* A member leaves: its counters go to the loop (lock-free list). */
+static void tg_perf_member_gone(struct tg_member *m)
 {
 	lockdep_assert_held(&m->grp->lock);
 	if (m->pc) {
@@ -248,14 +243,8 @@ static void tg_perf_request(struct task_struct **need, size_t nr_need)
 		queue_work(system_unbound_wq, &tg_perf_create_work);
 }
 
-/**
- * tg_perf_take() - a group's OCR line counts since the last period
- * @grp: group
- * @c:   the period's counters: dram/nvm_read_lines added, TG_IN_OCR set
- *
- * Context: the regulation loop (tg_mutex held); sleeps.
- */
-void tg_perf_take(struct tg_group *grp, struct tg_counters *c)
+/* A group's OCR line counts since the last period; sleeps. */
+static void tg_perf_take(struct tg_group *grp, struct tg_counters *c)
 {
 	struct task_struct *need[TG_PERF_CREATE_MAX];
 	size_t n, i, nr_need = 0;
@@ -294,13 +283,8 @@ void tg_perf_take(struct tg_group *grp, struct tg_counters *c)
 	c->nvm_read_lines += sum[1];
 }
 
-/**
- * tg_perf_period() - once per period, before any group: release what left,
- *                    follow encoding changes
- *
- * Context: the regulation loop (tg_mutex held).
- */
-void tg_perf_period(void)
+/* Once per period, before any group: release what left, follow encodings. */
+static void tg_perf_period(void)
 {
 	lockdep_assert_held(&tg_mutex);
 	tg_perf_release_dead();
@@ -315,12 +299,7 @@ void tg_perf_period(void)
 	}
 }
 
-/**
- * tg_perf_state() - for tgroup.config
- * @buf:  output
- * @size: its size
- */
-void tg_perf_state(char *buf, size_t size)
+static void tg_perf_state(char *buf, size_t size)
 {
 	if (!tg_cfg.ocr_config[0] || !tg_cfg.ocr_config[1])
 		scnprintf(buf, size, "%s",
@@ -332,12 +311,8 @@ void tg_perf_state(char *buf, size_t size)
 		scnprintf(buf, size, "active");
 }
 
-/**
- * tg_perf_exit() - release every pair (unmount: members are gone already)
- *
- * Context: process context, no tgroup lock held; the loop is stopped.
- */
-void tg_perf_exit(void)
+/* Unmount (members are gone already, the loop is stopped): every pair. */
+static void tg_perf_stop(void)
 {
 	unsigned int i;
 
@@ -352,3 +327,8 @@ void tg_perf_exit(void)
 	tg_perf_scratch = NULL;
 	tg_perf_scratch_len = 0;
 }
+
+struct tg_source_ops tg_src_perf = {
+	.p = { .name = "perf", .stop = tg_perf_stop, .state = tg_perf_state },
+	.period = tg_perf_period, .take = tg_perf_take, .member_gone = tg_perf_member_gone,
+};

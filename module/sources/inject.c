@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_inject.c - the inject signal source: counter deltas written by the
+ * inject.c - the inject signal source: counter deltas written by the
  * emulated platform or by tests to /sys/kernel/debug/tgroup/inject (module
  * parameter inject=1). The only hardware-counter source inside the QEMU
  * guest; never enabled on real hardware unless asked for.
@@ -18,12 +18,24 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 #define TG_INJECT_WRITE_MAX	16384
 #define TG_INJECT_LINES_MAX	256
 
 static struct dentry *tg_debugfs_dir;
+
+/* A group's deltas waiting for the next period (its slot). */
+struct tg_inject_grp {
+	spinlock_t		lock;		/* the writer against the loop */
+	struct tg_counters	c;
+	u64			read_rem[2];	/* bytes short of a line */
+};
+
+static struct tg_inject_grp *tg_inj_of(struct tg_group *grp)
+{
+	return tg_grp_slot(grp, &tg_src_inject.p);
+}
 
 /* a parsed line and, for group lines, its group */
 struct tg_inject_line {
@@ -47,17 +59,18 @@ static struct tg_group *tg_group_by_name(const char *name, size_t len)
 
 static void tg_inject_group(struct tg_group *grp, const struct tg_inject *in)
 {
-	struct tg_counters *c = &grp->inj;
+	struct tg_inject_grp *ig = tg_inj_of(grp);
+	struct tg_counters *c = &ig->c;
 	u32 has = in->present;
 
-	spin_lock(&grp->inj_lock);
+	spin_lock(&ig->lock);
 	if (has & (BIT(TG_INJ_DRAM_READ) | BIT(TG_INJ_NVM_READ))) {
 		c->present |= TG_IN_OCR;
 		/* bytes in, lines out: keep what is short of a line */
-		grp->inj_read_rem[0] = tg_sat_add(grp->inj_read_rem[0],
-						  in->v[TG_INJ_DRAM_READ]);
-		grp->inj_read_rem[1] = tg_sat_add(grp->inj_read_rem[1],
-						  in->v[TG_INJ_NVM_READ]);
+		ig->read_rem[0] = tg_sat_add(ig->read_rem[0],
+					     in->v[TG_INJ_DRAM_READ]);
+		ig->read_rem[1] = tg_sat_add(ig->read_rem[1],
+					     in->v[TG_INJ_NVM_READ]);
 	}
 	if (has & BIT(TG_INJ_MBM)) {
 		c->present |= TG_IN_MBM;
@@ -70,7 +83,7 @@ static void tg_inject_group(struct tg_group *grp, const struct tg_inject *in)
 		c->nvm_store_samples = tg_sat_add(c->nvm_store_samples,
 						  in->v[TG_INJ_NVM_SAMPLES]);
 	}
-	spin_unlock(&grp->inj_lock);
+	spin_unlock(&ig->lock);
 }
 
 static void tg_inject_latency(const struct tg_inject *in)
@@ -182,39 +195,47 @@ static const struct file_operations tg_inject_fops = {
 	.llseek	= noop_llseek,
 };
 
-/**
- * tg_inject_take() - move a group's injected deltas into a period's counters
- * @grp: group
- * @c:   counters of the period (zeroed by the caller)
- *
- * Context: the regulation loop.
+/*
+ * A group's injected deltas, for the period. Inject runs last
+ * (registry.c): in the guest it stands in for the hardware, so the kinds it
+ * was given replace what a hardware source measured.
  */
-void tg_inject_take(struct tg_group *grp, struct tg_counters *c)
+static void tg_inject_take(struct tg_group *grp, struct tg_counters *c)
 {
-	spin_lock(&grp->inj_lock);
-	*c = grp->inj;
-	if (c->present & TG_IN_OCR) {
-		c->dram_read_lines = div_u64(grp->inj_read_rem[0], TG_CACHE_LINE);
-		c->nvm_read_lines = div_u64(grp->inj_read_rem[1], TG_CACHE_LINE);
-		grp->inj_read_rem[0] -= c->dram_read_lines * TG_CACHE_LINE;
-		grp->inj_read_rem[1] -= c->nvm_read_lines * TG_CACHE_LINE;
+	struct tg_inject_grp *ig = tg_inj_of(grp);
+	const struct tg_counters *in = &ig->c;
+
+	if (!tg_inject_enabled)
+		return;
+	spin_lock(&ig->lock);
+	c->present |= in->present;
+	if (in->present & TG_IN_OCR) {
+		c->dram_read_lines = div_u64(ig->read_rem[0], TG_CACHE_LINE);
+		c->nvm_read_lines = div_u64(ig->read_rem[1], TG_CACHE_LINE);
+		ig->read_rem[0] -= c->dram_read_lines * TG_CACHE_LINE;
+		ig->read_rem[1] -= c->nvm_read_lines * TG_CACHE_LINE;
 	}
-	memset(&grp->inj, 0, sizeof(grp->inj));
-	spin_unlock(&grp->inj_lock);
+	if (in->present & TG_IN_MBM)
+		c->mbm_bytes = in->mbm_bytes;
+	if (in->present & TG_IN_SAMPLES) {
+		c->dram_store_samples = in->dram_store_samples;
+		c->nvm_store_samples = in->nvm_store_samples;
+	}
+	memset(&ig->c, 0, sizeof(ig->c));
+	spin_unlock(&ig->lock);
 }
 
-/**
- * tg_inject_take_latency() - the period's injected latency inputs
- * @in: the kinds that were injected (uncore, probe) replace what the
- *      hardware sources measured; uncore deltas are consumed, probe
- *      values persist
- *
- * Context: the regulation loop.
+/*
+ * The period's injected latency inputs: the kinds that were injected
+ * (uncore, probe) replace what the hardware sources measured; uncore
+ * deltas are consumed, probe values persist.
  */
-void tg_inject_take_latency(struct tg_latency_in *in)
+static void tg_inject_take_latency(struct tg_latency_in *in)
 {
 	const struct tg_latency_in *l = &tg_inj_lat;
 
+	if (!tg_inject_enabled)
+		return;
 	spin_lock(&tg_inj_lat_lock);
 	if (l->present & TG_LAT_UNCORE) {
 		in->present |= TG_LAT_UNCORE;
@@ -237,27 +258,38 @@ void tg_inject_take_latency(struct tg_latency_in *in)
 	spin_unlock(&tg_inj_lat_lock);
 }
 
-/**
- * tg_inject_init() - create /sys/kernel/debug/tgroup/inject (inject=1)
- *
- * Context: module init.
- * Return: 0; debugfs failures only leave the source without its file.
+static void tg_inject_group_added(struct tg_group *grp)
+{
+	spin_lock_init(&tg_inj_of(grp)->lock);
+}
+
+static void tg_inject_state(char *buf, size_t size)
+{
+	scnprintf(buf, size, "%s", tg_inject_enabled ? "active" :
+		  "unavailable: module parameter inject=0");
+}
+
+/*
+ * Load, not mount: the file is how tests and the emulated platform reach
+ * the module, and it is the same file for every mount.
  */
-int tg_inject_init(void)
+static int tg_inject_init(void)
 {
 	if (!tg_inject_enabled)
 		return 0;
 	tg_debugfs_dir = debugfs_create_dir("tgroup", NULL);
 	debugfs_create_file("inject", 0200, tg_debugfs_dir, NULL, &tg_inject_fops);
-	return 0;
+	return 0;	/* debugfs failures only leave the source without its file */
 }
 
-/**
- * tg_inject_exit() - remove the debugfs files
- *
- * Context: module exit.
- */
-void tg_inject_exit(void)
+static void tg_inject_exit(void)
 {
 	debugfs_remove(tg_debugfs_dir);
 }
+
+struct tg_source_ops tg_src_inject = {
+	.p = { .name = "inject", .slot_size = sizeof(struct tg_inject_grp), .init = tg_inject_init,
+	       .exit = tg_inject_exit, .group_added = tg_inject_group_added,
+	       .state = tg_inject_state },
+	.take = tg_inject_take, .take_latency = tg_inject_take_latency,
+};

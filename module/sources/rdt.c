@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_rdt.c - the rdt signal source: each group's MBM total (all memory
+ * rdt.c - the rdt signal source: each group's MBM total (all memory
  * traffic of its tasks, as the memory controllers see it) through an RMID.
  *
  * CPUID.(EAX=0FH,ECX=1): EAX[7:0] counter width offset (width = 24 +
@@ -43,7 +43,7 @@
 #include <asm/msr.h>
 #include <asm/processor.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 static bool tg_rdt_hw;
 static bool tg_rdt_started;
@@ -154,12 +154,8 @@ static void tg_rdt_read(const u32 *rmid, u64 *raw, unsigned int n)
 	cpus_read_unlock();
 }
 
-/**
- * tg_rdt_period() - read every group's MBM counters, one IPI per package
- *
- * Context: the regulation loop (tg_mutex held); sleeps.
- */
-void tg_rdt_period(void)
+/* Read every group's MBM counters, one IPI per package; sleeps. */
+static void tg_rdt_period(void)
 {
 	bool exhausted = false;
 	struct tg_group *grp;
@@ -212,15 +208,11 @@ out:
 	kfree(rmid);
 }
 
-/**
- * tg_rdt_take() - a group's MBM total for the period
- * @grp: group
- * @c:   the period's counters: mbm_bytes, TG_IN_MBM (only when every package
- *       gave a delta for the group's own RMID)
- *
- * Context: the regulation loop, after tg_rdt_period().
+/*
+ * A group's MBM total for the period, only when every package gave a delta
+ * for the group's own RMID.
  */
-void tg_rdt_take(struct tg_group *grp, struct tg_counters *c)
+static void tg_rdt_take(struct tg_group *grp, struct tg_counters *c)
 {
 	if (!tg_rdt_started || !grp->rmid || !test_bit(grp->rmid, tg_rdt_valid))
 		return;
@@ -228,13 +220,8 @@ void tg_rdt_take(struct tg_group *grp, struct tg_counters *c)
 	c->mbm_bytes += tg_rdt_bytes[grp->rmid];
 }
 
-/**
- * tg_rdt_group_gone() - give a removed group's RMID back (into limbo)
- * @grp: group being removed
- *
- * Context: tg_mutex held.
- */
-void tg_rdt_group_gone(struct tg_group *grp)
+/* A removed group's RMID goes back (into limbo). */
+static void tg_rdt_group_gone(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
 	if (tg_rdt_started)
@@ -242,12 +229,8 @@ void tg_rdt_group_gone(struct tg_group *grp)
 	WRITE_ONCE(grp->rmid, TG_RMID_NONE);
 }
 
-/**
- * tg_rdt_start() - take RMIDs over at mount
- *
- * Context: process context (mount), no tgroup lock held.
- */
-void tg_rdt_start(void)
+/* Mount: take RMIDs over. */
+static void tg_rdt_start(void)
 {
 	if (!tg_rdt_hw || tg_rdt_started)
 		return;
@@ -279,12 +262,8 @@ void tg_rdt_start(void)
 	tg_rdt_started = true;
 }
 
-/**
- * tg_rdt_stop() - every task back to RMID 0 (unmount; groups are gone)
- *
- * Context: process context, no tgroup lock held.
- */
-void tg_rdt_stop(void)
+/* Unmount (groups are gone): every task back to RMID 0. */
+static void tg_rdt_stop(void)
 {
 	if (!tg_rdt_started)
 		return;
@@ -294,32 +273,26 @@ void tg_rdt_stop(void)
 	tg_rdt_reason = "available (starts at mount)";
 }
 
-/**
- * tg_rdt_state() - for tgroup.config
- *
- * Return: a static string.
- */
-const char *tg_rdt_state(void)
+static void tg_rdt_state(char *buf, size_t size)
 {
-	return tg_rdt_started ? "active" : tg_rdt_reason;
+	scnprintf(buf, size, "%s", tg_rdt_started ? "active" : tg_rdt_reason);
 }
 
-/**
- * tg_rdt_init() - MBM parameters from CPUID
- *
- * Context: module init; no MBM is not an error (tgroup.config says why).
+/*
+ * Load: MBM parameters from CPUID; no MBM is not an error (tgroup.config
+ * says why).
  */
-void tg_rdt_init(void)
+static int tg_rdt_init(void)
 {
 	u32 eax, ebx, ecx, edx;
 
 	if (tg_inject_enabled) {
 		tg_rdt_reason = "unavailable: inject=1 (the VM's counters come from inject)";
-		return;
+		return 0;
 	}
 	if (!boot_cpu_has(X86_FEATURE_CQM_MBM_TOTAL)) {
 		tg_rdt_reason = "unavailable: CPU lacks MBM (CPUID)";
-		return;
+		return 0;
 	}
 	cpuid_count(0xf, 1, &eax, &ebx, &ecx, &edx);
 	tg_rdt_width = TG_MBM_WIDTH_BASE + (eax & 0xff);
@@ -327,8 +300,15 @@ void tg_rdt_init(void)
 	tg_rdt_nr_rmid = ecx + 1;
 	if (tg_rdt_width > 62 || !tg_rdt_scale) {
 		tg_rdt_reason = "unavailable: unexpected MBM counter parameters";
-		return;
+		return 0;
 	}
 	tg_rdt_hw = true;
 	tg_rdt_reason = "available (starts at mount)";
+	return 0;
 }
+
+struct tg_source_ops tg_src_rdt = {
+	.p = { .name = "rdt", .init = tg_rdt_init, .start = tg_rdt_start, .stop = tg_rdt_stop,
+	       .group_gone = tg_rdt_group_gone, .state = tg_rdt_state },
+	.period = tg_rdt_period, .take = tg_rdt_take,
+};

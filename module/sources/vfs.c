@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_vfs.c - the vfs signal source: bytes that group members write
+ * vfs.c - the vfs signal source: bytes that group members write
  * through the VFS to files on DAX (persistent-memory) filesystems.
  *
  * Every write(2), pwrite(2), writev(2), pwritev(2) (and io_uring/aio
@@ -17,13 +17,23 @@
 #include <linux/iomap.h>
 #include <linux/tracepoint.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 #define TG_VFS_WANT	(IOMAP_WRITE | IOMAP_DAX)
 #define TG_VFS_SKIP	(IOMAP_FAULT | IOMAP_ZERO | IOMAP_UNSHARE | IOMAP_REPORT)
 
 static struct tracepoint *tg_iomap_tp;
-static const char *tg_vfs_reason = "not initialised";
+static const char *tg_vfs_reason = "available (starts at mount)";
+
+/* A group's DAX bytes written since the last period (its slot). */
+struct tg_vfs_grp {
+	atomic64_t	bytes;
+};
+
+static struct tg_vfs_grp *tg_vfs_of(struct tg_group *grp)
+{
+	return tg_grp_slot(grp, &tg_src_vfs.p);
+}
 
 static void tg_on_iomap_iter(void *data, struct iomap_iter *iter,
 			     const void *ops, unsigned long caller)
@@ -36,7 +46,7 @@ static void tg_on_iomap_iter(void *data, struct iomap_iter *iter,
 	rcu_read_lock();
 	m = tg_member_find(current);
 	if (m)
-		atomic64_add(iter->processed, &READ_ONCE(m->grp)->vfs_bytes);
+		atomic64_add(iter->processed, &tg_vfs_of(READ_ONCE(m->grp))->bytes);
 	rcu_read_unlock();
 }
 
@@ -46,38 +56,26 @@ static void tg_find_iomap_tp(struct tracepoint *tp, void *priv)
 		tg_iomap_tp = tp;
 }
 
-/**
- * tg_vfs_take() - DAX bytes a group wrote since the last period
- * @grp: group
- * @c:   the period's counters: vfs_nvm_write_bytes, TG_IN_VFS
- *
- * Context: the regulation loop.
- */
-void tg_vfs_take(struct tg_group *grp, struct tg_counters *c)
+/* DAX bytes a group wrote since the last period */
+static void tg_vfs_take(struct tg_group *grp, struct tg_counters *c)
 {
-	if (!tg_iomap_tp)
-		return;
-	c->present |= TG_IN_VFS;
-	c->vfs_nvm_write_bytes = atomic64_xchg(&grp->vfs_bytes, 0);
+	if (tg_iomap_tp)
+		tg_take_count(c, TG_IN_VFS, &c->vfs_nvm_write_bytes,
+			      &tg_vfs_of(grp)->bytes);
 }
 
-/**
- * tg_vfs_state() - "active" or why the source is unavailable
- *
- * Return: a static string.
- */
-const char *tg_vfs_state(void)
+static void tg_vfs_state(char *buf, size_t size)
 {
-	return tg_iomap_tp ? "active" : tg_vfs_reason;
+	scnprintf(buf, size, "%s", tg_iomap_tp ? "active" : tg_vfs_reason);
 }
 
-/**
- * tg_vfs_init() - hook the iomap_iter tracepoint
- *
- * Context: module init. A kernel without it (or without FS_DAX) leaves the
- * source unavailable, with the reason in tgroup.config; not an error.
+/*
+ * Mount: hook the iomap_iter tracepoint. A kernel without it (or without
+ * FS_DAX) leaves the source unavailable, with the reason in tgroup.config;
+ * not an error. Hooked only while mounted: the probe runs at every DAX
+ * write of every task.
  */
-void tg_vfs_init(void)
+static void tg_vfs_start(void)
 {
 	if (!IS_ENABLED(CONFIG_FS_DAX)) {
 		tg_vfs_reason = "unavailable: kernel without FS_DAX";
@@ -94,12 +92,8 @@ void tg_vfs_init(void)
 	}
 }
 
-/**
- * tg_vfs_exit() - unhook
- *
- * Context: module exit.
- */
-void tg_vfs_exit(void)
+/* Unmount: unhook; no probe runs or will run once this returns. */
+static void tg_vfs_stop(void)
 {
 	if (!tg_iomap_tp)
 		return;
@@ -107,3 +101,9 @@ void tg_vfs_exit(void)
 	tracepoint_synchronize_unregister();
 	tg_iomap_tp = NULL;
 }
+
+struct tg_source_ops tg_src_vfs = {
+	.p = { .name = "vfs", .slot_size = sizeof(struct tg_vfs_grp), .start = tg_vfs_start,
+	       .stop = tg_vfs_stop, .state = tg_vfs_state },
+	.take = tg_vfs_take,
+};

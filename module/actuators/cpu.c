@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * act_cpu.c - the CPU quota actuator, enforced by the module itself (a
+ * cpu.c - the CPU quota actuator, enforced by the module itself (a
  * loadable module cannot reach the CFS bandwidth internals).
  *
  * Accounting. Every period the loop sums the group's CPU time: the members'
@@ -45,7 +45,7 @@
 #include <linux/sched/signal.h>
 #include <linux/task_work.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 /* Past overrun taken from later periods: at most this many periods' quota. */
 #define TG_CPU_DEBT_PERIODS	100
@@ -322,7 +322,7 @@ u64 tg_cpu_collect(struct tg_group *grp)
 	return grp->cpu_usage_us;
 }
 
-/**
+/*
  * tg_cpu_apply() - start a period under a quota
  * @grp:        child group whose usage tg_cpu_collect() just measured
  * @quota_us:   CPU time per nominal period over all CPUs, or TG_QUOTA_UNLIMITED
@@ -339,8 +339,8 @@ u64 tg_cpu_collect(struct tg_group *grp)
  *
  * Context: the regulation loop (tg_mutex held); takes grp->lock.
  */
-void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
-		  u32 elapsed_us)
+static void tg_cpu_apply(struct tg_group *grp, u64 quota_us, u32 period_us,
+			 u32 elapsed_us)
 {
 	s64 carry, share, floor;
 	bool was_limited;
@@ -400,13 +400,11 @@ out:
 	spin_unlock(&grp->lock);
 }
 
-/**
- * tg_cpu_release() - lift the quota and let every parked task of a group run
- * @grp: group (rmdir, unmount, priority high, regulator off)
- *
- * Context: process context; takes grp->lock.
+/*
+ * Lift the quota and let every parked task of a group run (rmdir, unmount,
+ * priority high, a limit raised, regulator off); takes grp->lock.
  */
-void tg_cpu_release(struct tg_group *grp)
+static void tg_cpu_release(struct tg_group *grp)
 {
 	spin_lock(&grp->lock);
 	grp->cpu_allow_us = 0;
@@ -414,3 +412,23 @@ void tg_cpu_release(struct tg_group *grp)
 	tg_cpu_unthrottle(grp);
 	spin_unlock(&grp->lock);
 }
+
+/* The period's quotas, group by group. */
+static void tg_cpu_apply_all(const struct tg_actuation *a)
+{
+	u32 i;
+
+	for (i = 0; i < a->nr; i++)
+		tg_cpu_apply(a->grp[i], a->quota_us[i], a->period_us,
+			     a->elapsed_us);
+}
+
+/*
+ * No init/start/stop: nothing to find or hook. The context-switch and
+ * fork/exit paths are membership's (membership.c), and unmount releases
+ * every group before stop() would run.
+ */
+struct tg_actuator_ops tg_act_cpu = {
+	.p = { .name = "cpu" },
+	.apply = tg_cpu_apply_all, .release = tg_cpu_release,
+};

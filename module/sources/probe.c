@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * src_probe.c - the probe signal source: write latency per tier, measured
+ * probe.c - the probe signal source: write latency per tier, measured
  * each period by timing non-temporal stores + sfence to one page on a node
  * with CPUs (DRAM) and one page on a memory-only node (the slow tier: CXL
  * memory, or PMem onlined as system RAM, appears as a CPU-less node).
@@ -15,9 +15,16 @@
 #include <linux/preempt.h>
 #include <linux/topology.h>
 
-#include "tgroup.h"
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "tg_plugin.h"
 
 #define TG_PROBE_LINES	8	/* cache lines written per tier and period */
+
+static bool tg_probe_enabled;
+module_param_named(probe, tg_probe_enabled, bool, 0444);
+MODULE_PARM_DESC(probe, "Enable the probe source: timed writes to a DRAM and a slow-tier page");
 
 static struct page *tg_probe_page[2];	/* [0] DRAM, [1] slow tier */
 static const char *tg_probe_reason = "unavailable: module parameter probe=0";
@@ -41,13 +48,8 @@ static u64 tg_time_nt_lines(void *dst)
 }
 #endif
 
-/**
- * tg_probe_take_latency() - measure both tiers for this period
- * @in: latency inputs; probe fields set when the source is active
- *
- * Context: the regulation loop.
- */
-void tg_probe_take_latency(struct tg_latency_in *in)
+/* Measure both tiers for this period (the probe fields of @in). */
+static void tg_probe_take_latency(struct tg_latency_in *in)
 {
 #ifdef CONFIG_X86_64
 	if (!tg_probe_page[0])
@@ -58,23 +60,17 @@ void tg_probe_take_latency(struct tg_latency_in *in)
 #endif
 }
 
-/**
- * tg_probe_state() - "active" or why the source is unavailable
- *
- * Return: a static string.
- */
-const char *tg_probe_state(void)
+static void tg_probe_state(char *buf, size_t size)
 {
-	return tg_probe_page[0] ? "active" : tg_probe_reason;
+	scnprintf(buf, size, "%s", tg_probe_page[0] ? "active" : tg_probe_reason);
 }
 
-/**
- * tg_probe_init() - find the tiers and allocate one page on each
- *
- * Context: module init. Without a CPU-less node (or off x86-64) the source
- * is unavailable, with the reason in tgroup.config; not an error.
+/*
+ * Mount: find the tiers and allocate one page on each. Without a CPU-less
+ * node (or off x86-64) the source is unavailable, with the reason in
+ * tgroup.config; not an error.
  */
-void tg_probe_init(void)
+static void tg_probe_start(void)
 {
 	int nid, dram = numa_node_id(), slow = NUMA_NO_NODE;
 
@@ -109,12 +105,8 @@ void tg_probe_init(void)
 		page_to_nid(tg_probe_page[0]), page_to_nid(tg_probe_page[1]));
 }
 
-/**
- * tg_probe_exit() - free the probe pages
- *
- * Context: module exit (the loop is stopped).
- */
-void tg_probe_exit(void)
+/* Unmount (the loop is stopped): free the probe pages. */
+static void tg_probe_stop(void)
 {
 	if (!tg_probe_page[0])
 		return;
@@ -123,3 +115,9 @@ void tg_probe_exit(void)
 	tg_probe_page[0] = NULL;
 	tg_probe_page[1] = NULL;
 }
+
+struct tg_source_ops tg_src_probe = {
+	.p = { .name = "probe", .start = tg_probe_start, .stop = tg_probe_stop,
+	       .state = tg_probe_state },
+	.take_latency = tg_probe_take_latency,
+};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * act_mba.c - the MBA actuator.
+ * mba.c - the MBA actuator.
  *
  * Modes:
  *  - publish (inject=1): the level the regulator chose for each group is
@@ -32,7 +32,7 @@
 #include <asm/msr.h>
 #include <asm/processor.h>
 
-#include "tgroup.h"
+#include "tg_plugin.h"
 
 enum tg_mba_mode { TG_MBA_OFF, TG_MBA_PUBLISH, TG_MBA_HW };
 
@@ -58,31 +58,28 @@ static void tg_mba_reset_cpu(void *unused)
 		wrmsrl(tg_mba_msr(&tg_mba, clos), tg_mba_value(&tg_mba, 100));
 }
 
-/**
- * tg_mba_state() - what the MBA actuator does, or why it does not
- *
- * Return: a static string for tgroup.config.
- */
-const char *tg_mba_state(void)
+static void tg_mba_state(char *buf, size_t size)
 {
+	const char *why;
+
 	switch (tg_mba_mode) {
 	case TG_MBA_PUBLISH:
-		return "published: mba_percent in tgroup.stat, applied by the emulated platform";
+		why = "published: mba_percent in tgroup.stat, applied by the emulated platform";
+		break;
 	case TG_MBA_HW:
 		if (tg_mba_started)
-			return "active";
-		return tg_mba_why_not ?: "available (starts at mount)";
+			why = "active";
+		else
+			why = tg_mba_why_not ?: "available (starts at mount)";
+		break;
 	default:
-		return tg_mba_reason;
+		why = tg_mba_reason;
 	}
+	scnprintf(buf, size, "%s", why);
 }
 
-/**
- * tg_mba_start() - take over MBA at mount
- *
- * Context: process context (mount), no tgroup lock held.
- */
-void tg_mba_start(void)
+/* Mount: take over MBA. */
+static void tg_mba_start(void)
 {
 	u32 i;
 
@@ -114,36 +111,27 @@ static void tg_mba_release(void)
 	tg_mba_started = false;
 }
 
-/**
- * tg_mba_stop() - unthrottle every CLOS, every CPU back to CLOS 0
- *
- * Context: process context (unmount, unload), no tgroup lock held.
- */
-void tg_mba_stop(void)
+/* Unmount: every CLOS unthrottled, every CPU back to CLOS 0. */
+static void tg_mba_stop(void)
 {
 	if (!tg_mba_started)
 		return;
 	tg_mba_release();
 }
 
-/**
- * tg_mba_apply() - program the levels the regulator chose
- * @grps:   the groups, in the order of @levels
- * @levels: each group's MBA percent
- * @nr:     number of groups
- *
- * Publishes every level; in hardware mode maps levels to CLOS and writes
- * the MSRs whose value changes on every CPU (MBA MSRs are per package;
- * writing them everywhere is correct and keeps hotplug simple), every MSR
- * after a CPU came online or a suspend. Stands down if resctrl has been
- * mounted since the last period.
- *
- * Context: the regulation loop (tg_mutex held).
+/*
+ * Program the levels the regulator chose. Publishes every level; in
+ * hardware mode maps levels to CLOS and writes the MSRs whose value changes
+ * on every CPU (MBA MSRs are per package; writing them everywhere is correct
+ * and keeps hotplug simple), every MSR after a CPU came online or a
+ * suspend. Stands down if resctrl has been mounted since the last period.
  */
-void tg_mba_apply(struct tg_group **grps, const u32 *levels, u32 nr)
+static void tg_mba_apply(const struct tg_actuation *a)
 {
 	struct tg_msr_write w[ARRAY_SIZE(tg_mba_prog)];
-	u32 clos[64], i, n, cpu, done = 0;
+	struct tg_group **grps = a->grp;
+	const u32 *levels = a->mba;
+	u32 clos[64], i, n, cpu, done = 0, nr = a->nr;
 
 	lockdep_assert_held(&tg_mutex);
 	for (i = 0; i < nr; i++)
@@ -179,41 +167,51 @@ void tg_mba_apply(struct tg_group **grps, const u32 *levels, u32 nr)
 	cpus_read_unlock();
 }
 
-/**
- * tg_mba_init() - choose the mode from inject=1 and CPUID
- *
- * Context: module init. No MBA is not an error: the reason is shown in
- * tgroup.config.
+/*
+ * Load: the mode, from inject=1 and CPUID. No MBA is not an error: the
+ * reason is shown in tgroup.config.
  */
-void tg_mba_init(void)
+static int tg_mba_init(void)
 {
 	u32 eax, ebx, ecx, edx;
 
 	if (tg_inject_enabled) {
 		tg_mba_mode = TG_MBA_PUBLISH;
-		return;
+		return 0;
 	}
 	if (!boot_cpu_has(X86_FEATURE_MBA)) {
 		tg_mba_reason = "unavailable: CPU lacks MBA (CPUID)";
-		return;
+		return 0;
 	}
 	if (boot_cpu_data.x86_vendor == X86_VENDOR_INTEL) {
 		cpuid_count(0x10, 3, &eax, &ebx, &ecx, &edx);
 		if (tg_mba_hw_intel(eax, ecx, edx, &tg_mba)) {
 			tg_mba_reason = "unavailable: non-linear MBA delay scale";
-			return;
+			return 0;
 		}
 	} else if (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
 		   boot_cpu_data.x86_vendor == X86_VENDOR_HYGON) {
 		if (!tg_mba_full_gbps) {
 			tg_mba_reason = "unavailable: AMD MBA needs module parameter mba_full_gbps";
-			return;
+			return 0;
 		}
 		cpuid_count(0x80000020, 1, &eax, &ebx, &ecx, &edx);
 		tg_mba_hw_amd((edx & 0xffff) + 1, tg_mba_full_gbps, &tg_mba);
 	} else {
 		tg_mba_reason = "unavailable: unknown MBA vendor";
-		return;
+		return 0;
 	}
 	tg_mba_mode = TG_MBA_HW;
+	return 0;
 }
+
+/*
+ * No release(): an MBA level holds no task back, and the next period's
+ * apply() sets the level the regulator then chooses (100 % for a group it
+ * no longer throttles).
+ */
+struct tg_actuator_ops tg_act_mba = {
+	.p = { .name = "mba", .init = tg_mba_init, .start = tg_mba_start, .stop = tg_mba_stop,
+	       .state = tg_mba_state },
+	.apply = tg_mba_apply,
+};

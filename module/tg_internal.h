@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tg_internal.h - the engine's object model, shared inside module/ (the
+ * core, sources/ and actuators/); cgroup-ui/ never includes it.
+ *
+ * Object model:
+ *  - struct tg_group: one throttling group. The root group is static and
+ *    holds every task that is not in a child group; child groups are created
+ *    by mkdir and live in tg_groups (creation order, ascending id).
+ *  - struct tg_member: one task in a child group. Tasks in the root group
+ *    have no member record, so the context-switch path can leave early for
+ *    them once it exists.
+ *
+ * Locking (outermost first):
+ *  - tg_mutex: the group list, group settings (priority, limits), config,
+ *    plug-in state reports. Sleeping context only. The CPU enforcer never
+ *    takes it (it walks tg_groups under RCU).
+ *  - tg_move_mutex (membership.c): writers of cgroup.procs and tasks.
+ *  - a plug-in's own locks (e.g. sources/pmdk.c's tg_pmdk_lock), taken
+ *    after tg_mutex.
+ *  - grp->lock, one per group: its member and exiting lists, nr_tasks,
+ *    dead, its members' m->grp and m->gone, and its CPU throttle state
+ *    (cpu_*). Taken from the fork and exit tracepoints, so it is a
+ *    spinlock and nothing allocates under it; two are taken (address
+ *    order) only to move a member between groups. The exit tracepoint
+ *    takes one only for a task that an RCU lookup found in a group.
+ *  - the member index (an rhashtable, its own locks).
+ *  - grp->cpu_wq's own lock (wake-ups, taken under grp->lock).
+ *  Readers of task->group on hot paths use RCU: members and groups are freed
+ *  after a grace period.
+ */
+#ifndef TG_INTERNAL_H
+#define TG_INTERNAL_H
+
+#include <linux/kref.h>
+#include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/rculist.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/wait.h>
+
+#include "tgroup.h"
+
+#define TG_NAME_MAX	64
+
+struct tg_group {
+	struct kref		ref;		/* inodes + registry; not used for root */
+	struct list_head	node;		/* tg_groups, under tg_mutex */
+	struct rcu_head		rcu;
+	u64			id;		/* unique, ascending; root is 0 */
+	bool			dead;		/* removed; under tg_mutex and lock */
+	char			name[TG_NAME_MAX + 1];
+
+	/* settings, under tg_mutex */
+	enum tg_priority	priority;
+	struct tg_limits	limits;
+
+	spinlock_t		lock;		/* membership and throttle, see above */
+
+	/* membership, under lock */
+	struct list_head	members;
+	struct list_head	exiting;	/* exited, CPU time not final yet */
+	unsigned int		nr_tasks;
+
+	/*
+	 * Accounting published to the files (core/ tg_account_update()):
+	 * acct.window_bps is tgroup.bandwidth, acct.total the byte counters
+	 * of tgroup.stat. Written by the regulation loop (one writer), read
+	 * locklessly by the files.
+	 */
+	struct tg_account	acct;
+	u64			nr_periods;
+	u64			nr_throttled;
+	u64			throttled_usec;
+	u32			mba_percent;
+	u64			cpu_quota_usec;	/* TG_QUOTA_MAX: unthrottled */
+
+	/* regulator slot and its last decision, under tg_mutex */
+	int			slot;
+	struct tg_decision	last_decision;
+
+	/*
+	 * PQR_ASSOC of the group's members (pqr.c): read at every context
+	 * switch of a member, so kept here rather than in a plug-in slot;
+	 * written by the two plug-ins that share the MSR (sources/rdt.c,
+	 * actuators/mba.c).
+	 */
+	u32			clos;		/* MBA CLOS (hardware mode) */
+	u32			rmid;		/* MBM RMID, 0 = none (shared) */
+
+	/*
+	 * Each plug-in's own state for this group (its slot: size and
+	 * offset in struct tg_plugin_slot, tg_grp_slot()), allocated with
+	 * the group and zeroed; the plug-in's group_added() initialises it.
+	 */
+	void			*priv;
+
+	/* cpu actuator (module/actuators/cpu.c) */
+	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none; tg_mutex */
+	u64			cpu_usage_us;	/* CPU time of the last period; tg_mutex */
+	/* the throttle, under lock (read locklessly by parked tasks) */
+	s64			cpu_allow_us;	/* CPU time left this period */
+	u64			cpu_gone_ns;	/* of members that left, not yet collected */
+	bool			cpu_throttled;	/* parked tasks wait for false */
+	bool			cpu_between;	/* period measured, next not applied */
+	u32			cpu_gen;	/* +1 at every unthrottle */
+	wait_queue_head_t	cpu_wq;
+
+	/* regulator inputs smoothed over a few periods, loop only */
+	struct tg_bw		bps_avg;
+	u64			usage_avg_us;
+};
+
+/*
+ * A member lives while it is in a group and while a park of its task is
+ * queued or running (ref: one for the group, one per park); it holds a
+ * reference on the group it is in (m->grp), moved along with it. After it leaves
+ * (gone) it is no longer in the hash; an exited member stays on its
+ * group's exiting list until its task's CPU time is final.
+ */
+struct tg_member {
+	struct rhash_head	hnode;		/* the member index (membership.c) */
+	struct list_head	gnode;		/* group->members or ->exiting */
+	struct task_struct	*task;		/* reference held */
+	struct tg_group		*grp;
+	struct rcu_head		rcu;
+	refcount_t		ref;
+	bool			gone;		/* left its group; under grp->lock */
+	unsigned long		park_busy;	/* bit 0: a park is queued or running */
+	struct callback_head	park_cb;	/* actuators/cpu.c */
+	u64			last_runtime;	/* sum_exec_runtime seen, ns */
+	/* the one per-member plug-in state: sources/perf.c's counters */
+	struct tg_pcount	*pc;
+};
+
+/* Global state (module/group.c, engine.c) */
+extern unsigned int tg_max_groups;
+extern struct tg_config tg_cfg;		/* tgroup.config, under tg_mutex */
+extern bool tg_inject_enabled;		/* module parameter inject (engine.c) */
+
+/* module/group.c */
+extern struct list_head tg_groups;
+void tg_group_remove_all(void);
+bool tg_group_tryget(struct tg_group *grp);
+void tg_group_reset_root(void);
+void tg_group_unthrottle(struct tg_group *grp);
+
+/* module/membership.c */
+struct tg_member *tg_member_find(struct task_struct *task);
+struct tg_group *tg_member_lock_group(struct tg_member *m);
+int tg_membership_init(void);
+void tg_membership_exit(void);
+void tg_group_release_members(struct tg_group *grp);
+bool tg_group_drain(struct tg_group *grp);
+struct tg_group *tg_task_group(struct task_struct *task);
+void tg_member_put(struct tg_member *m);
+extern atomic64_t tg_inherit_failures;
+
+/* module/loop.c: the regulation loop */
+int tg_loop_init(void);
+void tg_loop_exit(void);
+void tg_loop_start(void);
+void tg_loop_stop(void);
+void tg_loop_kick(void);
+u64 tg_period_last_us(void);
+u64 tg_period_max_us(void);
+
+/* module/loop.c: a group's regulator slot, while it is listed */
+int tg_slot_alloc(struct tg_group *grp);
+void tg_slot_free(struct tg_group *grp);
+
+/* The detector behind tgroup.interference (written by the loop). */
+extern struct tg_detector tg_det;
+
+/*
+ * module/actuators/cpu.c: besides its ops (tg_plugin.h), the CPU actuator
+ * is the meter of each group's CPU time and the enforcer within a period;
+ * membership tells it about members directly, from under grp->lock.
+ */
+u64 tg_cpu_collect(struct tg_group *grp);
+void tg_cpu_enforce(struct tg_group *grp);
+void tg_cpu_member_joined(struct tg_member *m, bool new_task);
+void tg_cpu_member_left(struct tg_member *m, struct tg_group *from);
+void tg_cpu_member_init(struct tg_member *m);
+void tg_cpu_reap_exiting(struct tg_group *grp, bool all);
+
+/* module/pqr.c: PQR_ASSOC at context switch (shared by rdt and MBA) */
+int tg_pqr_get(void);
+void tg_pqr_put(void);
+bool tg_resctrl_mounted(void);
+#define TG_RESCTRL_STOPPED \
+	"stopped: resctrl was mounted after tgroup (it owns RDT); remount tgroup without resctrl to resume"
+bool tg_pqr_stable(u32 *seen);
+
+#endif /* TG_INTERNAL_H */

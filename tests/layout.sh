@@ -1,0 +1,61 @@
+#!/bin/bash
+# The module's layout holds (docs/module.md "Layout"), checked on the objects
+# the W=1 build just made, so a call is seen whatever header declared it:
+#  - calls between cgroup-ui/ and module/ go one way: no object of module/
+#    (or core/) uses a symbol that cgroup-ui/ defines;
+#  - cgroup-ui/ includes from module/ only tgroup.h;
+#  - plug-ins are independent: no source or actuator uses a symbol another
+#    plug-in defines (they meet only in the core: registry, loop, pqr.c);
+#  - the core names a plug-in only in module/registry.c (its ops table).
+# Prints one line per broken rule; exits non-zero if any.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rc=0
+bad() { echo "layout: $*"; rc=1; }
+
+defs() { nm --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRtdbr]/ { print $3 }' | sort -u; }
+uses() { nm -u "$1" 2>/dev/null | awk '{ print $2 }' | sort -u; }
+
+shopt -s nullglob
+ui_objs=(cgroup-ui/*.o)
+core_objs=(module/*.o core/*.o)
+plug_objs=(module/sources/*.o module/actuators/*.o)
+[ ${#ui_objs[@]} -gt 0 ] && [ ${#plug_objs[@]} -gt 0 ] || { echo "layout: build the module first"; exit 2; }
+
+ui_defs=$(defs "${ui_objs[@]}")
+for o in "${core_objs[@]}" "${plug_objs[@]}"; do
+	for s in $(comm -12 <(uses "$o") <(echo "$ui_defs")); do
+		bad "$o calls $s of cgroup-ui/ (module/ must not call the filesystem)"
+	done
+done
+
+for f in cgroup-ui/*.[ch]; do
+	while read -r h; do
+		case $h in
+		ui.h|tgroup.h|tg_core.h|tg_parse.h) ;;
+		*) bad "$f includes $h (cgroup-ui/ reaches module/ through tgroup.h only)" ;;
+		esac
+	done < <(sed -n 's/^#include "\(.*\)"/\1/p' "$f")
+done
+for f in module/*.[ch] module/*/*.[ch]; do
+	grep -q '^#include "ui.h"' "$f" && bad "$f includes ui.h"
+done
+
+for o in "${plug_objs[@]}"; do
+	mine=$(defs "$o")
+	for p in "${plug_objs[@]}"; do
+		[ "$p" = "$o" ] && continue
+		for s in $(comm -12 <(uses "$o") <(comm -23 <(defs "$p") <(echo "$mine"))); do
+			bad "$o uses $s of $p (plug-ins meet only in the core)"
+		done
+	done
+done
+
+plug_ops=$(for o in "${plug_objs[@]}"; do defs "$o"; done | grep -E '^tg_(src|act)_' | sort -u)
+for o in "${core_objs[@]}"; do
+	[ "$o" = module/registry.o ] && continue
+	for s in $(comm -12 <(uses "$o") <(echo "$plug_ops")); do
+		bad "$o names the plug-in $s (only registry.c does)"
+	done
+done
+exit $rc
