@@ -9,7 +9,7 @@
  *   1. sources' latency -> core detector (tg_det, tgroup.interference);
  *   2. sources' period hooks, then per group: sources' counters -> core
  *      estimator -> accounting (tgroup.bandwidth, tgroup.stat), and the
- *      group's CPU time of the period (actuators/cpu.c meters it);
+ *      group's CPU time of the period (throttle.c meters it);
  *   3. core regulator over all groups (one slot each);
  *   4. actuators: every group's CPU quota and MBA level.
  * While some group has a CPU quota, an hrtimer at period / TG_ENFORCE_SLICES

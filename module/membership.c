@@ -36,7 +36,7 @@
  *
  * An exited member is not freed at once: it waits on its group's exiting
  * list until its task has switched out for the last time, so the CPU time
- * it ran after the hook is still charged (actuators/cpu.c).
+ * it ran after the hook is still charged (throttle.c).
  */
 #include <linux/capability.h>
 #include <linux/cred.h>

@@ -100,7 +100,7 @@ struct tg_group {
 	 */
 	void			*priv;
 
-	/* cpu actuator (module/actuators/cpu.c) */
+	/* the CPU throttle (module/throttle.c, module/actuators/cpu.c) */
 	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none; tg_mutex */
 	u64			cpu_usage_us;	/* CPU time of the last period; tg_mutex */
 	/* the throttle, under lock (read locklessly by parked tasks) */
@@ -132,7 +132,7 @@ struct tg_member {
 	refcount_t		ref;
 	bool			gone;		/* left its group; under grp->lock */
 	unsigned long		park_busy;	/* bit 0: a park is queued or running */
-	struct callback_head	park_cb;	/* actuators/cpu.c */
+	struct callback_head	park_cb;	/* throttle.c */
 	u64			last_runtime;	/* sum_exec_runtime seen, ns */
 	/* the one per-member plug-in state: sources/perf.c's counters */
 	struct tg_pcount	*pc;
@@ -177,13 +177,11 @@ void tg_slot_free(struct tg_group *grp);
 /* The detector behind tgroup.interference (written by the loop). */
 extern struct tg_detector tg_det;
 
-/*
- * module/actuators/cpu.c: besides its ops (tg_plugin.h), the CPU actuator
- * is the meter of each group's CPU time and the enforcer within a period;
- * membership tells it about members directly, from under grp->lock.
- */
+/* module/throttle.c: the CPU throttle (metering, enforcer, parking) */
 u64 tg_cpu_collect(struct tg_group *grp);
 void tg_cpu_enforce(struct tg_group *grp);
+void tg_cpu_throttle(struct tg_group *grp);
+void tg_cpu_unthrottle(struct tg_group *grp);
 void tg_cpu_member_joined(struct tg_member *m, bool new_task);
 void tg_cpu_member_left(struct tg_member *m, struct tg_group *from);
 void tg_cpu_member_init(struct tg_member *m);
