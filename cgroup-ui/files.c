@@ -174,7 +174,7 @@ static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 	char text[TG_CONFIG_TEXT_MAX];
 	struct tg_engine_info info;
 	struct tg_config cfg;
-	char line[160];
+	char line[TG_STATE_LINE_MAX];
 	unsigned int i;
 
 	tg_config_read(&cfg);

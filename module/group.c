@@ -39,7 +39,7 @@ LIST_HEAD(tg_groups);
 static unsigned int tg_nr_groups;
 static u64 tg_next_id = 1;
 
-#define TG_GRP_PRIV_OFF	ALIGN(sizeof(struct tg_group), sizeof(u64))
+#define TG_GRP_PRIV_OFF	ALIGN(sizeof(struct tg_group), TG_SLOT_ALIGN)
 
 static void tg_group_init_settings(struct tg_group *grp)
 {
@@ -401,7 +401,6 @@ void tg_group_bandwidth(struct tg_group *grp, struct tg_bw *bps)
 void tg_group_stat(struct tg_group *grp, struct tg_group_stat *st)
 {
 	tg_read_kinds(&st->total, &grp->acct.total);
-	tg_read_kinds(&st->window_bps, &grp->acct.window_bps);
 	st->nr_periods = READ_ONCE(grp->nr_periods);
 	st->nr_throttled = READ_ONCE(grp->nr_throttled);
 	st->throttled_usec = READ_ONCE(grp->throttled_usec);

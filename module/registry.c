@@ -120,7 +120,7 @@ int tg_plugins_init(void)
 
 	tg_grp_size = 0;
 	for (i = 0; (p = tg_plugin(i)); i++) {
-		p->slot_off = ALIGN(tg_grp_size, sizeof(u64));
+		p->slot_off = ALIGN(tg_grp_size, TG_SLOT_ALIGN);
 		if (p->slot_size)
 			tg_grp_size = p->slot_off + p->slot_size;
 	}

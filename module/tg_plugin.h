@@ -20,7 +20,13 @@
  *    (CPUID), and interfaces user space opens independently of any mount
  *    (sources/pmdk.c's device, sources/inject.c's debugfs file). No hook,
  *    counter or hardware state: those cost while nobody regulates.
- *    init() returning an error fails the module load.
+ *    init() returning an error fails the module load. Such an interface
+ *    exists before the filesystem is registered (cgroup-ui/main.c): if
+ *    that fails (another "tgroup" filesystem, or no memory) the load is
+ *    unwound while a process may have just opened it - the hazard of
+ *    every module that registers a device before its last fallible step,
+ *    accepted here because the filesystem cannot be registered before
+ *    the engine it mounts exists.
  *  - start()/stop(): mount and unmount. Hooks, counters, hardware state.
  *    A source that cannot start says why in its state line and stays off;
  *    stop() runs after every group of the mount is gone and the loop has
@@ -36,7 +42,8 @@
  * the registry lays the slots out behind each group at load
  * (tg_plugins_init()) and tg_grp_slot() finds a plug-in's slot in a
  * group. The slot is zeroed with the group and owned by the plug-in: no
- * other file reads it.
+ * other file reads it. The ops tables are __ro_after_init: the registry
+ * writes slot_off at load, nothing writes them after.
  */
 #ifndef TG_PLUGIN_H
 #define TG_PLUGIN_H
@@ -79,7 +86,9 @@ struct tg_plugin {
  * @p:		  name, slot, lifetime and state (struct tg_plugin)
  * @period:	  once per period before any take, tg_mutex held (sleeps)
  * @take:	  one group's counters of the period, tg_mutex held; fills
- *		  only its own fields and present bits of @c
+ *		  only its own fields and present bits of @c (inject, last,
+ *		  overwrites the fields it was given: it stands in for the
+ *		  hardware sources in the guest)
  * @take_latency: the period's latency inputs, before @period, tg_mutex held
  * @task_moved:	  @task (its whole process with @threadgroup) changed group;
  *		  after the move, no tgroup lock held
@@ -126,6 +135,13 @@ struct tg_actuator_ops {
 	void	(*apply)(const struct tg_actuation *a);
 	void	(*release)(struct tg_group *grp);
 };
+
+/* Slots are placed at multiples of this; a slot's type may need no more. */
+#define TG_SLOT_ALIGN	sizeof(u64)
+
+/* For .p.slot_size: the size of @type, checked to fit the slot alignment. */
+#define TG_SLOT_SIZE(type) \
+	(sizeof(type) + BUILD_BUG_ON_ZERO(__alignof__(type) > TG_SLOT_ALIGN))
 
 /* A plug-in's state in @grp (its slot_size bytes, zeroed at creation). */
 static inline void *tg_grp_slot(struct tg_group *grp, const struct tg_plugin *p)

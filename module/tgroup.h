@@ -50,6 +50,7 @@ struct tg_engine_info {
 };
 
 void tg_engine_info(struct tg_engine_info *info);
+#define TG_STATE_LINE_MAX	192	/* one plug-in's line in tgroup.config */
 bool tg_plugin_state(unsigned int i, char *line, size_t size);
 
 /* tgroup.interference */
@@ -87,7 +88,6 @@ int tg_group_write_limits(struct tg_group *grp, const char *buf, size_t len,
 /* tgroup.stat and tgroup.bandwidth */
 struct tg_group_stat {
 	struct tg_bw		total;		/* bytes since creation */
-	struct tg_bw		window_bps;	/* tgroup.bandwidth */
 	u64			nr_periods;
 	u64			nr_throttled;
 	u64			throttled_usec;

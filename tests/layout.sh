@@ -18,11 +18,19 @@ bad() { echo "layout: $*"; rc=1; }
 defs() { nm --defined-only "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBRtdbr]/ { print $3 }' | sort -u; }
 uses() { nm -u "$1" 2>/dev/null | awk '{ print $2 }' | sort -u; }
 
-shopt -s nullglob
-ui_objs=(cgroup-ui/*.o)
-core_objs=(module/*.o core/*.o)
-plug_objs=(module/sources/*.o module/actuators/*.o)
-[ ${#ui_objs[@]} -gt 0 ] && [ ${#plug_objs[@]} -gt 0 ] || { echo "layout: build the module first"; exit 2; }
+# the objects tgroup.ko is linked from (Kbuild), not whatever *.o lies
+# around: a tree built before a file moved keeps its old objects
+objs=$(printf 'include Kbuild\nall:\n\t@echo $(tgroup-y)\n' | make -s -f - all)
+ui_objs=() core_objs=() plug_objs=()
+for o in $objs; do
+	[ -f "$o" ] || { echo "layout: $o missing: build the module first"; exit 2; }
+	case $o in
+	cgroup-ui/*) ui_objs+=("$o") ;;
+	module/sources/*|module/actuators/*) plug_objs+=("$o") ;;
+	*) core_objs+=("$o") ;;
+	esac
+done
+[ ${#ui_objs[@]} -gt 0 ] && [ ${#plug_objs[@]} -gt 0 ] || { echo "layout: no objects in Kbuild"; exit 2; }
 
 ui_defs=$(defs "${ui_objs[@]}")
 for o in "${core_objs[@]}" "${plug_objs[@]}"; do

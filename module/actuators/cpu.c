@@ -97,7 +97,7 @@ static void tg_cpu_apply_all(const struct tg_actuation *a)
  * paths are membership's), and unmount releases every group before stop()
  * would run.
  */
-struct tg_actuator_ops tg_act_cpu = {
+struct tg_actuator_ops tg_act_cpu __ro_after_init = {
 	.p = { .name = "cpu" },
 	.apply = tg_cpu_apply_all, .release = tg_cpu_release,
 };

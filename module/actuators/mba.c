@@ -210,7 +210,7 @@ static int tg_mba_init(void)
  * apply() sets the level the regulator then chooses (100 % for a group it
  * no longer throttles).
  */
-struct tg_actuator_ops tg_act_mba = {
+struct tg_actuator_ops tg_act_mba __ro_after_init = {
 	.p = { .name = "mba", .init = tg_mba_init, .start = tg_mba_start, .stop = tg_mba_stop,
 	       .state = tg_mba_state },
 	.apply = tg_mba_apply,

@@ -287,9 +287,9 @@ static void tg_inject_exit(void)
 	debugfs_remove(tg_debugfs_dir);
 }
 
-struct tg_source_ops tg_src_inject = {
-	.p = { .name = "inject", .slot_size = sizeof(struct tg_inject_grp), .init = tg_inject_init,
-	       .exit = tg_inject_exit, .group_added = tg_inject_group_added,
+struct tg_source_ops tg_src_inject __ro_after_init = {
+	.p = { .name = "inject", .slot_size = TG_SLOT_SIZE(struct tg_inject_grp),
+	       .init = tg_inject_init, .exit = tg_inject_exit, .group_added = tg_inject_group_added,
 	       .state = tg_inject_state },
 	.take = tg_inject_take, .take_latency = tg_inject_take_latency,
 };

@@ -328,7 +328,7 @@ static void tg_perf_stop(void)
 	tg_perf_scratch_len = 0;
 }
 
-struct tg_source_ops tg_src_perf = {
+struct tg_source_ops tg_src_perf __ro_after_init = {
 	.p = { .name = "perf", .stop = tg_perf_stop, .state = tg_perf_state },
 	.period = tg_perf_period, .take = tg_perf_take, .member_gone = tg_perf_member_gone,
 };

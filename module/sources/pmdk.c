@@ -484,8 +484,8 @@ static void tg_pmdk_exit(void)
 	tg_pmdk_registered = false;
 }
 
-struct tg_source_ops tg_src_pmdk = {
-	.p = { .name = "pmdk", .slot_size = sizeof(struct tg_pmdk_grp), .init = tg_pmdk_init,
+struct tg_source_ops tg_src_pmdk __ro_after_init = {
+	.p = { .name = "pmdk", .slot_size = TG_SLOT_SIZE(struct tg_pmdk_grp), .init = tg_pmdk_init,
 	       .exit = tg_pmdk_exit, .start = tg_pmdk_rebase, .stop = tg_pmdk_rebase,
 	       .state = tg_pmdk_state },
 	.period = tg_pmdk_period, .take = tg_pmdk_take, .task_moved = tg_pmdk_task_moved,

@@ -116,7 +116,7 @@ static void tg_probe_stop(void)
 	tg_probe_page[1] = NULL;
 }
 
-struct tg_source_ops tg_src_probe = {
+struct tg_source_ops tg_src_probe __ro_after_init = {
 	.p = { .name = "probe", .start = tg_probe_start, .stop = tg_probe_stop,
 	       .state = tg_probe_state },
 	.take_latency = tg_probe_take_latency,

@@ -307,7 +307,7 @@ static int tg_rdt_init(void)
 	return 0;
 }
 
-struct tg_source_ops tg_src_rdt = {
+struct tg_source_ops tg_src_rdt __ro_after_init = {
 	.p = { .name = "rdt", .init = tg_rdt_init, .start = tg_rdt_start, .stop = tg_rdt_stop,
 	       .group_gone = tg_rdt_group_gone, .state = tg_rdt_state },
 	.period = tg_rdt_period, .take = tg_rdt_take,

@@ -190,8 +190,8 @@ static void tg_sample_stop(void)
 	tg_smp_err = 0;
 }
 
-struct tg_source_ops tg_src_sample = {
-	.p = { .name = "store_sampling", .slot_size = sizeof(struct tg_sample_grp),
+struct tg_source_ops tg_src_sample __ro_after_init = {
+	.p = { .name = "store_sampling", .slot_size = TG_SLOT_SIZE(struct tg_sample_grp),
 	       .stop = tg_sample_stop, .state = tg_sample_state },
 	.period = tg_sample_period, .take = tg_sample_take,
 };

@@ -163,7 +163,7 @@ static void tg_uncore_stop(void)
 	tg_unc_err = 0;
 }
 
-struct tg_source_ops tg_src_uncore = {
+struct tg_source_ops tg_src_uncore __ro_after_init = {
 	.p = { .name = "uncore", .stop = tg_uncore_stop, .state = tg_uncore_state },
 	.take_latency = tg_uncore_take_latency,
 };

@@ -102,8 +102,8 @@ static void tg_vfs_stop(void)
 	tg_iomap_tp = NULL;
 }
 
-struct tg_source_ops tg_src_vfs = {
-	.p = { .name = "vfs", .slot_size = sizeof(struct tg_vfs_grp), .start = tg_vfs_start,
+struct tg_source_ops tg_src_vfs __ro_after_init = {
+	.p = { .name = "vfs", .slot_size = TG_SLOT_SIZE(struct tg_vfs_grp), .start = tg_vfs_start,
 	       .stop = tg_vfs_stop, .state = tg_vfs_state },
 	.take = tg_vfs_take,
 };
