@@ -146,8 +146,25 @@ struct tg_reg_cfg {
 	u32 grow_pct;		/* CPU quota growth per relax step */
 	u32 quota_min_pct;	/* quota floor, % of one CPU's period */
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
-	u32 relapse_periods;	/* interference back this soon after a relax */
+	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
+	u32 dead_periods;	/* wait after a remedial step for its effect;
+				 * also the relapse window after a relax */
+	u32 blame_pct;		/* weighted traffic share below this: blameless */
 };
+
+/*
+ * The caller's rate smoothing (module/loop.c): an EWMA of weight
+ * 1/TG_SMOOTH_DIV per period. The remedial dead time is derived from it.
+ */
+#define TG_SMOOTH_DIV		8
+
+/* remedial blame: sensitivity weight per kind (tg_kind order) */
+#define TG_BLAME_W_DRAM_READ	1
+#define TG_BLAME_W_DRAM_WRITE	1
+#define TG_BLAME_W_NVM_READ	3
+#define TG_BLAME_W_NVM_WRITE	10
+
+u32 tg_dead_periods(u32 smooth_div);
 
 void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus);
 
@@ -203,7 +220,10 @@ struct tg_reg_group {
 	struct tg_throttle rem;		/* imposed by the remedial policy */
 	u32 calm;			/* periods under all limits by the margin */
 	bool hold;			/* remedial relax blocked after a relapse */
-	u64 hold_bps;			/* its total traffic when held */
+	u64 hold_bps;			/* its total traffic at the held level */
+	u32 relax_age;			/* periods since its last remedial relax */
+	struct tg_throttle relax_from;	/* rem before the relaxes in the window */
+	u64 relax_bps;			/* its total traffic at relax_from */
 
 	/* outputs */
 	struct tg_throttle out;		/* effective: the tighter of both */
@@ -211,10 +231,13 @@ struct tg_reg_group {
 };
 
 struct tg_regulator {
-	u32 quiet;			/* periods in a row without interference */
+	u32 quiet;			/* periods in a row with no kind over */
 	u32 since_relax;		/* periods since the last remedial relax */
 	int last_relaxed;		/* its group index, -1 if none */
-	struct tg_throttle relaxed_from; /* that group's throttle before it */
+	u32 dead;			/* periods left to wait for the last cut */
+	u32 dead_age;			/* periods since that cut */
+	int cut_group;			/* its group, -1 if none */
+	u64 cut_from_bps, cut_expect_bps; /* its total before, and predicted */
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
