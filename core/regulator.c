@@ -32,9 +32,9 @@
  *     traffic has halved (the noise stopped). This keeps the steady state
  *     still;
  *   - no kind over for relax_periods periods (in the detector's band too,
- *     not only when its state is none), no dead time pending: relax one
- *     step of one throttled group that is not held (quota first, then
- *     MBA);
+ *     not only when its state is none), no dead time pending: relax every
+ *     throttled group that is not held by one step (quota first, then
+ *     MBA), so the release time does not grow with the number of groups;
  *   - a throttled group whose traffic, scaled up by what its throttle
  *     takes (linearly), is under noise_floor_bps is released at once,
  *     whatever the detector says: throttling an idle group protects nobody.
@@ -98,6 +98,43 @@ u32 tg_dead_periods(u32 smooth_div)
 		n++;
 	}
 	return n;
+}
+
+static void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
+			    u64 from, u64 expect)
+{
+	st->left = cfg->dead_periods;
+	st->age = 0;
+	st->from = from;
+	st->expect = expect;
+}
+
+/*
+ * One period of a dead time: counts it down, ends it once the group's
+ * smoothed traffic (now) has moved 3/4 of the way from `from` to `expect`.
+ * Return: true while still waiting.
+ */
+static bool tg_settle_wait(struct tg_settle *st, u64 now)
+{
+	u64 quarter;
+
+	if (!st->left)
+		return false;
+	st->left--;
+	st->age++;
+	/* nothing predicted (an undo): the whole wait */
+	if (st->age < TG_DEAD_ACT || st->expect == st->from)
+		return st->left;
+	if (st->expect <= st->from) {
+		quarter = (st->from - st->expect) / 4;
+		if (now <= st->expect + quarter)
+			st->left = 0;
+	} else {
+		quarter = (st->expect - st->from) / 4;
+		if (now >= st->expect - quarter)
+			st->left = 0;
+	}
+	return st->left;
 }
 
 /* Quota floor and cap of a configuration, once per tg_regulate(). */
@@ -165,6 +202,7 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	tg_unthrottle(&g->rem, cfg);
 	tg_unthrottle(&g->out, cfg);
 	g->calm = 0;
+	g->prev_settle = (struct tg_settle){ 0 };
 	g->hold = false;
 	g->hold_bps = 0;
 	g->relax_age = TG_NEVER;
@@ -182,11 +220,8 @@ void tg_regulator_init(struct tg_regulator *r)
 	r->quiet = 0;
 	r->since_relax = TG_NEVER;
 	r->last_relaxed = -1;
-	r->dead = 0;
-	r->dead_age = 0;
+	r->dead = (struct tg_settle){ 0 };
 	r->cut_group = -1;
-	r->cut_from_bps = 0;
-	r->cut_expect_bps = 0;
 	r->last_group = -1;
 	r->last = (struct tg_decision){ .kind = -1 };
 	r->quota_min = 1;
@@ -211,6 +246,7 @@ static void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 	if (pol == TG_POL_PREVENTIVE) {
 		g->calm = 0;
+		g->prev_settle.left = 0;
 	} else {
 		g->hold = false;
 		g->relax_age = TG_NEVER;
@@ -249,10 +285,10 @@ static u64 tg_scale_quota(const struct tg_regulator *r, u64 quota, u32 ppm)
 
 static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			 struct tg_reg_group *g, int idx, u32 over, int worst,
-			 u32 ratio_ppm)
+			 u32 ratio_ppm, bool waiting)
 {
 	struct tg_throttle *t = &g->prev;
-	u64 q;
+	u64 q, base, from = tg_total(g);
 
 	g->calm = 0;
 	if (!(over & TG_NVM_KINDS) && t->mba > cfg->mba_min) {
@@ -263,6 +299,10 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			next = cfg->mba_min;
 		/* coarse MBA step only while it does not undershoot */
 		if (tg_mul_div(g->bps.v[worst], next, t->mba) >= lim) {
+			if (waiting)
+				return;	/* the last step's effect not measured yet */
+			tg_settle_start(&g->prev_settle, cfg, from,
+					tg_mul_div(from, next, t->mba));
 			t->mba = next;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
 				  TG_MECH_MBA, TG_WHY_OVER_LIMIT, worst);
@@ -272,11 +312,14 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	/*
 	 * usage * limit / rate: the CPU time that carries exactly the limit
 	 * (rate and usage are measured over the same span, so this holds with
-	 * smoothed inputs too); only ever tightens here.
+	 * smoothed, lagging inputs too: no dead time); only ever tightens here.
 	 */
-	q = tg_scale_quota(r, g->cpu_usage_us ? g->cpu_usage_us
-					      : tg_cpu_base(r, t, g), ratio_ppm);
+	base = g->cpu_usage_us ? g->cpu_usage_us : tg_cpu_base(r, t, g);
+	q = tg_scale_quota(r, base, ratio_ppm);
 	if (q < t->quota_us) {
+		tg_settle_start(&g->prev_settle, cfg, from,
+				q < base ? tg_mul_div(from, tg_ppm(q, base), TG_PPM)
+					 : from);
 		t->quota_us = q;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
 			  TG_MECH_CPU, TG_WHY_OVER_LIMIT, worst);
@@ -311,6 +354,12 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		q = tg_scale_quota(r, t->quota_us, ppm);
 		if (q > t->quota_us) {
+			u64 base = tg_cpu_base(r, t, g), from = tg_total(g);
+
+			/* unlimited: it may use what it wants, not predictable */
+			tg_settle_start(&g->prev_settle, cfg, from,
+					q == TG_QUOTA_UNLIMITED || !base ? from :
+					tg_mul_div(from, tg_ppm(q, base), TG_PPM));
 			t->quota_us = q;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
 				  TG_MECH_CPU, TG_WHY_UNDER_LIMIT, -1);
@@ -330,6 +379,8 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    tg_relax_target(lim, cfg))
 				return;		/* would overshoot: stay */
 		}
+		tg_settle_start(&g->prev_settle, cfg, tg_total(g),
+				tg_mul_div(tg_total(g), next, t->mba));
 		t->mba = next;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
 			  TG_MECH_MBA, TG_WHY_UNDER_LIMIT, -1);
@@ -341,6 +392,7 @@ static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u32 over = 0, ratio = TG_PPM, k;
 	bool any = false, under = true;
+	bool waiting = tg_settle_wait(&g->prev_settle, tg_total(g));
 	int worst = -1;
 
 	for (k = 0; k < TG_NR_KINDS; k++) {
@@ -366,14 +418,15 @@ static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		return;
 	}
 	if (over) {
-		tg_prev_over(r, cfg, g, idx, over, worst, ratio);
+		tg_prev_over(r, cfg, g, idx, over, worst, ratio, waiting);
 		return;
 	}
 	if (!under || !tg_throttled(&g->prev, cfg)) {
 		g->calm = 0;		/* at the limit: steady */
 		return;
 	}
-	if (++g->calm < cfg->relax_periods)
+	/* relax on measured rates only: the last step has settled */
+	if (++g->calm < cfg->relax_periods || waiting)
 		return;
 	g->calm = 0;
 	tg_prev_relax(r, cfg, g, idx);
@@ -508,11 +561,8 @@ static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	}
 	if (g->hold && expect < g->hold_bps)
 		g->hold_bps = expect;	/* held at the tighter level now */
-	r->dead = cfg->dead_periods;
-	r->dead_age = 0;
+	tg_settle_start(&r->dead, cfg, from, expect);
 	r->cut_group = idx;
-	r->cut_from_bps = from;
-	r->cut_expect_bps = expect;
 }
 
 static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
@@ -570,22 +620,13 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 static void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 			u32 nr)
 {
-	const struct tg_reg_group *g;
-	u64 settled;
+	const struct tg_reg_group *g = NULL;
 
-	if (!r->dead)
-		return;
-	r->dead--;
-	r->dead_age++;
-	if (r->cut_group < 0 || (u32)r->cut_group >= nr || r->dead_age < TG_DEAD_ACT)
-		return;
-	g = &groups[r->cut_group];
-	if (!tg_rem_candidate(g))
-		return;
-	/* 3/4 of the predicted drop has reached the smoothed rate */
-	settled = r->cut_expect_bps + (r->cut_from_bps - r->cut_expect_bps) / 4;
-	if (tg_total(g) <= settled)
-		r->dead = 0;
+	if (r->cut_group >= 0 && (u32)r->cut_group < nr &&
+	    tg_rem_candidate(&groups[r->cut_group]))
+		g = &groups[r->cut_group];
+	/* without its group, the full wait */
+	tg_settle_wait(&r->dead, g ? tg_total(g) : r->dead.from);
 }
 
 static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
@@ -618,12 +659,12 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (det->over) {
 		r->quiet = 0;
 		if (tg_rem_relapse(r, cfg, groups, nr)) {
-			r->dead = cfg->dead_periods;	/* wait for the undo */
-			r->dead_age = 0;
+			/* wait for the undo (its whole dead time) */
+			tg_settle_start(&r->dead, cfg, 0, 0);
 			r->cut_group = -1;
 			return;
 		}
-		if (r->dead)
+		if (r->dead.left)
 			return;		/* the last cut's effect is not measured yet */
 		pick = tg_pick_noisy(r, cfg, groups, nr, &why);
 		if (pick >= 0)
@@ -631,15 +672,13 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		return;		/* none to blame: hold */
 	}
 	/* no kind over (in the detector's band too): relax, one step at a time */
-	if (++r->quiet < cfg->relax_periods || r->dead)
+	if (++r->quiet < cfg->relax_periods || r->dead.left)
 		return;
 	r->quiet = 0;
 	for (i = 0; i < (int)nr; i++)
 		if (tg_rem_candidate(&groups[i]) &&
-		    tg_throttled(&groups[i].rem, cfg) && !groups[i].hold) {
+		    tg_throttled(&groups[i].rem, cfg) && !groups[i].hold)
 			tg_rem_relax(r, cfg, &groups[i], i);
-			return;
-		}
 }
 
 /**
@@ -679,7 +718,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		r->quiet = 0;
 		r->last_relaxed = -1;
 		r->since_relax = TG_NEVER;
-		r->dead = 0;
+		r->dead.left = 0;
 		r->cut_group = -1;
 	}
 	for (i = 0; i < nr; i++) {

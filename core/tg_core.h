@@ -206,6 +206,16 @@ const char *tg_action_name(enum tg_action a);
 const char *tg_mech_name(enum tg_mech m);
 const char *tg_reason_name(enum tg_reason r);
 
+/*
+ * Dead time after a step: wait dead_periods, or until the stepped group's
+ * smoothed traffic has moved 3/4 of the way to what the step predicts.
+ */
+struct tg_settle {
+	u32 left;		/* periods still to wait, 0: settled */
+	u32 age;		/* periods since the step */
+	u64 from, expect;	/* its total traffic before, and predicted */
+};
+
 /* One group as the regulator sees it; the caller owns the array. */
 struct tg_reg_group {
 	/* inputs, set by the caller before each tg_regulate() */
@@ -219,6 +229,7 @@ struct tg_reg_group {
 	struct tg_throttle prev;	/* imposed by the preventive policy */
 	struct tg_throttle rem;		/* imposed by the remedial policy */
 	u32 calm;			/* periods under all limits by the margin */
+	struct tg_settle prev_settle;	/* after its last preventive step */
 	bool hold;			/* remedial relax blocked after a relapse */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 relax_age;			/* periods since its last remedial relax */
@@ -234,10 +245,8 @@ struct tg_regulator {
 	u32 quiet;			/* periods in a row with no kind over */
 	u32 since_relax;		/* periods since the last remedial relax */
 	int last_relaxed;		/* its group index, -1 if none */
-	u32 dead;			/* periods left to wait for the last cut */
-	u32 dead_age;			/* periods since that cut */
+	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */
-	u64 cut_from_bps, cut_expect_bps; /* its total before, and predicted */
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
