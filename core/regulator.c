@@ -452,7 +452,8 @@ static u64 tg_weighted(const struct tg_reg_group *g)
 	int k;
 
 	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, tg_mul_div(g->bps.v[k], w[k], 1));
+		sum = tg_sat_add(sum, g->bps.v[k] > U64_MAX / w[k] ?
+				      U64_MAX : g->bps.v[k] * w[k]);
 	return sum;
 }
 
