@@ -575,7 +575,7 @@ static u64 relax_steps(const struct loop *l, const struct tg_throttle *t)
 	u64 n = 0, q = t->quota_us, cap = l->reg.quota_cap;
 
 	if (q != TG_QUOTA_UNLIMITED)
-		for (n = 1; q < cap; n++)
+		for (n = 0; q < cap; n++)
 			q = q * (100 + l->cfg.grow_pct) / 100 > q ?
 			    q * (100 + l->cfg.grow_pct) / 100 : q + 1;
 	return n + (l->cfg.mba_max - t->mba + l->cfg.mba_step - 1) / l->cfg.mba_step;
