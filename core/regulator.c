@@ -100,23 +100,31 @@ u32 tg_dead_periods(u32 smooth_div)
 	return n;
 }
 
+/*
+ * Settled when 3/4 of a remedial cut's effect is seen, 2/3 of a preventive
+ * step's (its cuts are proportional, its relax steps bounded by the limits)
+ */
+#define TG_SETTLE_REM		4
+#define TG_SETTLE_PREV		3
+
 static void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
-			    u64 from, u64 expect)
+			    u32 rest, u64 from, u64 expect)
 {
 	st->left = cfg->dead_periods;
 	st->age = 0;
+	st->rest = rest;
 	st->from = from;
 	st->expect = expect;
 }
 
 /*
  * One period of a dead time: counts it down, ends it once the group's
- * smoothed traffic (now) has moved 3/4 of the way from `from` to `expect`.
+ * smoothed traffic (now) is within 1/rest of the way from `from` to `expect`.
  * Return: true while still waiting.
  */
 static bool tg_settle_wait(struct tg_settle *st, u64 now)
 {
-	u64 quarter;
+	u64 part;
 
 	if (!st->left)
 		return false;
@@ -126,12 +134,12 @@ static bool tg_settle_wait(struct tg_settle *st, u64 now)
 	if (st->age < TG_DEAD_ACT || st->expect == st->from)
 		return st->left;
 	if (st->expect <= st->from) {
-		quarter = (st->from - st->expect) / 4;
-		if (now <= st->expect + quarter)
+		part = (st->from - st->expect) / (st->rest ? st->rest : 1);
+		if (now <= st->expect + part)
 			st->left = 0;
 	} else {
-		quarter = (st->expect - st->from) / 4;
-		if (now >= st->expect - quarter)
+		part = (st->expect - st->from) / (st->rest ? st->rest : 1);
+		if (now >= st->expect - part)
 			st->left = 0;
 	}
 	return st->left;
@@ -301,7 +309,7 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (tg_mul_div(g->bps.v[worst], next, t->mba) >= lim) {
 			if (waiting)
 				return;	/* the last step's effect not measured yet */
-			tg_settle_start(&g->prev_settle, cfg, from,
+			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
 					tg_mul_div(from, next, t->mba));
 			t->mba = next;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
@@ -317,7 +325,7 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	base = g->cpu_usage_us ? g->cpu_usage_us : tg_cpu_base(r, t, g);
 	q = tg_scale_quota(r, base, ratio_ppm);
 	if (q < t->quota_us) {
-		tg_settle_start(&g->prev_settle, cfg, from,
+		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
 				q < base ? tg_mul_div(from, tg_ppm(q, base), TG_PPM)
 					 : from);
 		t->quota_us = q;
@@ -357,7 +365,7 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			u64 base = tg_cpu_base(r, t, g), from = tg_total(g);
 
 			/* unlimited: it may use what it wants, not predictable */
-			tg_settle_start(&g->prev_settle, cfg, from,
+			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
 					q == TG_QUOTA_UNLIMITED || !base ? from :
 					tg_mul_div(from, tg_ppm(q, base), TG_PPM));
 			t->quota_us = q;
@@ -379,7 +387,7 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    tg_relax_target(lim, cfg))
 				return;		/* would overshoot: stay */
 		}
-		tg_settle_start(&g->prev_settle, cfg, tg_total(g),
+		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, tg_total(g),
 				tg_mul_div(tg_total(g), next, t->mba));
 		t->mba = next;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
@@ -562,7 +570,7 @@ static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	}
 	if (g->hold && expect < g->hold_bps)
 		g->hold_bps = expect;	/* held at the tighter level now */
-	tg_settle_start(&r->dead, cfg, from, expect);
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, from, expect);
 	r->cut_group = idx;
 }
 
@@ -661,7 +669,7 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		r->quiet = 0;
 		if (tg_rem_relapse(r, cfg, groups, nr)) {
 			/* wait for the undo (its whole dead time) */
-			tg_settle_start(&r->dead, cfg, 0, 0);
+			tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, 0, 0);
 			r->cut_group = -1;
 			return;
 		}

@@ -147,8 +147,7 @@ struct tg_reg_cfg {
 	u32 quota_min_pct;	/* quota floor, % of one CPU's period */
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
 	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
-	u32 dead_periods;	/* wait after a remedial step for its effect;
-				 * also the relapse window after a relax */
+	u32 dead_periods;	/* wait for a step's effect; relapse window */
 	u32 blame_pct;		/* weighted traffic share below this: blameless */
 };
 
@@ -208,11 +207,13 @@ const char *tg_reason_name(enum tg_reason r);
 
 /*
  * Dead time after a step: wait dead_periods, or until the stepped group's
- * smoothed traffic has moved 3/4 of the way to what the step predicts.
+ * smoothed traffic has moved most of the way to what the step predicts:
+ * 3/4 after a remedial cut, 2/3 after a preventive step.
  */
 struct tg_settle {
 	u32 left;		/* periods still to wait, 0: settled */
 	u32 age;		/* periods since the step */
+	u32 rest;		/* settled with 1/rest of the change still to come */
 	u64 from, expect;	/* its total traffic before, and predicted */
 };
 
