@@ -28,7 +28,7 @@ mutants=(
 	'regulator.c;;s/tg_unthrottled_bps\(r, cfg, g\) < cfg->noise_floor_bps\)/tg_total(g) < cfg->noise_floor_bps)/;;the noise-floor release looks at the traffic its throttle would let through'
 	'regulator.c;;s/if \(waiting\)\n\t\t\t\treturn;/;/;;preventive: MBA steps wait for the last step to settle'
 	'regulator.c;;s/\|\| waiting\)\n\t\treturn;/)\n\t\treturn;/;;preventive: relax waits for the last step to settle'
-	'regulator.c;;s/tg_settle_start\(&r->dead, cfg, 0, 0\);/;/;;dead time after a relapse undo'
+	'regulator.c;;s/tg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, 0, 0\);/;/;;dead time after a relapse undo'
 	'regulator.c;;s/g->hold_bps = g->relax_bps;/g->hold_bps = tg_total(g);/;;held level measured where the relapse returns to'
 	'regulator.c;;s/return g->active && g->priority == TG_PRIO_LOW;/return g->active;/;;high priority is never throttled by the remedial policy'
 	'regulator.c;;s/if \(det->over\) \{\n\t\tr->quiet = 0;\n\t\tif \(tg_rem_relapse/if (det->state) {\n\t\tr->quiet = 0;\n\t\tif (tg_rem_relapse/;;cut only while a kind is over (not in the band)'
