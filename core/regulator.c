@@ -16,17 +16,28 @@
  *
  * Remedial (interference; low-priority groups only):
  *   - a detector kind over its threshold now: throttle one step of one
- *     group per period, picked in MT²'s order - most NVM write, then most
- *     NVM read, then most DRAM traffic (above noise_floor_bps). NVM traffic
- *     is cut by CPU quota (cut_pct), DRAM-only traffic by MBA, then quota
- *     once MBA is at its floor;
- *   - interference back within relapse_periods of a relax step: that step
- *     is undone and the group held there (no relax) until its traffic has
- *     halved - the noise stopped. This is what keeps steady state still;
- *   - between the detector's low mark and threshold: nothing (dead band);
- *   - no interference state for relax_periods periods: relax one step of
- *     one throttled group (quota first, then MBA); a group whose traffic
- *     fell under noise_floor_bps is released at once.
+ *     group, picked in MT²'s order - most NVM write, then most NVM read,
+ *     then most DRAM traffic (above noise_floor_bps). NVM traffic is cut
+ *     by CPU quota (cut_pct), DRAM-only traffic by MBA, then quota once
+ *     MBA is at its floor;
+ *   - blame: a group whose share of all groups' traffic, weighted by the
+ *     kinds' sensitivities (TG_BLAME_W_*), is under blame_pct is never
+ *     picked; if only such groups are left, nothing is cut (hold);
+ *   - dead time: after a cut, no further cut (of any group) until its
+ *     effect is measured - the cut group's smoothed traffic has fallen by
+ *     3/4 of the predicted drop - or dead_periods have passed (derived from
+ *     the caller's rate smoothing, tg_dead_periods());
+ *   - relapse: a kind over within dead_periods of a group's relax - every
+ *     such relax is undone and the group held there (no relax) until its
+ *     traffic has halved (the noise stopped). This keeps the steady state
+ *     still;
+ *   - no kind over for relax_periods periods (in the detector's band too,
+ *     not only when its state is none), no dead time pending: relax every
+ *     throttled group that is not held by one step (quota first, then
+ *     MBA), so the release time does not grow with the number of groups;
+ *   - a throttled group whose traffic, scaled up by what its throttle
+ *     takes (linearly), is under noise_floor_bps is released at once,
+ *     whatever the detector says: throttling an idle group protects nobody.
  *
  * High priority, no tasks, a disabled policy or regulator: what the policy
  * imposed is released in the same period.
@@ -59,7 +70,79 @@ void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus)
 	cfg->grow_pct = 25;
 	cfg->quota_min_pct = 1;
 	cfg->noise_floor_bps = 1000000;
-	cfg->relapse_periods = 3;
+	cfg->smooth_div = TG_SMOOTH_DIV;
+	cfg->dead_periods = tg_dead_periods(TG_SMOOTH_DIV);
+	cfg->blame_pct = 5;
+}
+
+/* periods for a cut to act and a whole period to be counted at its level */
+#define TG_DEAD_ACT		2
+
+/**
+ * tg_dead_periods() - the remedial dead time for a rate smoothing
+ * @smooth_div: the caller smooths rates with an EWMA of weight 1/smooth_div
+ *
+ * Return: the periods until a step in a group's traffic shows at 90 % in
+ * its smoothed rate, plus TG_DEAD_ACT (20 for smooth_div 8).
+ */
+u32 tg_dead_periods(u32 smooth_div)
+{
+	u32 left = TG_PPM, n = TG_DEAD_ACT;
+
+	if (smooth_div < 1)
+		smooth_div = 1;
+	if (smooth_div > 1024)
+		smooth_div = 1024;
+	while (left > TG_PPM / 10) {
+		left -= left / smooth_div;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Settled when 3/4 of a remedial cut's effect is seen, 2/3 of a preventive
+ * step's (its cuts are proportional, its relax steps bounded by the limits)
+ */
+#define TG_SETTLE_REM		4
+#define TG_SETTLE_PREV		3
+
+static void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
+			    u32 rest, u64 from, u64 expect)
+{
+	st->left = cfg->dead_periods;
+	st->age = 0;
+	st->rest = rest;
+	st->from = from;
+	st->expect = expect;
+}
+
+/*
+ * One period of a dead time: counts it down, ends it once the group's
+ * smoothed traffic (now) is within 1/rest of the way from `from` to `expect`.
+ * Return: true while still waiting.
+ */
+static bool tg_settle_wait(struct tg_settle *st, u64 now)
+{
+	u64 part;
+
+	if (!st->left)
+		return false;
+	st->left--;
+	st->age++;
+	/* nothing predicted (an undo): the whole wait */
+	if (st->age < TG_DEAD_ACT || st->expect == st->from)
+		return st->left;
+	if (st->expect <= st->from) {
+		part = (st->from - st->expect) / (st->rest ? st->rest : 1);
+		if (now <= st->expect + part)
+			st->left = 0;
+	} else {
+		part = (st->expect - st->from) / (st->rest ? st->rest : 1);
+		if (now >= st->expect - part)
+			st->left = 0;
+	}
+	return st->left;
 }
 
 /* Quota floor and cap of a configuration, once per tg_regulate(). */
@@ -127,8 +210,12 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	tg_unthrottle(&g->rem, cfg);
 	tg_unthrottle(&g->out, cfg);
 	g->calm = 0;
+	g->prev_settle = (struct tg_settle){ 0 };
 	g->hold = false;
 	g->hold_bps = 0;
+	g->relax_age = TG_NEVER;
+	tg_unthrottle(&g->relax_from, cfg);
+	g->relax_bps = 0;
 	g->last = (struct tg_decision){ .kind = -1 };
 }
 
@@ -141,7 +228,8 @@ void tg_regulator_init(struct tg_regulator *r)
 	r->quiet = 0;
 	r->since_relax = TG_NEVER;
 	r->last_relaxed = -1;
-	r->relaxed_from = (struct tg_throttle){ 0, 0 };
+	r->dead = (struct tg_settle){ 0 };
+	r->cut_group = -1;
 	r->last_group = -1;
 	r->last = (struct tg_decision){ .kind = -1 };
 	r->quota_min = 1;
@@ -164,10 +252,13 @@ static void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	struct tg_throttle *t = pol == TG_POL_PREVENTIVE ? &g->prev : &g->rem;
 
-	if (pol == TG_POL_PREVENTIVE)
+	if (pol == TG_POL_PREVENTIVE) {
 		g->calm = 0;
-	else
+		g->prev_settle.left = 0;
+	} else {
 		g->hold = false;
+		g->relax_age = TG_NEVER;
+	}
 	if (!tg_throttled(t, cfg))
 		return;
 	tg_unthrottle(t, cfg);
@@ -202,10 +293,10 @@ static u64 tg_scale_quota(const struct tg_regulator *r, u64 quota, u32 ppm)
 
 static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			 struct tg_reg_group *g, int idx, u32 over, int worst,
-			 u32 ratio_ppm)
+			 u32 ratio_ppm, bool waiting)
 {
 	struct tg_throttle *t = &g->prev;
-	u64 q;
+	u64 q, base, from = tg_total(g);
 
 	g->calm = 0;
 	if (!(over & TG_NVM_KINDS) && t->mba > cfg->mba_min) {
@@ -216,6 +307,10 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			next = cfg->mba_min;
 		/* coarse MBA step only while it does not undershoot */
 		if (tg_mul_div(g->bps.v[worst], next, t->mba) >= lim) {
+			if (waiting)
+				return;	/* the last step's effect not measured yet */
+			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
+					tg_mul_div(from, next, t->mba));
 			t->mba = next;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
 				  TG_MECH_MBA, TG_WHY_OVER_LIMIT, worst);
@@ -225,11 +320,14 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	/*
 	 * usage * limit / rate: the CPU time that carries exactly the limit
 	 * (rate and usage are measured over the same span, so this holds with
-	 * smoothed inputs too); only ever tightens here.
+	 * smoothed, lagging inputs too: no dead time); only ever tightens here.
 	 */
-	q = tg_scale_quota(r, g->cpu_usage_us ? g->cpu_usage_us
-					      : tg_cpu_base(r, t, g), ratio_ppm);
+	base = g->cpu_usage_us ? g->cpu_usage_us : tg_cpu_base(r, t, g);
+	q = tg_scale_quota(r, base, ratio_ppm);
 	if (q < t->quota_us) {
+		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
+				q < base ? tg_mul_div(from, tg_ppm(q, base), TG_PPM)
+					 : from);
 		t->quota_us = q;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
 			  TG_MECH_CPU, TG_WHY_OVER_LIMIT, worst);
@@ -264,6 +362,12 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		q = tg_scale_quota(r, t->quota_us, ppm);
 		if (q > t->quota_us) {
+			u64 base = tg_cpu_base(r, t, g), from = tg_total(g);
+
+			/* unlimited: it may use what it wants, not predictable */
+			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
+					q == TG_QUOTA_UNLIMITED || !base ? from :
+					tg_mul_div(from, tg_ppm(q, base), TG_PPM));
 			t->quota_us = q;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
 				  TG_MECH_CPU, TG_WHY_UNDER_LIMIT, -1);
@@ -283,6 +387,8 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    tg_relax_target(lim, cfg))
 				return;		/* would overshoot: stay */
 		}
+		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, tg_total(g),
+				tg_mul_div(tg_total(g), next, t->mba));
 		t->mba = next;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
 			  TG_MECH_MBA, TG_WHY_UNDER_LIMIT, -1);
@@ -294,6 +400,7 @@ static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u32 over = 0, ratio = TG_PPM, k;
 	bool any = false, under = true;
+	bool waiting = tg_settle_wait(&g->prev_settle, tg_total(g));
 	int worst = -1;
 
 	for (k = 0; k < TG_NR_KINDS; k++) {
@@ -319,14 +426,15 @@ static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		return;
 	}
 	if (over) {
-		tg_prev_over(r, cfg, g, idx, over, worst, ratio);
+		tg_prev_over(r, cfg, g, idx, over, worst, ratio, waiting);
 		return;
 	}
 	if (!under || !tg_throttled(&g->prev, cfg)) {
 		g->calm = 0;		/* at the limit: steady */
 		return;
 	}
-	if (++g->calm < cfg->relax_periods)
+	/* relax on measured rates only: the last step has settled */
+	if (++g->calm < cfg->relax_periods || waiting)
 		return;
 	g->calm = 0;
 	tg_prev_relax(r, cfg, g, idx);
@@ -339,10 +447,53 @@ static bool tg_rem_candidate(const struct tg_reg_group *g)
 	return g->active && g->priority == TG_PRIO_LOW;
 }
 
+/* traffic weighted by the kinds' sensitivities, for blame */
+static u64 tg_weighted(const struct tg_reg_group *g)
+{
+	static const u32 w[TG_NR_KINDS] = {
+		[TG_DRAM_READ] = TG_BLAME_W_DRAM_READ,
+		[TG_DRAM_WRITE] = TG_BLAME_W_DRAM_WRITE,
+		[TG_NVM_READ] = TG_BLAME_W_NVM_READ,
+		[TG_NVM_WRITE] = TG_BLAME_W_NVM_WRITE,
+	};
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		sum = tg_sat_add(sum, g->bps.v[k] > U64_MAX / w[k] ?
+				      U64_MAX : g->bps.v[k] * w[k]);
+	return sum;
+}
+
+/*
+ * A group's traffic with its remedial throttle lifted, if traffic scaled
+ * linearly with MBA and CPU time: the CPU time it would get is bounded by
+ * period x CPUs.
+ */
+static u64 tg_unthrottled_bps(const struct tg_regulator *r,
+			      const struct tg_reg_cfg *cfg,
+			      const struct tg_reg_group *g)
+{
+	u64 v = tg_total(g), use = g->cpu_usage_us, cap = r->quota_cap;
+
+	if (g->rem.mba < cfg->mba_max)
+		v = tg_mul_div(v, cfg->mba_max, g->rem.mba ? g->rem.mba : 1);
+	if (g->rem.quota_us != TG_QUOTA_UNLIMITED) {
+		if (cap > 0xffffffffu)
+			cap = 0xffffffffu;
+		if (use < 1)
+			use = 1;
+		if (use < cap)
+			v = tg_mul_div(v, (u32)cap, (u32)use);
+	}
+	return v;
+}
+
 /*
  * MT²'s order: most NVM write, then most NVM read, then most DRAM (read +
  * write) traffic, above the noise floor, among low-priority groups that can
- * still be throttled for that kind. One pass keeps the best of each class.
+ * still be throttled for that kind and carry at least blame_pct of the
+ * weighted traffic of all groups. One pass keeps the best of each class.
  */
 static int tg_pick_noisy(const struct tg_regulator *r,
 			 const struct tg_reg_cfg *cfg,
@@ -352,11 +503,15 @@ static int tg_pick_noisy(const struct tg_regulator *r,
 	static const enum tg_reason order[] = {
 		TG_WHY_NVM_WRITE, TG_WHY_NVM_READ, TG_WHY_DRAM,
 	};
-	u64 qmin = r->quota_min, best_v[3];
+	u64 qmin = r->quota_min, best_v[3], all = 0, blame;
 	int best[3] = { -1, -1, -1 };
 	unsigned int o;
 	u32 i;
 
+	for (i = 0; i < nr; i++)
+		if (groups[i].active)
+			all = tg_sat_add(all, tg_weighted(&groups[i]));
+	blame = tg_mul_div(all, cfg->blame_pct, 100);
 	for (o = 0; o < ARRAY_SIZE(order); o++)
 		best_v[o] = cfg->noise_floor_bps;
 	for (i = 0; i < nr; i++) {
@@ -364,7 +519,7 @@ static int tg_pick_noisy(const struct tg_regulator *r,
 		bool cpu_left = g->rem.quota_us > qmin;
 		u64 v[3];
 
-		if (!tg_rem_candidate(g))
+		if (!tg_rem_candidate(g) || tg_weighted(g) < blame)
 			continue;
 		v[0] = cpu_left ? g->bps.v[TG_NVM_WRITE] : 0;
 		v[1] = cpu_left ? g->bps.v[TG_NVM_READ] : 0;
@@ -384,27 +539,39 @@ static int tg_pick_noisy(const struct tg_regulator *r,
 	return -1;
 }
 
+/* one step tighter; the dead time starts, with the drop it should show */
 static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    struct tg_reg_group *g, int idx, enum tg_reason why)
 {
 	struct tg_throttle *t = &g->rem;
 	int kind = why == TG_WHY_NVM_WRITE ? TG_NVM_WRITE :
 		   why == TG_WHY_NVM_READ ? TG_NVM_READ : TG_DRAM_READ;
-	u64 q;
+	u64 from = tg_total(g), expect;
 
 	if (why == TG_WHY_DRAM && t->mba > cfg->mba_min) {
-		t->mba = t->mba - cfg->mba_step < cfg->mba_min ?
-			 cfg->mba_min : t->mba - cfg->mba_step;
+		u32 next = t->mba - cfg->mba_step < cfg->mba_min ?
+			   cfg->mba_min : t->mba - cfg->mba_step;
+
+		expect = tg_mul_div(from, next, t->mba);
+		t->mba = next;
 		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
 			  TG_MECH_MBA, why, kind);
-		return;
+	} else {
+		u64 base = tg_cpu_base(r, t, g);
+		u64 q = tg_scale_quota(r, base,
+				       TG_PPM / 100 * (100 - cfg->cut_pct));
+
+		if (q < t->quota_us)
+			t->quota_us = q;
+		expect = q < base ? tg_mul_div(from, tg_ppm(q, base), TG_PPM)
+				  : from;
+		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
+			  TG_MECH_CPU, why, kind);
 	}
-	q = tg_scale_quota(r, tg_cpu_base(r, t, g),
-			   TG_PPM / 100 * (100 - cfg->cut_pct));
-	if (q < t->quota_us)
-		t->quota_us = q;
-	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE, TG_MECH_CPU,
-		  why, kind);
+	if (g->hold && expect < g->hold_bps)
+		g->hold_bps = expect;	/* held at the tighter level now */
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, from, expect);
+	r->cut_group = idx;
 }
 
 static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
@@ -412,13 +579,14 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	struct tg_throttle *t = &g->rem;
 
-	r->relaxed_from = *t;
+	/* the first relax of a window: where a relapse returns to */
+	if (g->relax_age > cfg->dead_periods) {
+		g->relax_from = *t;
+		g->relax_bps = tg_total(g);
+	}
+	g->relax_age = 0;
 	r->last_relaxed = idx;
 	r->since_relax = 0;
-	if (tg_total(g) < cfg->noise_floor_bps) {
-		tg_release(r, cfg, g, idx, TG_POL_REMEDIAL, TG_WHY_IDLE);
-		return;
-	}
 	if (t->quota_us != TG_QUOTA_UNLIMITED) {
 		u64 q = tg_scale_quota(r, t->quota_us,
 				       TG_PPM / 100 * (100 + cfg->grow_pct));
@@ -434,6 +602,42 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		  TG_WHY_QUIET, -1);
 }
 
+/* Every relax within the relapse window is undone; those groups are held. */
+static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   struct tg_reg_group *groups, u32 nr)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (!tg_rem_candidate(g) || g->relax_age > cfg->dead_periods)
+			continue;
+		g->rem = g->relax_from;
+		g->hold = true;
+		g->hold_bps = g->relax_bps;
+		g->relax_age = TG_NEVER;
+		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD,
+			  TG_MECH_NONE, TG_WHY_RELAPSE, -1);
+		any = true;
+	}
+	return any;
+}
+
+/* counts the dead time down; ends it once the cut's effect is measured */
+static void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
+			u32 nr)
+{
+	const struct tg_reg_group *g = NULL;
+
+	if (r->cut_group >= 0 && (u32)r->cut_group < nr &&
+	    tg_rem_candidate(&groups[r->cut_group]))
+		g = &groups[r->cut_group];
+	/* without its group, the full wait */
+	tg_settle_wait(&r->dead, g ? tg_total(g) : r->dead.from);
+}
+
 static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			const struct tg_detector *det,
 			struct tg_reg_group *groups, u32 nr)
@@ -447,45 +651,43 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (!tg_rem_candidate(g)) {
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL,
 				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
-			if (r->last_relaxed == i)
-				r->last_relaxed = -1;
-		} else if (g->hold && tg_total(g) < g->hold_bps / 2) {
-			g->hold = false;	/* its noise stopped */
+			continue;
 		}
+		if (g->relax_age < TG_NEVER)
+			g->relax_age++;
+		if (tg_throttled(&g->rem, cfg) &&
+		    tg_unthrottled_bps(r, cfg, g) < cfg->noise_floor_bps)
+			tg_release(r, cfg, g, i, TG_POL_REMEDIAL, TG_WHY_IDLE);
+		else if (g->hold && tg_total(g) < g->hold_bps / 2)
+			g->hold = false;	/* its noise stopped */
 	}
 	if (r->since_relax != TG_NEVER)
 		r->since_relax++;
+	tg_rem_dead(r, groups, nr);
 
 	if (det->over) {
 		r->quiet = 0;
-		if (r->last_relaxed >= 0 && r->since_relax <= cfg->relapse_periods) {
-			struct tg_reg_group *g = &groups[r->last_relaxed];
-
-			g->rem = r->relaxed_from;
-			g->hold = true;
-			g->hold_bps = tg_total(g);
-			tg_decide(r, g, r->last_relaxed, TG_POL_REMEDIAL,
-				  TG_ACT_HOLD, TG_MECH_NONE, TG_WHY_RELAPSE, -1);
-			r->last_relaxed = -1;
+		if (tg_rem_relapse(r, cfg, groups, nr)) {
+			/* wait for the undo (its whole dead time) */
+			tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, 0, 0);
+			r->cut_group = -1;
 			return;
 		}
+		if (r->dead.left)
+			return;		/* the last cut's effect is not measured yet */
 		pick = tg_pick_noisy(r, cfg, groups, nr, &why);
 		if (pick >= 0)
 			tg_rem_throttle(r, cfg, &groups[pick], pick, why);
-		return;
+		return;		/* none to blame: hold */
 	}
-	if (det->state != TG_INTF_NONE) {
-		r->quiet = 0;		/* dead band: hold steady */
-		return;
-	}
-	if (++r->quiet < cfg->relax_periods)
+	/* no kind over (in the detector's band too): relax, one step at a time */
+	if (++r->quiet < cfg->relax_periods || r->dead.left)
 		return;
 	r->quiet = 0;
 	for (i = 0; i < (int)nr; i++)
-		if (tg_throttled(&groups[i].rem, cfg) && !groups[i].hold) {
+		if (tg_rem_candidate(&groups[i]) &&
+		    tg_throttled(&groups[i].rem, cfg) && !groups[i].hold)
 			tg_rem_relax(r, cfg, &groups[i], i);
-			return;
-		}
 }
 
 /**
@@ -525,6 +727,8 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		r->quiet = 0;
 		r->last_relaxed = -1;
 		r->since_relax = TG_NEVER;
+		r->dead.left = 0;
+		r->cut_group = -1;
 	}
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];

@@ -146,8 +146,24 @@ struct tg_reg_cfg {
 	u32 grow_pct;		/* CPU quota growth per relax step */
 	u32 quota_min_pct;	/* quota floor, % of one CPU's period */
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
-	u32 relapse_periods;	/* interference back this soon after a relax */
+	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
+	u32 dead_periods;	/* wait for a step's effect; relapse window */
+	u32 blame_pct;		/* weighted traffic share below this: blameless */
 };
+
+/*
+ * The caller's rate smoothing (module/loop.c): an EWMA of weight
+ * 1/TG_SMOOTH_DIV per period. The remedial dead time is derived from it.
+ */
+#define TG_SMOOTH_DIV		8
+
+/* remedial blame: sensitivity weight per kind (tg_kind order) */
+#define TG_BLAME_W_DRAM_READ	1
+#define TG_BLAME_W_DRAM_WRITE	1
+#define TG_BLAME_W_NVM_READ	3
+#define TG_BLAME_W_NVM_WRITE	10
+
+u32 tg_dead_periods(u32 smooth_div);
 
 void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus);
 
@@ -189,6 +205,18 @@ const char *tg_action_name(enum tg_action a);
 const char *tg_mech_name(enum tg_mech m);
 const char *tg_reason_name(enum tg_reason r);
 
+/*
+ * Dead time after a step: wait dead_periods, or until the stepped group's
+ * smoothed traffic has moved most of the way to what the step predicts:
+ * 3/4 after a remedial cut, 2/3 after a preventive step.
+ */
+struct tg_settle {
+	u32 left;		/* periods still to wait, 0: settled */
+	u32 age;		/* periods since the step */
+	u32 rest;		/* settled with 1/rest of the change still to come */
+	u64 from, expect;	/* its total traffic before, and predicted */
+};
+
 /* One group as the regulator sees it; the caller owns the array. */
 struct tg_reg_group {
 	/* inputs, set by the caller before each tg_regulate() */
@@ -202,8 +230,12 @@ struct tg_reg_group {
 	struct tg_throttle prev;	/* imposed by the preventive policy */
 	struct tg_throttle rem;		/* imposed by the remedial policy */
 	u32 calm;			/* periods under all limits by the margin */
+	struct tg_settle prev_settle;	/* after its last preventive step */
 	bool hold;			/* remedial relax blocked after a relapse */
-	u64 hold_bps;			/* its total traffic when held */
+	u64 hold_bps;			/* its total traffic at the held level */
+	u32 relax_age;			/* periods since its last remedial relax */
+	struct tg_throttle relax_from;	/* rem before the relaxes in the window */
+	u64 relax_bps;			/* its total traffic at relax_from */
 
 	/* outputs */
 	struct tg_throttle out;		/* effective: the tighter of both */
@@ -211,10 +243,11 @@ struct tg_reg_group {
 };
 
 struct tg_regulator {
-	u32 quiet;			/* periods in a row without interference */
+	u32 quiet;			/* periods in a row with no kind over */
 	u32 since_relax;		/* periods since the last remedial relax */
 	int last_relaxed;		/* its group index, -1 if none */
-	struct tg_throttle relaxed_from; /* that group's throttle before it */
+	struct tg_settle dead;		/* after the last remedial cut */
+	int cut_group;			/* its group, -1 if none */
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */

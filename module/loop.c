@@ -33,7 +33,7 @@
 #include "tg_plugin.h"
 
 #define TG_ENFORCE_SLICES	8
-#define TG_EWMA_DIV		8
+#define TG_EWMA_DIV		TG_SMOOTH_DIV	/* core's dead time is derived from it */
 
 static void tg_period_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);

@@ -151,9 +151,9 @@ TEST_T(cpu_quota_shared_50_percent, 60)
 
 TEST_T(closed_loop_holds_limit, 60)
 {
-	unsigned long long rt, last_rt, bytes0 = 0, bytes1;
+	unsigned long long rt, last_rt, rt0 = 0, bytes0 = 0, bytes1;
 	double t, start, w0 = 0;
-	int windows = 0;
+	int windows = 0, held = 0;
 	pid_t b;
 
 	mk("loop");
@@ -163,32 +163,48 @@ TEST_T(closed_loop_holds_limit, 60)
 	last_rt = runtime_ns(b);
 	start = now_s();
 	/* the emulated platform: every 5 ms, the traffic its CPU time made */
-	for (t = start; t - start < 4.0; t = now_s()) {
+	for (t = start; t - start < 9.2 && held < 4; t = now_s()) {
 		rt = runtime_ns(b);
 		if (rt > last_rt)
 			inject("group=loop nvm_read_bytes=%llu", (rt - last_rt) * BYTES_PER_CPU_NS);
 		last_rt = rt;
 		usleep(5000);
-		/* after 1 s: every 500 ms window within 10 % of the limit */
+		/*
+		 * After 1 s, 1 s windows: never over the limit by more than 10 %,
+		 * and within 10 % under it whenever the quota was what held the
+		 * burner. A window in which the burner got under 90 % of the CPU
+		 * its quota allowed was decided by the host (a TCG vCPU it did not
+		 * run: 0.79-0.90 GB/s on a busy 2-core host), not by the loop: it
+		 * is reported and not counted.
+		 */
 		if (t - start >= 1.0 && !w0) {
 			w0 = t;
 			bytes0 = stat_value("loop", "nvm_read_bytes");
-		} else if (w0 && t - w0 >= 0.5) {
-			double rate;
+			rt0 = runtime_ns(b);
+		} else if (w0 && t - w0 >= 1.0) {
+			unsigned long long q = stat_value("loop", "cpu_quota_usec");
+			double rate, cpu, allowed;
 
 			bytes1 = stat_value("loop", "nvm_read_bytes");
 			rate = (bytes1 - bytes0) / (t - w0);
-			printf("TGTEST-INFO: closed_loop window %d: %.3f GB/s (limit 1), quota %llu us, throttled %llu\n",
-			       windows, rate / 1e9, stat_value("loop", "cpu_quota_usec"),
-			       stat_value("loop", "nr_throttled"));
-			EXPECT(rate > LIMIT_BPS * (1 - LOOP_TOL) && rate < LIMIT_BPS * (1 + LOOP_TOL),
-			       "window %d: %.0f B/s vs limit %llu", windows, rate, LIMIT_BPS);
+			cpu = (runtime_ns(b) - rt0) / 1e9 / (t - w0);
+			allowed = q == ~0ull ? 1.0 : q / 10000.0;
+			printf("TGTEST-INFO: closed_loop window %d: %.3f GB/s (limit 1), quota %llu us, CPU %.3f of %.3f allowed, throttled %llu\n",
+			       windows, rate / 1e9, q, cpu, allowed, stat_value("loop", "nr_throttled"));
+			EXPECT(rate < LIMIT_BPS * (1 + LOOP_TOL), "window %d: %.0f B/s over limit %llu",
+			       windows, rate, LIMIT_BPS);
+			if (cpu >= 0.9 * allowed) {
+				EXPECT(rate > LIMIT_BPS * (1 - LOOP_TOL), "window %d: %.0f B/s vs limit %llu",
+				       windows, rate, LIMIT_BPS);
+				held++;
+			}
 			windows++;
 			w0 = t;
 			bytes0 = bytes1;
+			rt0 = runtime_ns(b);
 		}
 	}
-	EXPECT(windows >= 4, "only %d windows", windows);
+	EXPECT(held >= 4, "only %d of %d windows held by the quota", held, windows);
 	/* held by the CPU quota, not by luck */
 	EXPECT(stat_value("loop", "nr_throttled") > 0);
 	/* the limit lifted: released within a period or two */
@@ -199,63 +215,190 @@ TEST_T(closed_loop_holds_limit, 60)
 	rmdir(p2(MNT, "loop"));
 }
 
-/* ---- remedial: injected interference, one high and one low group --------- */
+/* ---- remedial: a closed loop through a latency-coupled platform model ---- */
 
-/* both groups make traffic for their CPU time: hi DRAM reads, lo NVM reads */
-static void feed(pid_t hi, pid_t lo, unsigned long long *lhi, unsigned long long *llo)
+/*
+ * The emulated platform (issue 11): three CPU-bound processes, each making
+ * traffic in proportion to the CPU time it gets and inversely to the
+ * latency of its kind (MBA, as tgroup.stat publishes it, scales DRAM
+ * traffic); the latency of every kind rises with every kind's traffic
+ * (NVM writes weigh most) and moves halfway to its new value each 5 ms
+ * step. Latency reaches the detector from this model through the inject
+ * file (uncore for reads, probe for writes), never as a fixed value.
+ *   vic  high priority, DRAM reads, 1 GB/s per CPU at idle latency
+ *   nz   low priority, NVM writes (MBM + NVM store samples), 1 GB/s per CPU
+ *   by   low priority, DRAM reads, 1/30 of the victim's: the bystander,
+ *        whose share of the traffic is negligible - never throttled.
+ * Thresholds where the victim loses 10 % (DRAM read: 111 ns over 100 ns
+ * idle); low_pct 85 puts the low mark (94 ns) under the idle latency, so
+ * once hot the detector's state never becomes none: whenever nothing is
+ * over, the latency is in the band - the starvation case of issue 11.
+ */
+enum { VIC, NZ, BY, NPROC };
+static const char *const pl_name[NPROC] = { "vic", "nz", "by" };
+#define PL_L0_DR	100.0
+#define PL_L0_DW	120.0
+#define PL_L0_NR	300.0
+#define PL_L0_NW	500.0
+#define PL_THR_DR	111
+#define PL_THR_NW	555
+#define PL_LOW_PCT	85	/* low mark 94 ns: under the idle latency */
+
+struct plant {
+	pid_t pid[NPROC];
+	unsigned long long rt[NPROC];
+	double bpns[NPROC];		/* bytes per CPU ns at idle latency */
+	double l_dr, l_nw;		/* latency now, ns */
+	double t;
+};
+
+static void plant_init(struct plant *p)
 {
-	unsigned long long a = runtime_ns(hi), b = runtime_ns(lo);
+	int i;
 
-	inject("group=hi dram_read_bytes=%llu\ngroup=lo nvm_read_bytes=%llu",
-	       (a - *lhi) * BYTES_PER_CPU_NS, (b - *llo) * BYTES_PER_CPU_NS);
-	*lhi = a;
-	*llo = b;
+	for (i = 0; i < NPROC; i++)
+		p->rt[i] = runtime_ns(p->pid[i]);
+	p->l_dr = PL_L0_DR;
+	p->l_nw = PL_L0_NW;
+	p->t = now_s();
 }
 
-TEST_T(remedial_throttles_low_only, 60)
+/* one step: traffic for the CPU time of the step, latency, injected */
+static void plant_step(struct plant *p, double *cpu_share)
 {
-	unsigned long long lhi, llo;
-	int i, released = -1;
-	pid_t hi, lo;
+	double t = now_s(), dt = t - p->t, bytes[NPROC], dr_bps, nw_bps, tgt_dr, tgt_nw;
+	unsigned long long rt;
+	int i;
 
-	mk("hi");
-	mk("lo");
-	EXPECT(wr(gp("hi", "tgroup.priority"), "high") > 0);
-	hi = burner(NULL);
-	lo = burner(NULL);
-	join("hi", hi);
-	join("lo", lo);
-	lhi = runtime_ns(hi);
-	llo = runtime_ns(lo);
-	/* NVM write latency far above its 1500 ns threshold */
-	inject("probe nvm_write_ns=5000 dram_write_ns=100");
-	for (i = 0; i < 100; i++) {		/* ~0.5 s */
-		feed(hi, lo, &lhi, &llo);
-		usleep(5000);
-		EXPECT(stat_is("hi", "cpu_quota_usec", "max"), "high-priority group throttled");
-	}
-	EXPECT(!stat_is("lo", "cpu_quota_usec", "max"), "low-priority group not throttled");
-	{
-		char buf[256];
+	if (dt < 1e-4)
+		dt = 1e-4;
+	for (i = 0; i < NPROC; i++) {
+		double m = i == NZ ? 1.0 : stat_value(pl_name[i], "mba_percent") / 100.0;
+		double slow = i == NZ ? PL_L0_NW / p->l_nw : PL_L0_DR / p->l_dr;
 
-		rd(gp("", "tgroup.interference"), buf, sizeof(buf));
-		EXPECT(strstr(buf, "nvm_write_lat_ns=5000") && strstr(buf, "state=nvm"), "%s", buf);
+		rt = runtime_ns(p->pid[i]);
+		bytes[i] = (rt - p->rt[i]) * p->bpns[i] * m * slow;
+		if (cpu_share)
+			cpu_share[i] = (rt - p->rt[i]) / 1e9 / dt;
+		p->rt[i] = rt;
 	}
-	/* back to normal: released stepwise, within the documented bound */
-	inject("probe nvm_write_ns=200 dram_write_ns=100");
-	for (i = 0; i < 600 && released < 0; i++) {	/* up to ~3 s */
-		feed(hi, lo, &lhi, &llo);
+	dr_bps = (bytes[VIC] + bytes[BY]) / dt;
+	nw_bps = bytes[NZ] / dt;
+	/* ns per GB/s: DRAM reads 8 each, NVM writes 60 on DRAM, 100 on NVM */
+	tgt_dr = PL_L0_DR + 8 * dr_bps / 1e9 + 60 * nw_bps / 1e9;
+	tgt_nw = PL_L0_NW + 10 * dr_bps / 1e9 + 100 * nw_bps / 1e9;
+	p->l_dr = (p->l_dr + tgt_dr) / 2;
+	p->l_nw = (p->l_nw + tgt_nw) / 2;
+	p->t = t;
+	inject("group=vic dram_read_bytes=%llu\n"
+	       "group=by dram_read_bytes=%llu\n"
+	       "group=nz mbm_bytes=%llu nvm_store_samples=100\n"
+	       "uncore dram_rpq_occupancy=%llu dram_rpq_inserts=1000 nvm_rpq_occupancy=%llu nvm_rpq_inserts=1000 uncore_clock_khz=2000000\n"
+	       "probe dram_write_ns=%llu nvm_write_ns=%llu",
+	       (unsigned long long)bytes[VIC], (unsigned long long)bytes[BY],
+	       (unsigned long long)bytes[NZ], (unsigned long long)(p->l_dr * 2 * 1000),
+	       (unsigned long long)(PL_L0_NR * 2 * 1000), (unsigned long long)PL_L0_DW,
+	       (unsigned long long)p->l_nw);
+}
+
+static int untouched(const char *g)
+{
+	return stat_is(g, "cpu_quota_usec", "max") && stat_value(g, "mba_percent") == 100;
+}
+
+/* relax steps from a throttle to none: quota x 1.25 up to period x CPUs, MBA +10 */
+static int relax_steps(unsigned long long q, unsigned long long mba, unsigned long long cap)
+{
+	int n = 0;
+
+	if (q != ~0ull)
+		for (n = 0; q < cap; n++)
+			q = q * 125 / 100 > q ? q * 125 / 100 : q + 1;
+	return n + (int)((100 - mba + 9) / 10);
+}
+
+TEST_T(remedial_closed_loop_bystander, 90)
+{
+	/* docs/control-law.md: dead_periods 20, relax_periods 5 */
+	const int dead = 20, relax = 5, lag = 1;
+	struct plant pl = { .bpns = { 1.0, 1.0, 1.0 / 30 } };
+	double share[NPROC], vic_ns = 0, vic_bytes = 0, vic_cpu = 0, t0, solo;
+	unsigned long long p0, q0, m0, cap;
+	int i, steps = 0, none_seen = 0, released = -1, again = 0, bound;
+
+	EXPECT(wrf(gp("", "tgroup.config"), "dram_read_lat_ns=%d nvm_write_lat_ns=%d low_pct=%d",
+		   PL_THR_DR, PL_THR_NW, PL_LOW_PCT) > 0);
+	for (i = 0; i < NPROC; i++) {
+		mk(pl_name[i]);
+		pl.pid[i] = burner(NULL);
+		join(pl_name[i], pl.pid[i]);
+	}
+	EXPECT(wr(gp("vic", "tgroup.priority"), "high") > 0);
+	plant_init(&pl);
+	/* 6 s of interference: the writer is cut, victim and bystander never */
+	for (t0 = now_s(); now_s() - t0 < 6.0; ) {
+		double r0 = pl.rt[VIC];
+
+		plant_step(&pl, share);
+		if (now_s() - t0 > 4.5) {	/* the last 1.5 s: recovered? */
+			vic_bytes += (pl.rt[VIC] - r0) * PL_L0_DR / pl.l_dr;
+			vic_ns += pl.rt[VIC] - r0;
+			vic_cpu += share[VIC];
+			steps++;
+		}
+		EXPECT(untouched("vic"), "the high-priority victim throttled");
+		EXPECT(untouched("by"), "the bystander throttled (quota %llu, mba %llu)",
+		       stat_value("by", "cpu_quota_usec"), stat_value("by", "mba_percent"));
 		usleep(5000);
-		if (stat_is("lo", "cpu_quota_usec", "max"))
-			released = i;
-		EXPECT(stat_is("hi", "cpu_quota_usec", "max"));
 	}
-	EXPECT(released >= 0, "low group still throttled 3 s after the interference ended");
-	printf("TGTEST-INFO: remedial released %d ms after the interference ended\n", released * 5);
-	reap(hi);
-	reap(lo);
-	rmdir(p2(MNT, "hi"));
-	rmdir(p2(MNT, "lo"));
+	EXPECT(!untouched("nz"), "the NVM writer not throttled");
+	/* victim: bytes per CPU ns against solo (alone: its own 8 ns per GB/s) */
+	vic_cpu /= steps ? steps : 1;
+	solo = PL_L0_DR / (PL_L0_DR + 8 * vic_cpu);
+	printf("TGTEST-INFO: remedial_closed_loop: victim at %.3f of solo (CPU %.2f), writer quota %llu us, DRAM read latency %.1f ns\n",
+	       vic_ns ? vic_bytes / vic_ns / solo : 0, vic_cpu, stat_value("nz", "cpu_quota_usec"),
+	       pl.l_dr);
+	EXPECT(vic_ns && vic_bytes / vic_ns >= 0.9 * solo, "victim at %.3f of solo",
+	       vic_ns ? vic_bytes / vic_ns / solo : 0);
+
+	/*
+	 * The writer's traffic falls to 1/200 (process still spinning): the
+	 * victim alone keeps DRAM read latency in the band, nothing is over.
+	 * Released within lag + 2 x dead + relax x (steps + 2) periods.
+	 */
+	q0 = stat_value("nz", "cpu_quota_usec");
+	m0 = stat_value("nz", "mba_percent");
+	cap = 10000ull * sysconf(_SC_NPROCESSORS_ONLN);
+	bound = lag + 2 * dead + relax * (relax_steps(q0, m0, cap) + 2);
+	pl.bpns[NZ] /= 200;
+	p0 = stat_value("", "nr_periods");
+	while (stat_value("", "nr_periods") - p0 <= (unsigned long long)bound + 50) {
+		char buf[512];
+
+		plant_step(&pl, NULL);
+		EXPECT(untouched("vic"));
+		EXPECT(untouched("by"), "the bystander throttled");
+		if (released < 0) {
+			rd(gp("", "tgroup.interference"), buf, sizeof(buf));
+			none_seen |= strstr(buf, "state=none") != NULL;
+			if (untouched("nz"))
+				released = (int)(stat_value("", "nr_periods") - p0);
+		} else {
+			again += !untouched("nz");	/* and stays released */
+		}
+		usleep(5000);
+	}
+	printf("TGTEST-INFO: remedial_closed_loop: writer released %d periods after its noise fell (bound %d, from quota %llu mba %llu), detector state %s before\n",
+	       released, bound, q0, m0, none_seen ? "went none" : "stayed hot (the band)");
+	EXPECT(!none_seen, "the detector left its hot state: not the band case");
+	EXPECT(released >= 0 && released <= bound, "released after %d periods, bound %d", released,
+	       bound);
+	EXPECT(!again, "throttled again after its release (%d steps)", again);
+	for (i = 0; i < NPROC; i++) {
+		reap(pl.pid[i]);
+		rmdir(p2(MNT, pl_name[i]));
+	}
+	EXPECT(wr(gp("", "tgroup.config"), "dram_read_lat_ns=200 nvm_write_lat_ns=1500 low_pct=80") > 0);
 }
 
 /* ---- safety: every exit path releases a parked process --------------------- */

@@ -1,0 +1,82 @@
+#!/bin/bash
+# tests/unit/mutants.sh - each guarded rule of the control law, broken on
+# purpose (docs/control-law.md, "Verification"): the unit tests must fail
+# on every mutant. Builds a mutated copy of core/ in build/mut and runs
+# tests/unit/test_core.c and test_plant.c against it.
+#
+#   tests/unit/mutants.sh            every mutant
+#   tests/unit/mutants.sh 3 7        only those (numbers as listed)
+#
+# A mutant whose pattern no longer matches the source is an error, not a
+# survivor: the list must follow the code. Exit status: 0 when every mutant
+# was killed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+mut=$top/build/mut
+# file ;; perl substitution (applied with -0, once) ;; the rule it breaks
+mutants=(
+	'regulator.c;;s/\|\| tg_weighted\(g\) < blame\)/)/;;blame: a group under blame_pct is never picked'
+	'regulator.c;;s/if \(r->dead\.left\)\n\t\t\treturn;/;/;;remedial dead time: no cut before the last one is measured'
+	'regulator.c;;s/st->left = cfg->dead_periods;/st->left = 0;/;;dead time lasts (no settle tracking at all)'
+	'regulator.c;;s/if \(st->age < TG_DEAD_ACT \|\| st->expect == st->from\)/if (0)/;;dead time: no early end before the cut can act, none for an undo'
+	'regulator.c;;s/if \(\+\+r->quiet < cfg->relax_periods \|\| r->dead\.left\)/if (++r->quiet < cfg->relax_periods || r->dead.left || det->state != TG_INTF_NONE)/;;relax when no kind is over, not only in state none'
+	'regulator.c;;s/g->relax_age > cfg->dead_periods\)\n\t\t\tcontinue;/g->relax_age > 3)\n\t\t\tcontinue;/;;relapse window = dead_periods'
+	'regulator.c;;s/g->hold = true;/g->hold = false;/;;relapse: the group is held'
+	'regulator.c;;s/g->hold = false;\t\/\* its noise stopped \*\//;/;;hold ends when its traffic halves'
+	'regulator.c;;s/tg_unthrottled_bps\(r, cfg, g\) < cfg->noise_floor_bps\)/0)/;;a throttled group under the noise floor is released whatever the detector says'
+	'regulator.c;;s/tg_unthrottled_bps\(r, cfg, g\) < cfg->noise_floor_bps\)/tg_total(g) < cfg->noise_floor_bps)/;;the noise-floor release looks at the traffic its throttle would let through'
+	'regulator.c;;s/if \(waiting\)\n\t\t\t\treturn;/;/;;preventive: MBA steps wait for the last step to settle'
+	'regulator.c;;s/\|\| waiting\)\n\t\treturn;/)\n\t\treturn;/;;preventive: relax waits for the last step to settle'
+	'regulator.c;;s/tg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, 0, 0\);/;/;;dead time after a relapse undo'
+	'regulator.c;;s/g->hold_bps = g->relax_bps;/g->hold_bps = tg_total(g);/;;held level measured where the relapse returns to'
+	'regulator.c;;s/return g->active && g->priority == TG_PRIO_LOW;/return g->active;/;;high priority is never throttled by the remedial policy'
+	'regulator.c;;s/if \(det->over\) \{\n\t\tr->quiet = 0;\n\t\tif \(tg_rem_relapse/if (det->state) {\n\t\tr->quiet = 0;\n\t\tif (tg_rem_relapse/;;cut only while a kind is over (not in the band)'
+)
+
+want=("$@")
+make --no-print-directory -s user >/dev/null || { echo "core does not build"; exit 1; }
+killed=0 survived=0 broken=0
+for i in "${!mutants[@]}"; do
+	n=$((i + 1))
+	if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " =~ " $n " ]]; then continue; fi
+	m=${mutants[$i]}
+	file=${m%%;;*}
+	rest=${m#*;;}
+	expr=${rest%%;;*}
+	what=${rest#*;;}
+	rm -rf "$mut" && mkdir -p "$mut/obj" && cp -r core "$mut/core"
+	perl -0pi -e "$expr" "$mut/core/$file"
+	if cmp -s "core/$file" "$mut/core/$file"; then
+		echo "BROKEN  $n: pattern no longer matches core/$file ($what)"
+		broken=$((broken + 1)); continue
+	fi
+	ok=1
+	for f in "$mut"/core/*.c; do
+		gcc -O2 -Wall -Wextra -std=gnu11 -ffreestanding -I"$mut/core" -c "$f" \
+			-o "$mut/obj/$(basename "$f" .c).o" 2>"$mut/build.log" || ok=0
+	done
+	ar rcs "$mut/libtgcore.a" "$mut"/obj/*.o
+	for t in core plant; do
+		gcc -O1 -g -I"$mut/core" -o "$mut/test_$t" "tests/unit/test_$t.c" "$mut/libtgcore.a" \
+			-lcmocka 2>>"$mut/build.log" || ok=0
+	done
+	if [ $ok = 0 ]; then
+		echo "BROKEN  $n: does not compile ($what)"; broken=$((broken + 1)); continue
+	fi
+	dead=""
+	for t in core plant; do
+		if ! out=$("$mut/test_$t" 2>&1); then
+			dead="$dead $(echo "$out" | sed -n 's/^\[  FAILED  \] \(test_[a-z_0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
+		fi
+	done
+	if [ -n "${dead// /}" ]; then
+		echo "KILLED  $n: $what - by$dead"
+		killed=$((killed + 1))
+	else
+		echo "SURVIVED $n: $what"
+		survived=$((survived + 1))
+	fi
+done
+echo "$killed killed, $survived survived, $broken broken"
+[ $survived = 0 ] && [ $broken = 0 ]
