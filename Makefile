@@ -36,7 +36,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps deps-612 bench fuzz check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user
 
@@ -172,6 +172,11 @@ FUZZ_SECONDS ?= 15
 $(BUILD)/fuzz/fuzz_parse: tests/fuzz/fuzz_parse.c core/parse.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -o $@ tests/fuzz/fuzz_parse.c core/parse.c
+
+# Every guarded rule of the control law broken on purpose: the unit tests
+# must fail on each mutant (tests/unit/mutants.sh; about a minute).
+mutants:
+	@tests/unit/mutants.sh
 
 fuzz: $(BUILD)/fuzz/fuzz_parse
 	@rm -rf $(BUILD)/fuzz/corpus && cp -r tests/fuzz/corpus $(BUILD)/fuzz/corpus
