@@ -533,6 +533,17 @@ struct stats {
 	long cuts, relapses, max_release, max_settle;
 };
 
+/*
+ * A test's scenario (sc, filled by scen_make() or hand_scen() and the
+ * test) and its loop (lp), as s and l for SCEN_FAIL. Static: they are
+ * large.
+ */
+#define FIXTURE(s, l)							\
+	static struct scen sc;						\
+	static struct loop lp;						\
+	const struct scen *s = &sc;					\
+	struct loop *l = &lp
+
 #define SCEN_FAIL(...) do {						\
 	scen_print(s);							\
 	printf("FAILED at period %ld: ", l->t);				\
@@ -585,10 +596,7 @@ static u64 relax_steps(const struct loop *l, const struct tg_throttle *t)
 
 static void run_scenario(u64 seed, struct stats *st)
 {
-	static struct scen sc;
-	static struct loop lp;
-	const struct scen *s = &sc;
-	struct loop *l = &lp;
+	FIXTURE(s, l);
 	struct tg_throttle last[MAXG];
 	int moves[MAXG] = { 0 };
 	long released[MAXG], bound[MAXG];
@@ -879,11 +887,8 @@ static void test_fault1_no_overthrottle_under_lag(void **state)
  */
 static void test_blame_holds_on_negligible(void **state)
 {
-	static struct scen sc;
-	static struct loop lp;
-	const struct scen *s = &sc;
-	struct loop *l = &lp;
 	struct stats st = { 0 };
+	FIXTURE(s, l);
 	int p;
 
 	(void)state;
@@ -912,10 +917,7 @@ static void test_blame_holds_on_negligible(void **state)
  */
 static void release_case(double victim_nw, double after, int want_over)
 {
-	static struct scen sc;
-	static struct loop lp;
-	const struct scen *s = &sc;
-	struct loop *l = &lp;
+	FIXTURE(s, l);
 	struct stats st = { 0 };
 	struct knobs kn;
 	struct pstate ps;
@@ -1015,10 +1017,7 @@ static void test_fault3_no_limit_cycle(void **state)
  */
 static void test_throttled_under_floor_held(void **state)
 {
-	static struct scen sc;
-	static struct loop lp;
-	const struct scen *s = &sc;
-	struct loop *l = &lp;
+	FIXTURE(s, l);
 	struct stats st = { 0 };
 	struct tg_throttle last = { 0, 0 };
 	int p, j, k, moves = 0;
@@ -1052,11 +1051,8 @@ static void test_throttled_under_floor_held(void **state)
  */
 static void test_limit_relax_under_lag(void **state)
 {
-	static struct scen sc;
-	static struct loop lp;
-	const struct scen *s = &sc;
-	struct loop *l = &lp;
 	struct stats st = { 0 };
+	FIXTURE(s, l);
 	int p;
 
 	(void)state;
