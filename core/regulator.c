@@ -652,14 +652,17 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
- * Every relax within the relapse window of a group the over can be blamed
- * on (blame_pct, as for a cut) is undone; those groups are held, for
- * longer at each relapse (tg_hold_periods()).
+ * Every relax within the relapse window is undone and its group held, for
+ * longer at each relapse (tg_hold_periods()). All of them, not only those
+ * whose traffic could explain the over: within the window the inputs do
+ * not show the relaxes yet (that is why it is the dead time), so the
+ * blame rule would judge each on its traffic before its relax - a group
+ * around blame_pct then kept relaxes that a later cut took back, a cycle.
+ * A group held wrongly is released by its hold time (the bound).
  */
 static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			   struct tg_reg_group *groups, u32 nr)
 {
-	u64 blame = tg_blame_level(cfg, groups, nr);
 	bool any = false;
 	u32 i;
 
@@ -669,8 +672,6 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (!tg_rem_candidate(g) || g->relax_age > cfg->dead_periods)
 			continue;
 		g->relax_age = TG_NEVER;
-		if (tg_weighted(g) < blame)
-			continue;	/* cannot explain the over: keeps its relax */
 		g->rem = g->relax_from;
 		g->hold = true;
 		g->hold_bps = g->relax_bps;
