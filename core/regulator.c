@@ -747,6 +747,9 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (g->probe && g->relax_age != TG_NEVER &&
 		    g->relax_age > cfg->dead_periods)
 			g->probe = false;
+		/* released, and the release survived its window: backoff forgotten */
+		if (!tg_throttled(&g->rem, cfg) && g->relax_age > cfg->dead_periods)
+			g->relapses = 0;
 		if (tg_throttled(&g->rem, cfg) &&
 		    tg_unthrottled_bps(r, cfg, g) < cfg->noise_floor_bps)
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL, TG_WHY_IDLE);
@@ -784,8 +787,6 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (g->probe && g->relax_age <= cfg->dead_periods)
 			continue;
 		tg_rem_relax(r, cfg, g, i);
-		if (!tg_throttled(&g->rem, cfg))
-			g->relapses = 0;	/* released: backoff forgotten */
 	}
 }
 
