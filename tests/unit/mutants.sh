@@ -31,7 +31,14 @@ mutants=(
 	'regulator.c;;s/tg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, 0, 0\);/;/;;dead time after a relapse undo'
 	'regulator.c;;s/g->hold_bps = g->relax_bps;/g->hold_bps = tg_total(g);/;;held level measured where the relapse returns to'
 	'regulator.c;;s/return g->active && g->priority == TG_PRIO_LOW;/return g->active;/;;high priority is never throttled by the remedial policy'
-	'regulator.c;;s/if \(det->over\) \{\n\t\tr->quiet = 0;\n\t\tif \(tg_rem_relapse/if (det->state) {\n\t\tr->quiet = 0;\n\t\tif (tg_rem_relapse/;;cut only while a kind is over (not in the band)'
+	'regulator.c;;s/over = r->over_run >= TG_OVER_FILTER;/over = det->state;/;;cut only while a kind is over (not in the band)'
+	'regulator.c;;s/over = r->over_run >= TG_OVER_FILTER;/over = r->over_run >= 1;/;;over filter: a one-period blip is not over'
+	'regulator.c;;s/if \(st->flat && moved > /if (0 \&\& moved > /;;remedial dead time: the cut group'"'"'s traffic must be flat, not only moved 3\/4'
+	'regulator.c;;s/if \(!g->hold_left\) \{/if (0) {/;;a hold ends after its hold time with nothing over'
+	'regulator.c;;s/u32 shift = relapses > 1 \? relapses - 1 : 0;/u32 shift = 0;/;;hold time backs off per relapse'
+	'regulator.c;;s/if \(g->probe && g->relax_age <= cfg->dead_periods\)\n\t\t\tcontinue;/;/;;a probe is one step, then its relapse window'
+	'regulator.c;;s/if \(over\)\n\t\treturn;\n\tif \(g->hold_left\)/if (g->hold_left)/;;a hold counts only periods with nothing over'
+	'regulator.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && g->relax_age > cfg->dead_periods\)/if (!tg_throttled(\&g->rem, cfg))/;;backoff forgotten only once a release survived its window'
 )
 
 want=("$@")

@@ -371,6 +371,7 @@ struct loop {
 	struct pstate now;
 	long t;
 	long last_cut;			/* period of the last remedial cut */
+	long blip_every, blip_from;	/* one-period latency blips (detector input) */
 };
 
 static u64 ewma(u64 avg, u64 x)
@@ -438,6 +439,15 @@ static void loop_step(struct loop *l)
 			g->limits.bps[k] = s->g[i].limit[k];
 		g->bps = l->avg[i];
 		g->cpu_usage_us = l->usage_avg[i];
+	}
+	/* a one-period blip: every kind seen at twice its threshold */
+	if (l->blip_every && l->t >= l->blip_from && (l->t - l->blip_from) % l->blip_every == 0) {
+		static struct pstate b;
+
+		b = *seen;
+		for (k = 0; k < NK; k++)
+			b.L[k] = 2 * s->thr[k];
+		seen = &b;
 	}
 	/* read latency by Little's law at 2 GHz, 100000 inserts; writes probed */
 	lat.uncore_khz = 2000000;
@@ -720,17 +730,34 @@ static double kind_share(const struct scen *s, const struct pstate *p, int g, in
 	return all > 0 ? mine / all : 0;
 }
 
-/* documented release bound of group i's remedial throttle (docs/control-law.md) */
-static long release_bound(const struct loop *l, int i)
+/*
+ * documented release bound of group i's remedial throttle
+ * (docs/control-law.md); `halved`: its traffic falls under half (a hold
+ * ends at once), else a hold lasts out its hold time
+ */
+static long release_bound(const struct loop *l, int i, int halved)
 {
 	const struct tg_reg_group *g = &l->g[i];
 	long b = l->s->lag + (TG_OVER_FILTER - 1) + 2 * (long)l->cfg.dead_periods +
 		 (long)l->cfg.relax_periods * (long)(relax_steps(l, &g->rem) + 2);
 
-	if (g->hold || g->probe)	/* its hold time, then a probe and its window */
+	if (!halved && (g->hold || g->probe))	/* its hold time, then a probe and its window */
 		b += (long)tg_hold_periods(&l->cfg, g->relapses) + l->cfg.dead_periods + 1;
 	return b;
 }
+
+static double total_d(const struct scen *s, int i)
+{
+	return s->g[i].d[0] + s->g[i].d[1] + s->g[i].d[2] + s->g[i].d[3];
+}
+
+static double total_d1(const struct scen *s, int i)
+{
+	return s->d1[i][0] + s->d1[i][1] + s->d1[i][2] + s->d1[i][3];
+}
+
+/* phase 2's noise: -1 random per scenario, else that mode for all */
+static int phase2_mode = -1;
 
 static void run_scenario(u64 seed, struct stats *st)
 {
@@ -864,6 +891,8 @@ static void run_scenario(u64 seed, struct stats *st)
 		double worst = 1;
 		int mode = irand(0, 2), tries;
 
+		if (phase2_mode >= 0)
+			mode = phase2_mode;
 		w->phase = 2;
 		for (i = 0; i < s->n; i++)
 			memcpy(w->d1[i], s->g[i].d, sizeof(w->d1[i]));
@@ -907,7 +936,8 @@ static void run_scenario(u64 seed, struct stats *st)
 	st->release_checked++;
 	for (i = 0, end = 0; i < s->n; i++) {
 		released[i] = unthrottled(&l->g[i].rem) ? 0 : -1;
-		bound[i] = release_bound(l, i);
+		/* its demand under 0.45 of phase 1's: its traffic halves (latency falls) */
+		bound[i] = release_bound(l, i, i >= s->nh && total_d(s, i) < 0.45 * total_d1(s, i));
 		st->held += l->g[i].hold || l->g[i].probe;
 		if (bound[i] > end)
 			end = bound[i];
@@ -1113,7 +1143,7 @@ static void test_blame_holds_on_negligible(void **state)
  * never becomes none. Released within the documented bound. And a
  * neighbour that goes quiet is released even while a kind stays over.
  */
-static void release_case(double victim_nw, double after, int want_over)
+static void release_case(double victim_nw, double after, int want_over, long blips)
 {
 	FIXTURE(s, l);
 	struct stats st = { 0 };
@@ -1146,7 +1176,10 @@ static void release_case(double victim_nw, double after, int want_over)
 	}
 	assert_int_equal(over, want_over);
 	assert_true(want_over || in_band);
-	bound = release_bound(l, 1);
+	bound = release_bound(l, 1, after < 0.45);
+	/* a one-period blip of every kind every `blips` periods: not over */
+	l->blip_every = blips;
+	l->blip_from = l->t + 7;
 	for (p = 1; p <= bound; p++) {
 		loop_step(l);
 		check_period(s, l, &st);
@@ -1156,14 +1189,105 @@ static void release_case(double victim_nw, double after, int want_over)
 	if (p > bound)
 		SCEN_FAIL("not released within %ld periods (mba %u quota %llu hold %d)", bound,
 			  l->g[1].rem.mba, (unsigned long long)l->g[1].rem.quota_us, l->g[1].hold);
-	printf("released %d periods after the noise fell to %.3f (bound %ld)\n", p, after, bound);
+	printf("released %d periods after the noise fell to %.3f (bound %ld, blips every %ld)\n", p,
+	       after, bound, blips);
+	/* and stays released through the blips */
+	for (p = 0; p < 400; p++) {
+		loop_step(l);
+		check_period(s, l, &st);
+		if (!unthrottled(&l->g[1].rem))
+			SCEN_FAIL("throttled again after its release (blips every %ld)", blips);
+	}
 }
 
 static void test_fault2_release_in_band(void **state)
 {
 	(void)state;
-	release_case(0.12e9, 0.002, 0);	/* 4 MB/s left; the victim's NVM writes: band */
-	release_case(0.3e9, 0.0, 1);	/* ... over the threshold: quiet neighbour */
+	release_case(0.12e9, 0.002, 0, 0);	/* 4 MB/s left; the victim's NVM writes: band */
+	release_case(0.3e9, 0.0, 1, 0);	/* ... over the threshold: quiet neighbour */
+}
+
+/*
+ * Review finding 3: one-period "over" blips (measurement noise) neither
+ * undo a release nor restart its waits - every 100 periods, and every 60.
+ */
+static void test_blips_do_not_block_release(void **state)
+{
+	(void)state;
+	release_case(0.12e9, 0.002, 0, 100);
+	release_case(0.12e9, 0.002, 0, 60);
+	release_case(0.12e9, 0.002, 0, 23);
+}
+
+/*
+ * Review finding 2: a relapse, then the noise falls to 60 % - nothing is
+ * over even unthrottled, but the held group's traffic does not halve. The
+ * hold ends by time (its hold time with nothing over) and the throttle is
+ * released within the bound.
+ */
+static void test_hold_ends_by_time(void **state)
+{
+	FIXTURE(s, l);
+	struct stats st = { 0 };
+	double need = 1;
+	long bound;
+	int p, by_time = 0;
+
+	(void)state;
+	hand_scen(&sc, 3, 2);
+	sc.g[0].d[TG_DRAM_READ] = 0.9e9;
+	sc.g[1].d[TG_NVM_WRITE] = 2e9;
+	while (need > 0.001 && over_at(s, 1, need))
+		need *= 0.99;
+	/* over unthrottled; at 65 % of its demand just not */
+	sc.g[1].d[TG_NVM_WRITE] *= need / 0.65;
+	assert_true(over_at(s, 1, 1.0));
+	loop_init(&lp, s);
+	for (p = 0; p < 3000; p++) {
+		loop_step(l);
+		check_period(s, l, &st);
+	}
+	/* the premise: held after a relapse */
+	if (!l->g[1].hold || !l->g[1].relapses)
+		SCEN_FAIL("not held (hold %d relapses %u)", l->g[1].hold, l->g[1].relapses);
+	sc.g[1].d[TG_NVM_WRITE] *= 0.6;
+	assert_false(over_at(s, 1, 1.0));
+	bound = release_bound(l, 1, 0);
+	for (p = 1; p <= bound && !unthrottled(&l->g[1].rem); p++) {
+		int held = l->g[1].hold;
+
+		loop_step(l);
+		check_period(s, l, &st);
+		/* the hold ended with its traffic over half its held level */
+		if (held && !l->g[1].hold)
+			by_time = l->g[1].bps.v[0] + l->g[1].bps.v[1] + l->g[1].bps.v[2] +
+				  l->g[1].bps.v[3] >= l->g[1].hold_bps / 2;
+	}
+	if (!unthrottled(&l->g[1].rem))
+		SCEN_FAIL("not released within %ld periods (mba %u quota %llu hold %d)", bound,
+			  l->g[1].rem.mba, (unsigned long long)l->g[1].rem.quota_us, l->g[1].hold);
+	assert_true(by_time);
+	printf("held group released %d periods after the noise fell to 60 %% (bound %ld)\n", p, bound);
+}
+
+/*
+ * The reviewer's failing seeds (dead time ending on traffic still falling
+ * from an earlier step; slow convergence of 8 groups) and the first seed
+ * that failed with the noise falling to 50-80 %, as fixed regressions.
+ */
+static void test_regression_seeds(void **state)
+{
+	static const u64 seeds[] = { 905864, 933600, 947452 };
+	struct stats st = { 0 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+		run_scenario(seeds[i], &st);
+	phase2_mode = 1;
+	run_scenario(20240626, &st);
+	phase2_mode = -1;
+	assert_int_equal(st.scenarios, 4);
 }
 
 /*
@@ -1293,6 +1417,9 @@ int main(void)
 		cmocka_unit_test(test_fault3_no_limit_cycle),
 		cmocka_unit_test(test_throttled_under_floor_held),
 		cmocka_unit_test(test_limit_relax_under_lag),
+		cmocka_unit_test(test_blips_do_not_block_release),
+		cmocka_unit_test(test_hold_ends_by_time),
+		cmocka_unit_test(test_regression_seeds),
 		cmocka_unit_test(test_randomized_plant),
 	};
 
