@@ -347,7 +347,7 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			if (waiting)
 				return;	/* the last step's effect not measured yet */
 			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
-				from,
+					from,
 					tg_mul_div(from, next, t->mba));
 			t->mba = next;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
@@ -405,7 +405,7 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 			/* unlimited: it may use what it wants, not predictable */
 			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
-				from,
+					from,
 					q == TG_QUOTA_UNLIMITED || !base ? from :
 					tg_mul_div(from, tg_ppm(q, base), TG_PPM));
 			t->quota_us = q;
