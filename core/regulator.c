@@ -107,42 +107,76 @@ u32 tg_dead_periods(u32 smooth_div)
 #define TG_SETTLE_REM		4
 #define TG_SETTLE_PREV		3
 
+/*
+ * A remedial cut's traffic is flat when it moved by at most 1/TG_SETTLE_FLAT
+ * of the predicted change over the last two periods: a step seen through
+ * the EWMA moves that little once 3/4 of it shows, traffic still falling
+ * from an earlier step (or not yet showing this one) moves more.
+ */
+#define TG_SETTLE_FLAT		16
+
 static void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
-			    u32 rest, u64 from, u64 expect)
+			    u32 rest, bool flat, u64 from, u64 expect)
 {
 	st->left = cfg->dead_periods;
 	st->age = 0;
-	st->rest = rest;
+	st->rest = rest ? rest : 1;
+	st->flat = flat;
 	st->from = from;
 	st->expect = expect;
+	st->seen[0] = from;
+	st->seen[1] = from;
+}
+
+static u64 tg_absdiff(u64 a, u64 b)
+{
+	return a > b ? a - b : b - a;
 }
 
 /*
  * One period of a dead time: counts it down, ends it once the group's
- * smoothed traffic (now) is within 1/rest of the way from `from` to `expect`.
+ * smoothed traffic (now) is within 1/rest of the way from `from` to
+ * `expect` and, if st->flat, has stopped moving.
  * Return: true while still waiting.
  */
 static bool tg_settle_wait(struct tg_settle *st, u64 now)
 {
-	u64 part;
+	u64 change = tg_absdiff(st->from, st->expect), part;
+	u64 moved = tg_absdiff(now, st->seen[1]);
 
 	if (!st->left)
 		return false;
 	st->left--;
 	st->age++;
+	st->seen[1] = st->seen[0];
+	st->seen[0] = now;
 	/* nothing predicted (an undo): the whole wait */
-	if (st->age < TG_DEAD_ACT || st->expect == st->from)
+	if (st->age < TG_DEAD_ACT || !change)
 		return st->left;
-	if (st->expect <= st->from) {
-		part = (st->from - st->expect) / (st->rest ? st->rest : 1);
-		if (now <= st->expect + part)
-			st->left = 0;
-	} else {
-		part = (st->expect - st->from) / (st->rest ? st->rest : 1);
-		if (now >= st->expect - part)
-			st->left = 0;
-	}
+	if (st->flat && moved > tg_mul_div(change, 1, TG_SETTLE_FLAT))
+		return st->left;	/* still moving: not settled */
+	part = tg_mul_div(change, 1, st->rest);
+	if (st->expect < st->from ? now <= st->expect + part
+				  : now >= st->expect - part)
+		st->left = 0;
 	return st->left;
+}
+
+/**
+ * tg_hold_periods() - how long a relapse holds a group
+ * @cfg:      configuration (dead_periods)
+ * @relapses: the group's relapses since it was last unthrottled (>= 1)
+ *
+ * Return: periods with nothing over before the hold ends: TG_HOLD_MULT x
+ * dead_periods, doubled per further relapse, at most TG_HOLD_MAX_SHIFT times.
+ */
+u32 tg_hold_periods(const struct tg_reg_cfg *cfg, u32 relapses)
+{
+	u32 shift = relapses > 1 ? relapses - 1 : 0;
+
+	if (shift > TG_HOLD_MAX_SHIFT)
+		shift = TG_HOLD_MAX_SHIFT;
+	return (cfg->dead_periods ? cfg->dead_periods : 1) * TG_HOLD_MULT << shift;
 }
 
 /* Quota floor and cap of a configuration, once per tg_regulate(). */
@@ -213,6 +247,9 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	g->prev_settle = (struct tg_settle){ 0 };
 	g->hold = false;
 	g->hold_bps = 0;
+	g->hold_left = 0;
+	g->relapses = 0;
+	g->probe = false;
 	g->relax_age = TG_NEVER;
 	tg_unthrottle(&g->relax_from, cfg);
 	g->relax_bps = 0;
@@ -226,8 +263,7 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 void tg_regulator_init(struct tg_regulator *r)
 {
 	r->quiet = 0;
-	r->since_relax = TG_NEVER;
-	r->last_relaxed = -1;
+	r->over_run = 0;
 	r->dead = (struct tg_settle){ 0 };
 	r->cut_group = -1;
 	r->last_group = -1;
@@ -257,6 +293,8 @@ static void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		g->prev_settle.left = 0;
 	} else {
 		g->hold = false;
+		g->probe = false;
+		g->relapses = 0;
 		g->relax_age = TG_NEVER;
 	}
 	if (!tg_throttled(t, cfg))
@@ -300,16 +338,16 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 	g->calm = 0;
 	if (!(over & TG_NVM_KINDS) && t->mba > cfg->mba_min) {
-		u32 next = t->mba - cfg->mba_step;
+		u32 next = t->mba > cfg->mba_min + cfg->mba_step ?
+			   t->mba - cfg->mba_step : cfg->mba_min;
 		u64 lim = g->limits.bps[worst];
 
-		if (next < cfg->mba_min)
-			next = cfg->mba_min;
 		/* coarse MBA step only while it does not undershoot */
 		if (tg_mul_div(g->bps.v[worst], next, t->mba) >= lim) {
 			if (waiting)
 				return;	/* the last step's effect not measured yet */
-			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
+			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
+					from,
 					tg_mul_div(from, next, t->mba));
 			t->mba = next;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
@@ -325,7 +363,8 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	base = g->cpu_usage_us ? g->cpu_usage_us : tg_cpu_base(r, t, g);
 	q = tg_scale_quota(r, base, ratio_ppm);
 	if (q < t->quota_us) {
-		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
+		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
+				from,
 				q < base ? tg_mul_div(from, tg_ppm(q, base), TG_PPM)
 					 : from);
 		t->quota_us = q;
@@ -365,7 +404,8 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			u64 base = tg_cpu_base(r, t, g), from = tg_total(g);
 
 			/* unlimited: it may use what it wants, not predictable */
-			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, from,
+			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
+					from,
 					q == TG_QUOTA_UNLIMITED || !base ? from :
 					tg_mul_div(from, tg_ppm(q, base), TG_PPM));
 			t->quota_us = q;
@@ -387,7 +427,8 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    tg_relax_target(lim, cfg))
 				return;		/* would overshoot: stay */
 		}
-		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, tg_total(g),
+		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
+				tg_total(g),
 				tg_mul_div(tg_total(g), next, t->mba));
 		t->mba = next;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
@@ -460,9 +501,21 @@ static u64 tg_weighted(const struct tg_reg_group *g)
 	int k;
 
 	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, g->bps.v[k] > U64_MAX / w[k] ?
-				      U64_MAX : g->bps.v[k] * w[k]);
+		sum = tg_sat_add(sum, tg_mul_div(g->bps.v[k], w[k], 1));
 	return sum;
+}
+
+/* blame_pct of all active groups' weighted traffic: under it, blameless */
+static u64 tg_blame_level(const struct tg_reg_cfg *cfg,
+			  const struct tg_reg_group *groups, u32 nr)
+{
+	u64 all = 0;
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (groups[i].active)
+			all = tg_sat_add(all, tg_weighted(&groups[i]));
+	return tg_mul_div(all, cfg->blame_pct, 100);
 }
 
 /*
@@ -503,15 +556,12 @@ static int tg_pick_noisy(const struct tg_regulator *r,
 	static const enum tg_reason order[] = {
 		TG_WHY_NVM_WRITE, TG_WHY_NVM_READ, TG_WHY_DRAM,
 	};
-	u64 qmin = r->quota_min, best_v[3], all = 0, blame;
+	u64 qmin = r->quota_min, best_v[3];
+	u64 blame = tg_blame_level(cfg, groups, nr);
 	int best[3] = { -1, -1, -1 };
 	unsigned int o;
 	u32 i;
 
-	for (i = 0; i < nr; i++)
-		if (groups[i].active)
-			all = tg_sat_add(all, tg_weighted(&groups[i]));
-	blame = tg_mul_div(all, cfg->blame_pct, 100);
 	for (o = 0; o < ARRAY_SIZE(order); o++)
 		best_v[o] = cfg->noise_floor_bps;
 	for (i = 0; i < nr; i++) {
@@ -524,7 +574,8 @@ static int tg_pick_noisy(const struct tg_regulator *r,
 		v[0] = cpu_left ? g->bps.v[TG_NVM_WRITE] : 0;
 		v[1] = cpu_left ? g->bps.v[TG_NVM_READ] : 0;
 		v[2] = cpu_left || g->rem.mba > cfg->mba_min ?
-		       g->bps.v[TG_DRAM_READ] + g->bps.v[TG_DRAM_WRITE] : 0;
+		       tg_sat_add(g->bps.v[TG_DRAM_READ],
+				  g->bps.v[TG_DRAM_WRITE]) : 0;
 		for (o = 0; o < ARRAY_SIZE(order); o++)
 			if (v[o] > best_v[o]) {
 				best_v[o] = v[o];
@@ -549,8 +600,8 @@ static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	u64 from = tg_total(g), expect;
 
 	if (why == TG_WHY_DRAM && t->mba > cfg->mba_min) {
-		u32 next = t->mba - cfg->mba_step < cfg->mba_min ?
-			   cfg->mba_min : t->mba - cfg->mba_step;
+		u32 next = t->mba > cfg->mba_min + cfg->mba_step ?
+			   t->mba - cfg->mba_step : cfg->mba_min;
 
 		expect = tg_mul_div(from, next, t->mba);
 		t->mba = next;
@@ -570,7 +621,7 @@ static void tg_rem_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	}
 	if (g->hold && expect < g->hold_bps)
 		g->hold_bps = expect;	/* held at the tighter level now */
-	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, from, expect);
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, from, expect);
 	r->cut_group = idx;
 }
 
@@ -585,8 +636,6 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		g->relax_bps = tg_total(g);
 	}
 	g->relax_age = 0;
-	r->last_relaxed = idx;
-	r->since_relax = 0;
 	if (t->quota_us != TG_QUOTA_UNLIMITED) {
 		u64 q = tg_scale_quota(r, t->quota_us,
 				       TG_PPM / 100 * (100 + cfg->grow_pct));
@@ -602,7 +651,15 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		  TG_WHY_QUIET, -1);
 }
 
-/* Every relax within the relapse window is undone; those groups are held. */
+/*
+ * Every relax within the relapse window is undone and its group held, for
+ * longer at each relapse (tg_hold_periods()). All of them, not only those
+ * whose traffic could explain the over: within the window the inputs do
+ * not show the relaxes yet (that is why it is the dead time), so the
+ * blame rule would judge each on its traffic before its relax - a group
+ * around blame_pct then kept relaxes that a later cut took back, a cycle.
+ * A group held wrongly is released by its hold time (the bound).
+ */
 static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			   struct tg_reg_group *groups, u32 nr)
 {
@@ -614,10 +671,14 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 		if (!tg_rem_candidate(g) || g->relax_age > cfg->dead_periods)
 			continue;
+		g->relax_age = TG_NEVER;
 		g->rem = g->relax_from;
 		g->hold = true;
 		g->hold_bps = g->relax_bps;
-		g->relax_age = TG_NEVER;
+		if (g->relapses < TG_NEVER)
+			g->relapses++;
+		g->hold_left = tg_hold_periods(cfg, g->relapses);
+		g->probe = false;
 		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD,
 			  TG_MECH_NONE, TG_WHY_RELAPSE, -1);
 		any = true;
@@ -638,13 +699,40 @@ static void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *group
 	tg_settle_wait(&r->dead, g ? tg_total(g) : r->dead.from);
 }
 
+/*
+ * One period of a group's hold: it ends once its traffic has halved (the
+ * noise stopped) or after its hold time with nothing over; then a single
+ * relax (a probe) before it relaxes at the usual pace.
+ */
+static void tg_rem_hold(struct tg_reg_group *g, bool over)
+{
+	if (!g->hold)
+		return;
+	if (tg_total(g) < g->hold_bps / 2) {
+		g->hold = false;	/* its noise stopped */
+		return;
+	}
+	if (over)
+		return;
+	if (g->hold_left)
+		g->hold_left--;
+	if (!g->hold_left) {
+		g->hold = false;	/* held long enough: probe */
+		g->probe = true;
+	}
+}
+
 static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			const struct tg_detector *det,
 			struct tg_reg_group *groups, u32 nr)
 {
 	enum tg_reason why;
 	int i, pick = -1;
+	bool over;
 
+	/* over for TG_OVER_FILTER periods in a row: a blip is not over */
+	r->over_run = det->over ? r->over_run + (r->over_run < TG_NEVER) : 0;
+	over = r->over_run >= TG_OVER_FILTER;
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
@@ -655,21 +743,26 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
+		/* a probe's relax survived its window: the usual pace again */
+		if (g->probe && g->relax_age != TG_NEVER &&
+		    g->relax_age > cfg->dead_periods)
+			g->probe = false;
+		/* released, and the release survived its window: backoff forgotten */
+		if (!tg_throttled(&g->rem, cfg) && g->relax_age > cfg->dead_periods)
+			g->relapses = 0;
 		if (tg_throttled(&g->rem, cfg) &&
 		    tg_unthrottled_bps(r, cfg, g) < cfg->noise_floor_bps)
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL, TG_WHY_IDLE);
-		else if (g->hold && tg_total(g) < g->hold_bps / 2)
-			g->hold = false;	/* its noise stopped */
+		else
+			tg_rem_hold(g, over);
 	}
-	if (r->since_relax != TG_NEVER)
-		r->since_relax++;
 	tg_rem_dead(r, groups, nr);
 
-	if (det->over) {
+	if (over) {
 		r->quiet = 0;
 		if (tg_rem_relapse(r, cfg, groups, nr)) {
 			/* wait for the undo (its whole dead time) */
-			tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, 0, 0);
+			tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
 			r->cut_group = -1;
 			return;
 		}
@@ -684,10 +777,17 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (++r->quiet < cfg->relax_periods || r->dead.left)
 		return;
 	r->quiet = 0;
-	for (i = 0; i < (int)nr; i++)
-		if (tg_rem_candidate(&groups[i]) &&
-		    tg_throttled(&groups[i].rem, cfg) && !groups[i].hold)
-			tg_rem_relax(r, cfg, &groups[i], i);
+	for (i = 0; i < (int)nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) ||
+		    g->hold)
+			continue;
+		/* a probe: one step, then its whole relapse window */
+		if (g->probe && g->relax_age <= cfg->dead_periods)
+			continue;
+		tg_rem_relax(r, cfg, g, i);
+	}
 }
 
 /**
@@ -725,8 +825,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			tg_release(r, cfg, &groups[i], (int)i, TG_POL_REMEDIAL,
 				   TG_WHY_POLICY_OFF);
 		r->quiet = 0;
-		r->last_relaxed = -1;
-		r->since_relax = TG_NEVER;
+		r->over_run = 0;
 		r->dead.left = 0;
 		r->cut_group = -1;
 	}

@@ -157,6 +157,24 @@ struct tg_reg_cfg {
  */
 #define TG_SMOOTH_DIV		8
 
+/*
+ * Remedial over filter: a kind counts as over for the remedial policy only
+ * when the detector has it over this many periods in a row (a one-period
+ * blip neither cuts, undoes a relax nor restarts a wait).
+ */
+#define TG_OVER_FILTER		2
+
+/*
+ * Remedial hold after a relapse: it ends after TG_HOLD_MULT x dead_periods
+ * periods with nothing over, doubled for each further relapse of the group
+ * while it stays throttled, at most TG_HOLD_MAX_SHIFT times (20 x 10 = 200,
+ * 400, 800, 1600 periods at the defaults) - or as soon as its traffic has
+ * halved. The shortest hold (200 periods) is the no-limit-cycle window:
+ * a settled group probes at most once in it (docs/control-law.md).
+ */
+#define TG_HOLD_MULT		10
+#define TG_HOLD_MAX_SHIFT	3
+
 /* remedial blame: sensitivity weight per kind (tg_kind order) */
 #define TG_BLAME_W_DRAM_READ	1
 #define TG_BLAME_W_DRAM_WRITE	1
@@ -164,6 +182,7 @@ struct tg_reg_cfg {
 #define TG_BLAME_W_NVM_WRITE	10
 
 u32 tg_dead_periods(u32 smooth_div);
+u32 tg_hold_periods(const struct tg_reg_cfg *cfg, u32 relapses);
 
 void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus);
 
@@ -208,13 +227,16 @@ const char *tg_reason_name(enum tg_reason r);
 /*
  * Dead time after a step: wait dead_periods, or until the stepped group's
  * smoothed traffic has moved most of the way to what the step predicts:
- * 3/4 after a remedial cut, 2/3 after a preventive step.
+ * 3/4 after a remedial cut, 2/3 after a preventive step; a remedial cut
+ * also waits until that traffic is flat (settled, not still moving).
  */
 struct tg_settle {
 	u32 left;		/* periods still to wait, 0: settled */
 	u32 age;		/* periods since the step */
 	u32 rest;		/* settled with 1/rest of the change still to come */
+	bool flat;		/* and the traffic must have stopped moving */
 	u64 from, expect;	/* its total traffic before, and predicted */
+	u64 seen[2];		/* its traffic one and two periods ago */
 };
 
 /* One group as the regulator sees it; the caller owns the array. */
@@ -233,6 +255,9 @@ struct tg_reg_group {
 	struct tg_settle prev_settle;	/* after its last preventive step */
 	bool hold;			/* remedial relax blocked after a relapse */
 	u64 hold_bps;			/* its total traffic at the held level */
+	u32 hold_left;			/* periods with nothing over until it ends */
+	u32 relapses;			/* since it was last unthrottled (backoff) */
+	bool probe;			/* hold ended by time: one relax, then wait */
 	u32 relax_age;			/* periods since its last remedial relax */
 	struct tg_throttle relax_from;	/* rem before the relaxes in the window */
 	u64 relax_bps;			/* its total traffic at relax_from */
@@ -244,8 +269,7 @@ struct tg_reg_group {
 
 struct tg_regulator {
 	u32 quiet;			/* periods in a row with no kind over */
-	u32 since_relax;		/* periods since the last remedial relax */
-	int last_relaxed;		/* its group index, -1 if none */
+	u32 over_run;			/* periods in a row with a kind over */
 	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */
 	int last_group;			/* group of the last decision, -1 */

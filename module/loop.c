@@ -135,8 +135,6 @@ void tg_slot_free(struct tg_group *grp)
 	if (grp->slot < 0)
 		return;
 	tg_slots[grp->slot].active = false;
-	if (tg_reg.last_relaxed == grp->slot)
-		tg_reg.last_relaxed = -1;
 	clear_bit(grp->slot, tg_slot_map);
 	while (tg_slots_hi && !test_bit(tg_slots_hi - 1, tg_slot_map))
 		tg_slots_hi--;

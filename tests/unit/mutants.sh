@@ -19,7 +19,7 @@ mutants=(
 	'regulator.c;;s/\|\| tg_weighted\(g\) < blame\)/)/;;blame: a group under blame_pct is never picked'
 	'regulator.c;;s/if \(r->dead\.left\)\n\t\t\treturn;/;/;;remedial dead time: no cut before the last one is measured'
 	'regulator.c;;s/st->left = cfg->dead_periods;/st->left = 0;/;;dead time lasts (no settle tracking at all)'
-	'regulator.c;;s/if \(st->age < TG_DEAD_ACT \|\| st->expect == st->from\)/if (0)/;;dead time: no early end before the cut can act, none for an undo'
+	'regulator.c;;s/if \(st->age < TG_DEAD_ACT \|\| !change\)/if (0)/;;dead time: no early end before the cut can act, none for an undo'
 	'regulator.c;;s/if \(\+\+r->quiet < cfg->relax_periods \|\| r->dead\.left\)/if (++r->quiet < cfg->relax_periods || r->dead.left || det->state != TG_INTF_NONE)/;;relax when no kind is over, not only in state none'
 	'regulator.c;;s/g->relax_age > cfg->dead_periods\)\n\t\t\tcontinue;/g->relax_age > 3)\n\t\t\tcontinue;/;;relapse window = dead_periods'
 	'regulator.c;;s/g->hold = true;/g->hold = false;/;;relapse: the group is held'
@@ -28,10 +28,17 @@ mutants=(
 	'regulator.c;;s/tg_unthrottled_bps\(r, cfg, g\) < cfg->noise_floor_bps\)/tg_total(g) < cfg->noise_floor_bps)/;;the noise-floor release looks at the traffic its throttle would let through'
 	'regulator.c;;s/if \(waiting\)\n\t\t\t\treturn;/;/;;preventive: MBA steps wait for the last step to settle'
 	'regulator.c;;s/\|\| waiting\)\n\t\treturn;/)\n\t\treturn;/;;preventive: relax waits for the last step to settle'
-	'regulator.c;;s/tg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, 0, 0\);/;/;;dead time after a relapse undo'
+	'regulator.c;;s/tg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0\);/;/;;dead time after a relapse undo'
 	'regulator.c;;s/g->hold_bps = g->relax_bps;/g->hold_bps = tg_total(g);/;;held level measured where the relapse returns to'
 	'regulator.c;;s/return g->active && g->priority == TG_PRIO_LOW;/return g->active;/;;high priority is never throttled by the remedial policy'
-	'regulator.c;;s/if \(det->over\) \{\n\t\tr->quiet = 0;\n\t\tif \(tg_rem_relapse/if (det->state) {\n\t\tr->quiet = 0;\n\t\tif (tg_rem_relapse/;;cut only while a kind is over (not in the band)'
+	'regulator.c;;s/over = r->over_run >= TG_OVER_FILTER;/over = det->state;/;;cut only while a kind is over (not in the band)'
+	'regulator.c;;s/over = r->over_run >= TG_OVER_FILTER;/over = r->over_run >= 1;/;;over filter: a one-period blip is not over'
+	'regulator.c;;s/if \(st->flat && moved > /if (0 \&\& moved > /;;remedial dead time: the cut group'"'"'s traffic must be flat, not only moved 3\/4'
+	'regulator.c;;s/if \(!g->hold_left\) \{/if (0) {/;;a hold ends after its hold time with nothing over'
+	'regulator.c;;s/u32 shift = relapses > 1 \? relapses - 1 : 0;/u32 shift = 0;/;;hold time backs off per relapse'
+	'regulator.c;;s/if \(g->probe && g->relax_age <= cfg->dead_periods\)\n\t\t\tcontinue;/;/;;a probe is one step, then its relapse window'
+	'regulator.c;;s/if \(over\)\n\t\treturn;\n\tif \(g->hold_left\)/if (g->hold_left)/;;a hold counts only periods with nothing over'
+	'regulator.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && g->relax_age > cfg->dead_periods\)/if (!tg_throttled(\&g->rem, cfg))/;;backoff forgotten only once a release survived its window'
 )
 
 want=("$@")

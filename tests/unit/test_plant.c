@@ -73,6 +73,8 @@ struct scen {
 	double thr[NK];
 	double mba_a, knee;
 	u32 low_pct;
+	int phase;			/* 2: the noise fell; d1 had phase 1's demands */
+	double d1[MAXG][NK];
 };
 
 /* ---- deterministic randomness ---------------------------------------------- */
@@ -199,8 +201,11 @@ static double total_bps(const struct pstate *p, int i)
 	return p->b[i][0] + p->b[i][1] + p->b[i][2] + p->b[i][3];
 }
 
-/* a group's largest share of any kind's latency rise, true coupling */
-static double true_share(const struct scen *s, const struct pstate *p, int g)
+/*
+ * a group's largest share of the latency rise of a kind in `kinds` (the
+ * kinds over; every kind if none), true coupling
+ */
+static double true_share(const struct scen *s, const struct pstate *p, int g, u32 kinds)
 {
 	double best = 0;
 	int i, j, k;
@@ -208,6 +213,8 @@ static double true_share(const struct scen *s, const struct pstate *p, int g)
 	for (k = 0; k < NK; k++) {
 		double mine = 0, all = 0;
 
+		if (kinds && !(kinds & (1u << k)))
+			continue;
 		for (i = 0; i < s->n; i++)
 			for (j = 0; j < NK; j++) {
 				double c = s->C[k][j] * p->b[i][j];
@@ -249,9 +256,9 @@ static void scen_print(const struct scen *s)
 {
 	int i, k;
 
-	printf("scenario seed=%llu: %d groups (%d high), lag %d, low_pct %u, mba shape %d (a %.2f knee %.2f)\n",
+	printf("scenario seed=%llu: %d groups (%d high), lag %d, low_pct %u, mba shape %d (a %.2f knee %.2f), failed in phase %d\n",
 	       (unsigned long long)s->seed, s->n, s->nh, s->lag, s->low_pct, s->mba_shape,
-	       s->mba_a, s->knee);
+	       s->mba_a, s->knee, s->phase ? s->phase : 1);
 	for (k = 0; k < NK; k++)
 		printf("  %-10s L0 %6.1f thr %6.1f  C/GBps: %7.2f %7.2f %7.2f %7.2f\n", kname[k],
 		       s->L0[k], s->thr[k], s->C[k][0], s->C[k][1], s->C[k][2], s->C[k][3]);
@@ -259,6 +266,9 @@ static void scen_print(const struct scen *s)
 		printf("  g%-2d %s cpu %5.0f us  demand GB/s %.4f %.4f %.4f %.4f", i,
 		       s->g[i].high ? "high" : "low ", s->g[i].cpu_us, s->g[i].d[0] / 1e9,
 		       s->g[i].d[1] / 1e9, s->g[i].d[2] / 1e9, s->g[i].d[3] / 1e9);
+		if (s->phase == 2)
+			printf(" (phase 1: %.4f %.4f %.4f %.4f)", s->d1[i][0] / 1e9,
+			       s->d1[i][1] / 1e9, s->d1[i][2] / 1e9, s->d1[i][3] / 1e9);
 		for (k = 0; k < NK; k++)
 			if (s->g[i].limit[k] != TG_UNLIMITED)
 				printf("  limit %s %.4f", kname[k], s->g[i].limit[k] / 1e9);
@@ -360,6 +370,8 @@ struct loop {
 	struct pstate ring[RING];
 	struct pstate now;
 	long t;
+	long last_cut;			/* period of the last remedial cut */
+	long blip_every, blip_from;	/* one-period latency blips (detector input) */
 };
 
 static u64 ewma(u64 avg, u64 x)
@@ -384,6 +396,7 @@ static void loop_init(struct loop *l, const struct scen *s)
 		tg_reg_group_init(&l->g[i], &l->cfg);
 	for (k = 0; k < NK; k++)
 		l->now.L[k] = s->L0[k];
+	l->last_cut = -1000;
 }
 
 static void loop_knobs(const struct loop *l, struct knobs *kn)
@@ -427,6 +440,15 @@ static void loop_step(struct loop *l)
 		g->bps = l->avg[i];
 		g->cpu_usage_us = l->usage_avg[i];
 	}
+	/* a one-period blip: every kind seen at twice its threshold */
+	if (l->blip_every && l->t >= l->blip_from && (l->t - l->blip_from) % l->blip_every == 0) {
+		static struct pstate b;
+
+		b = *seen;
+		for (k = 0; k < NK; k++)
+			b.L[k] = 2 * s->thr[k];
+		seen = &b;
+	}
 	/* read latency by Little's law at 2 GHz, 100000 inserts; writes probed */
 	lat.uncore_khz = 2000000;
 	lat.dram_rpq_inserts = lat.nvm_rpq_inserts = 100000;
@@ -457,6 +479,81 @@ static int same_tg(const struct tg_throttle *a, const struct tg_throttle *b)
 static int unthrottled(const struct tg_throttle *t)
 {
 	return t->mba == 100 && t->quota_us == TG_QUOTA_UNLIMITED;
+}
+
+/*
+ * No limit cycle (issue 11): under constant demand, once settled, no
+ * throttle moves by more than one step in STILL_WINDOW periods. A held
+ * group probes (docs/control-law.md: one relax step, undone if it
+ * relapses) at most once per hold time, and the shortest hold is
+ * STILL_WINDOW. So in a window the throttle leaves where it was at most
+ * once, and never by more than one step of each mechanism (MBA by
+ * mba_step, the quota by a factor 1.25): a probe, or a limit's preventive
+ * quota answering a probe's MBA step, stays within that.
+ */
+#define MAXMOVES	64
+
+struct moves {
+	int n;
+	struct tg_throttle base;	/* at the start of the window */
+	long t[MAXMOVES];
+	struct tg_throttle from[MAXMOVES], to[MAXMOVES];
+};
+
+static void moves_start(struct moves *m, const struct tg_throttle *base)
+{
+	memset(m, 0, sizeof(*m));
+	m->base = *base;
+}
+
+static void moves_note(struct moves *m, long t, const struct tg_throttle *from,
+		       const struct tg_throttle *to)
+{
+	if (same_tg(from, to) || m->n >= MAXMOVES)
+		return;
+	m->t[m->n] = t;
+	m->from[m->n] = *from;
+	m->to[m->n] = *to;
+	m->n++;
+}
+
+/* b within one step of a: MBA by at most 10, the quota by at most 1.25x */
+static int one_step(const struct tg_throttle *a, const struct tg_throttle *b, u64 cap)
+{
+	u64 lo = a->quota_us < b->quota_us ? a->quota_us : b->quota_us;
+	u64 hi = a->quota_us < b->quota_us ? b->quota_us : a->quota_us;
+
+	if (a->mba > b->mba + 10 || b->mba > a->mba + 10)
+		return 0;
+	if (hi == TG_QUOTA_UNLIMITED)
+		return lo == hi || lo * 125 / 100 + 1 >= cap;
+	return hi <= lo * 125 / 100 + 1;
+}
+
+/* -1 if still; else the index of the change that breaks it */
+static int moves_cycle(const struct moves *m, u64 cap)
+{
+	int i, away = 0, left = 0;
+
+	for (i = 0; i < m->n; i++) {
+		if (!one_step(&m->base, &m->to[i], cap))
+			return i;
+		if (!away && !same_tg(&m->to[i], &m->base) && ++left > 1)
+			return i;
+		away = !same_tg(&m->to[i], &m->base);
+	}
+	return -1;
+}
+
+/* every change tightens: still converging, not cycling */
+static int moves_tighten(const struct moves *m)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->to[i].mba > m->from[i].mba || m->to[i].quota_us > m->from[i].quota_us)
+			return 0;
+	return 1;
 }
 
 /* ---- what the law may achieve: the blame closure ------------------------------ */
@@ -530,7 +627,7 @@ static double solo(const struct scen *s, int v)
 
 struct stats {
 	long scenarios, achievable, victims_checked, release_checked, release_na;
-	long cuts, relapses, max_release, max_settle;
+	long cuts, relapses, max_release, max_settle, extended, still_over, held;
 };
 
 /*
@@ -569,12 +666,21 @@ static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 			SCEN_FAIL("high-priority g%d throttled (mba %u quota %llu)", i, g->out.mba,
 				  (unsigned long long)g->out.quota_us);
 		if (g->last.policy == TG_POL_REMEDIAL && g->last.action == TG_ACT_THROTTLE) {
-			double sh = true_share(s, &l->now, i);
+			double sh = true_share(s, &l->now, i, l->det.over);
 
 			st->cuts++;
 			if (sh < NEGL_SHARE)
 				SCEN_FAIL("g%d cut (%s) with a negligible share %.4f of the latency rise",
 					  i, tg_reason_name(g->last.why), sh);
+			/*
+			 * dead time: a cut lag periods after the last one cannot
+			 * have seen it (its inputs are lag periods old), one
+			 * more and it has seen one period of it at most
+			 */
+			if (l->t - l->last_cut <= s->lag + 1)
+				SCEN_FAIL("g%d cut %ld periods after the last cut (lag %d)", i,
+					  l->t - l->last_cut, s->lag);
+			l->last_cut = l->t;
 		}
 		if (g->last.action == TG_ACT_HOLD)
 			st->relapses++;
@@ -592,15 +698,74 @@ static u64 relax_steps(const struct loop *l, const struct tg_throttle *t)
 	return n + (l->cfg.mba_max - t->mba + l->cfg.mba_step - 1) / l->cfg.mba_step;
 }
 
-#define PHASE1	3200
+/* phase 1: settling time, then still windows (extended while converging) */
+#define PHASE1		3000
+#define MAX_EXTEND	4
+
+/*
+ * Still over at the end of phase 1, with the plant's true coupling: a
+ * low-priority group that makes at least OWN_SHARE of an over kind's
+ * latency rise must be at its quota floor (or under the noise floor). The
+ * law blames on its own weights (TG_BLAME_W_*), which the random coupling
+ * misjudges by at most 6x per kind (coupling 0.5-2 x plant weights 1, 1.5,
+ * 3, 10 against the law's 1, 1, 3, 10): a true share of 6 x blame_pct is
+ * at least blame_pct for the law, so such a group can still be cut.
+ */
+#define OWN_SHARE	0.30
+
+/* a group's share of kind k's latency rise, true coupling */
+static double kind_share(const struct scen *s, const struct pstate *p, int g, int k)
+{
+	double mine = 0, all = 0;
+	int i, j;
+
+	for (i = 0; i < s->n; i++)
+		for (j = 0; j < NK; j++) {
+			double c = s->C[k][j] * p->b[i][j];
+
+			all += c;
+			if (i == g)
+				mine += c;
+		}
+	return all > 0 ? mine / all : 0;
+}
+
+/*
+ * documented release bound of group i's remedial throttle
+ * (docs/control-law.md); `halved`: its traffic falls under half (a hold
+ * ends at once), else a hold lasts out its hold time
+ */
+static long release_bound(const struct loop *l, int i, int halved)
+{
+	const struct tg_reg_group *g = &l->g[i];
+	long b = l->s->lag + (TG_OVER_FILTER - 1) + 2 * (long)l->cfg.dead_periods +
+		 (long)l->cfg.relax_periods * (long)(relax_steps(l, &g->rem) + 2);
+
+	if (!halved && (g->hold || g->probe))	/* its hold time, then a probe and its window */
+		b += (long)tg_hold_periods(&l->cfg, g->relapses) + l->cfg.dead_periods + 1;
+	return b;
+}
+
+static double total_d(const struct scen *s, int i)
+{
+	return s->g[i].d[0] + s->g[i].d[1] + s->g[i].d[2] + s->g[i].d[3];
+}
+
+static double total_d1(const struct scen *s, int i)
+{
+	return s->d1[i][0] + s->d1[i][1] + s->d1[i][2] + s->d1[i][3];
+}
+
+/* phase 2's noise: -1 random per scenario, else that mode for all */
+static int phase2_mode = -1;
 
 static void run_scenario(u64 seed, struct stats *st)
 {
 	FIXTURE(s, l);
 	struct tg_throttle last[MAXG];
-	int moves[MAXG] = { 0 };
-	long released[MAXG], bound[MAXG];
-	int i, k, p, ach, any_over = 0, release_ok = 1;
+	static struct moves mv[MAXG];
+	long released[MAXG], bound[MAXG], end;
+	int i, k, p, ach, any_over = 0, release_ok = 1, ext, bad = -1;
 	struct knobs kn;
 	struct pstate ps;
 
@@ -609,29 +774,68 @@ static void run_scenario(u64 seed, struct stats *st)
 	st->scenarios++;
 	/* phase 1: constant demand until settled, then STILL_WINDOW periods still */
 	for (p = 0; p < PHASE1; p++) {
+		for (i = 0; i < s->n; i++)
+			last[i] = l->g[i].out;
 		loop_step(l);
 		check_period(s, l, st);
 		for (i = 0; i < s->n; i++)
-			if (p && (last[i].mba != l->g[i].out.mba ||
-				  last[i].quota_us != l->g[i].out.quota_us) &&
-			    p > st->max_settle && p < PHASE1 - STILL_WINDOW)
+			if (!same_tg(&last[i], &l->g[i].out) && p > st->max_settle)
 				st->max_settle = p;
-		if (p < PHASE1 - STILL_WINDOW)
+	}
+	/*
+	 * The still window: at most one change or one probe per group. Only
+	 * tightening moves in it: still converging (8 groups cut one after
+	 * the other, each waiting out a dead time) - another window, at most
+	 * MAX_EXTEND times.
+	 */
+	for (ext = 0; ext <= MAX_EXTEND; ext++) {
+		int conv = 1;
+
+		for (i = 0; i < s->n; i++)
+			moves_start(&mv[i], &l->g[i].out);
+		for (p = 0; p < STILL_WINDOW; p++) {
 			for (i = 0; i < s->n; i++)
 				last[i] = l->g[i].out;
-		if (p >= PHASE1 - STILL_WINDOW) {
+			loop_step(l);
+			check_period(s, l, st);
 			for (i = 0; i < s->n; i++)
-				if (p > PHASE1 - STILL_WINDOW &&
-				    (last[i].mba != l->g[i].out.mba ||
-				     last[i].quota_us != l->g[i].out.quota_us) &&
-				    ++moves[i] > 1)
-					SCEN_FAIL("g%d moved twice in the last %d periods (mba %u->%u quota %llu->%llu)",
-						  i, STILL_WINDOW, last[i].mba, l->g[i].out.mba,
-						  (unsigned long long)last[i].quota_us,
-						  (unsigned long long)l->g[i].out.quota_us);
-			for (i = 0; i < s->n; i++)
-				last[i] = l->g[i].out;
+				moves_note(&mv[i], l->t, &last[i], &l->g[i].out);
 		}
+		for (i = 0, bad = -1; i < s->n; i++)
+			if (moves_cycle(&mv[i], l->reg.quota_cap) >= 0 ||
+			    (mv[i].n > 1 && moves_tighten(&mv[i]))) {
+				bad = i;
+				conv &= moves_tighten(&mv[i]);
+			}
+		if (bad < 0)
+			break;
+		if (!conv || ext == MAX_EXTEND) {
+			struct moves *m = &mv[bad];
+
+			SCEN_FAIL("g%d moved %d times in %d periods, %s: mba %u->%u quota %llu->%llu at %ld, then mba %u->%u quota %llu->%llu at %ld",
+				  bad, m->n, STILL_WINDOW, conv ? "still converging" : "a cycle",
+				  m->from[0].mba, m->to[0].mba,
+				  (unsigned long long)m->from[0].quota_us,
+				  (unsigned long long)m->to[0].quota_us, m->t[0],
+				  m->from[1].mba, m->to[1].mba,
+				  (unsigned long long)m->from[1].quota_us,
+				  (unsigned long long)m->to[1].quota_us, m->t[1]);
+		}
+		st->extended++;
+	}
+	/*
+	 * the end state: not in the middle of a probe (a one-step transient,
+	 * undone within dead_periods if it relapses) - out of it, and the
+	 * plant and the inputs settled again
+	 */
+	for (p = 0, k = 0; p < 400 && k < 2 * (int)l->cfg.dead_periods; p++) {
+		int probing = 0;
+
+		loop_step(l);
+		check_period(s, l, st);
+		for (i = 0; i < s->n; i++)
+			probing |= l->g[i].probe;
+		k = probing ? 0 : k + 1;
 	}
 	/* limits held within 5 % */
 	for (i = 0; i < s->n; i++)
@@ -659,44 +863,47 @@ static void run_scenario(u64 seed, struct stats *st)
 			SCEN_FAIL("victim g%d at %.3f of solo (%.0f of %.0f B/s), achievable", i,
 				  v / so, v, so);
 	}
-	/* still over: the law must have run out of groups it may cut */
+	/* still over: every group that makes much of it is at its floor */
 	for (i = s->nh; i < s->n && any_over; i++) {
 		const struct tg_reg_group *g = &l->g[i];
-		const u64 *v = g->bps.v, nf = l->cfg.noise_floor_bps;
-		double sum = 0, mine = 0;
-		int j;
 
-		if (g->rem.quota_us <= l->reg.quota_min)
-			continue;			/* at its floor */
-		for (j = 0; j < s->n; j++)
-			for (k = 0; k < NK; k++) {
-				double x = law_w[k] * l->g[j].bps.v[k];
-
-				sum += x;
-				if (j == i)
-					mine += x;
-			}
-		if (mine * 100 >= sum * l->cfg.blame_pct &&
-		    (v[TG_NVM_WRITE] > nf || v[TG_NVM_READ] > nf ||
-		     v[TG_DRAM_READ] + v[TG_DRAM_WRITE] > nf))
-			SCEN_FAIL("still over but g%d (share %.3f, quota %llu) left uncut", i,
-				  mine / sum, (unsigned long long)g->rem.quota_us);
+		st->still_over += i == s->nh;
+		if (g->rem.quota_us <= l->reg.quota_min ||
+		    total_bps(&l->now, i) < 2.0 * l->cfg.noise_floor_bps)
+			continue;
+		for (k = 0; k < NK; k++)
+			if (is_over(s, &l->now, k) && kind_share(s, &l->now, i, k) >= OWN_SHARE)
+				SCEN_FAIL("still over (%s) but g%d, %.3f of its rise, left at quota %llu",
+					  kname[k], i, kind_share(s, &l->now, i, k),
+					  (unsigned long long)g->rem.quota_us);
 	}
 
 	/*
-	 * phase 2: the noise stops - every low-priority group's demand drops to
-	 * at most 3/10 (of which some to nothing) - such that nothing is over
-	 * even unthrottled. Every remedial throttle is released within the bound.
+	 * phase 2: the noise falls - in a third of the scenarios every
+	 * low-priority group's demand to at most 3/10 (some to nothing), in a
+	 * third to 50-80 % (the hold must end by time: its traffic does not
+	 * halve), in a third either per group - halved again while anything is
+	 * over even unthrottled (at most 6 times, then to nothing). Every
+	 * remedial throttle is released within the bound and stays released.
 	 */
 	{
 		struct scen *w = &sc;
 		double worst = 1;
+		int mode = irand(0, 2), tries;
+
+		if (phase2_mode >= 0)
+			mode = phase2_mode;
+		w->phase = 2;
+		for (i = 0; i < s->n; i++)
+			memcpy(w->d1[i], s->g[i].d, sizeof(w->d1[i]));
 
 		for (k = 0; k < NK; k++)
 			if (l->now.L[k] / s->L0[k] > worst)
 				worst = l->now.L[k] / s->L0[k];
 		for (i = s->nh; i < s->n; i++) {
-			double f = irand(0, 2) == 0 ? 0 : unif(0, 0.3 / worst);
+			int m = mode == 2 ? irand(0, 1) : mode;
+			double f = m == 1 ? unif(0.5, 0.8) :
+				   irand(0, 2) == 0 ? 0 : unif(0, 0.3 / worst);
 
 			for (k = 0; k < NK; k++)
 				w->g[i].d[k] *= f;
@@ -706,14 +913,18 @@ static void run_scenario(u64 seed, struct stats *st)
 			kn.mba[i] = 100;
 			kn.absent[i] = 0;
 		}
-		plant_solve(s, &kn, &ps);
-		for (k = 0; k < NK; k++)
-			if (is_over(s, &ps, k)) {
-				for (i = s->nh; i < s->n; i++)
-					memset(w->g[i].d, 0, sizeof(w->g[i].d));
+		for (tries = 0; tries <= 7; tries++) {
+			int over = 0;
+
+			plant_solve(s, &kn, &ps);
+			for (k = 0; k < NK; k++)
+				over |= is_over(s, &ps, k);
+			if (!over)
 				break;
-			}
-		plant_solve(s, &kn, &ps);
+			for (i = s->nh; i < s->n; i++)
+				for (k = 0; k < NK; k++)
+					w->g[i].d[k] *= tries < 6 ? 0.5 : 0;
+		}
 		for (k = 0; k < NK; k++)
 			if (is_over(s, &ps, k))
 				release_ok = 0;	/* high priority alone is over */
@@ -723,16 +934,18 @@ static void run_scenario(u64 seed, struct stats *st)
 		return;
 	}
 	st->release_checked++;
-	for (i = 0; i < s->n; i++) {
+	for (i = 0, end = 0; i < s->n; i++) {
 		released[i] = unthrottled(&l->g[i].rem) ? 0 : -1;
-		/* docs/control-law.md: lag + 2 x dead + relax x (steps + 2) */
-		bound[i] = s->lag + 2 * (long)l->cfg.dead_periods +
-			   (long)l->cfg.relax_periods * (long)(relax_steps(l, &l->g[i].rem) + 2);
+		/* its demand under 0.45 of phase 1's: its traffic halves (latency falls) */
+		bound[i] = release_bound(l, i, i >= s->nh && total_d(s, i) < 0.45 * total_d1(s, i));
+		st->held += l->g[i].hold || l->g[i].probe;
+		if (bound[i] > end)
+			end = bound[i];
 	}
-	for (i = 0, k = 0; i < s->n; i++)
-		if (bound[i] > k)
-			k = (int)bound[i];
-	for (p = 1; p <= k + 100; p++) {	/* and stays released */
+	/* until every bound has passed, or 100 periods after the last release */
+	for (p = 1; p <= end + 100; p++) {
+		int left = 0;
+
 		loop_step(l);
 		check_period(s, l, st);
 		for (i = 0; i < s->n; i++) {
@@ -741,10 +954,15 @@ static void run_scenario(u64 seed, struct stats *st)
 			if (released[i] > 0 && !unthrottled(&l->g[i].rem))
 				SCEN_FAIL("g%d throttled again after its release (noise stopped)", i);
 			if (released[i] < 0 && p > bound[i])
-				SCEN_FAIL("g%d not released %ld periods after the noise stopped (mba %u quota %llu, hold %d)",
+				SCEN_FAIL("g%d not released %ld periods after the noise fell (mba %u quota %llu, hold %d relapses %u)",
 					  i, bound[i], l->g[i].rem.mba,
-					  (unsigned long long)l->g[i].rem.quota_us, l->g[i].hold);
+					  (unsigned long long)l->g[i].rem.quota_us, l->g[i].hold,
+					  l->g[i].relapses);
+			if (released[i] < 0 || p - released[i] < 100)
+				left = 1;
 		}
+		if (!left)
+			break;
 	}
 	for (i = 0; i < s->n; i++)
 		if (released[i] > st->max_release)
@@ -763,16 +981,26 @@ static void test_randomized_plant(void **state)
 	for (i = 0; i < n; i++)
 		run_scenario(base + (u64)i, &st);
 	printf("randomized plant: %ld scenarios (seeds %llu..%llu) in %.1f s: %ld achievable, %ld victims checked, "
-	       "%ld cuts, %ld relapses, release checked in %ld (n/a %ld), slowest release %ld periods, last move before the still window at period %ld\n",
+	       "%ld still over, %ld cuts, %ld relapses, release checked in %ld (n/a %ld, %ld held groups), slowest release %ld periods, "
+	       "last move in phase 1 at period %ld, %ld still windows extended\n",
 	       st.scenarios, (unsigned long long)base, (unsigned long long)(base + n - 1),
-	       (double)(clock() - c0) / CLOCKS_PER_SEC, st.achievable, st.victims_checked, st.cuts,
-	       st.relapses, st.release_checked, st.release_na, st.max_release, st.max_settle);
-	/* the properties were exercised, not vacuous */
+	       (double)(clock() - c0) / CLOCKS_PER_SEC, st.achievable, st.victims_checked,
+	       st.still_over, st.cuts, st.relapses, st.release_checked, st.release_na, st.held,
+	       st.max_release, st.max_settle, st.extended);
+	/*
+	 * The properties were exercised, not vacuous: about 26 % of scenarios
+	 * are achievable, 97 % checked for release; the limits sit over 6
+	 * standard deviations below those rates at N = 100 (2.5 and 49 of
+	 * 100 against 26 and 97), more at larger N.
+	 */
 	if (n < 100)
 		return;
-	assert_true(st.achievable > st.scenarios / 4);
-	assert_true(st.release_checked > st.scenarios / 2);
-	assert_true(st.relapses > 0);
+	if (st.achievable * 10 < st.scenarios || st.release_checked * 2 < st.scenarios ||
+	    !st.relapses || !st.held)
+		fail_msg("randomized plant, seed base %llu (TG_PLANT_SEED=%llu TG_PLANT_N=%ld): the properties were not exercised "
+			 "(%ld achievable, %ld release checked of %ld, %ld relapses, %ld held)",
+			 (unsigned long long)base, (unsigned long long)base, n, st.achievable,
+			 st.release_checked, st.scenarios, st.relapses, st.held);
 }
 
 /* ---- the issue's three faults, as fixed scenarios in this plant ------------- */
@@ -915,7 +1143,7 @@ static void test_blame_holds_on_negligible(void **state)
  * never becomes none. Released within the documented bound. And a
  * neighbour that goes quiet is released even while a kind stays over.
  */
-static void release_case(double victim_nw, double after, int want_over)
+static void release_case(double victim_nw, double after, int want_over, long blips)
 {
 	FIXTURE(s, l);
 	struct stats st = { 0 };
@@ -948,8 +1176,10 @@ static void release_case(double victim_nw, double after, int want_over)
 	}
 	assert_int_equal(over, want_over);
 	assert_true(want_over || in_band);
-	bound = s->lag + 2 * (long)l->cfg.dead_periods +
-		(long)l->cfg.relax_periods * (long)(relax_steps(l, &l->g[1].rem) + 2);
+	bound = release_bound(l, 1, after < 0.45);
+	/* a one-period blip of every kind every `blips` periods: not over */
+	l->blip_every = blips;
+	l->blip_from = l->t + 7;
 	for (p = 1; p <= bound; p++) {
 		loop_step(l);
 		check_period(s, l, &st);
@@ -959,14 +1189,105 @@ static void release_case(double victim_nw, double after, int want_over)
 	if (p > bound)
 		SCEN_FAIL("not released within %ld periods (mba %u quota %llu hold %d)", bound,
 			  l->g[1].rem.mba, (unsigned long long)l->g[1].rem.quota_us, l->g[1].hold);
-	printf("released %d periods after the noise fell to %.3f (bound %ld)\n", p, after, bound);
+	printf("released %d periods after the noise fell to %.3f (bound %ld, blips every %ld)\n", p,
+	       after, bound, blips);
+	/* and stays released through the blips */
+	for (p = 0; p < 400; p++) {
+		loop_step(l);
+		check_period(s, l, &st);
+		if (!unthrottled(&l->g[1].rem))
+			SCEN_FAIL("throttled again after its release (blips every %ld)", blips);
+	}
 }
 
 static void test_fault2_release_in_band(void **state)
 {
 	(void)state;
-	release_case(0.12e9, 0.002, 0);	/* 4 MB/s left; the victim's NVM writes: band */
-	release_case(0.3e9, 0.0, 1);	/* ... over the threshold: quiet neighbour */
+	release_case(0.12e9, 0.002, 0, 0);	/* 4 MB/s left; the victim's NVM writes: band */
+	release_case(0.3e9, 0.0, 1, 0);	/* ... over the threshold: quiet neighbour */
+}
+
+/*
+ * Review finding 3: one-period "over" blips (measurement noise) neither
+ * undo a release nor restart its waits - every 100 periods, and every 60.
+ */
+static void test_blips_do_not_block_release(void **state)
+{
+	(void)state;
+	release_case(0.12e9, 0.002, 0, 100);
+	release_case(0.12e9, 0.002, 0, 60);
+	release_case(0.12e9, 0.002, 0, 23);
+}
+
+/*
+ * Review finding 2: a relapse, then the noise falls to 60 % - nothing is
+ * over even unthrottled, but the held group's traffic does not halve. The
+ * hold ends by time (its hold time with nothing over) and the throttle is
+ * released within the bound.
+ */
+static void test_hold_ends_by_time(void **state)
+{
+	FIXTURE(s, l);
+	struct stats st = { 0 };
+	double need = 1;
+	long bound;
+	int p, by_time = 0;
+
+	(void)state;
+	hand_scen(&sc, 3, 2);
+	sc.g[0].d[TG_DRAM_READ] = 0.9e9;
+	sc.g[1].d[TG_NVM_WRITE] = 2e9;
+	while (need > 0.001 && over_at(s, 1, need))
+		need *= 0.99;
+	/* over unthrottled; at 65 % of its demand just not */
+	sc.g[1].d[TG_NVM_WRITE] *= need / 0.65;
+	assert_true(over_at(s, 1, 1.0));
+	loop_init(&lp, s);
+	for (p = 0; p < 3000; p++) {
+		loop_step(l);
+		check_period(s, l, &st);
+	}
+	/* the premise: held after a relapse */
+	if (!l->g[1].hold || !l->g[1].relapses)
+		SCEN_FAIL("not held (hold %d relapses %u)", l->g[1].hold, l->g[1].relapses);
+	sc.g[1].d[TG_NVM_WRITE] *= 0.6;
+	assert_false(over_at(s, 1, 1.0));
+	bound = release_bound(l, 1, 0);
+	for (p = 1; p <= bound && !unthrottled(&l->g[1].rem); p++) {
+		int held = l->g[1].hold;
+
+		loop_step(l);
+		check_period(s, l, &st);
+		/* the hold ended with its traffic over half its held level */
+		if (held && !l->g[1].hold)
+			by_time = l->g[1].bps.v[0] + l->g[1].bps.v[1] + l->g[1].bps.v[2] +
+				  l->g[1].bps.v[3] >= l->g[1].hold_bps / 2;
+	}
+	if (!unthrottled(&l->g[1].rem))
+		SCEN_FAIL("not released within %ld periods (mba %u quota %llu hold %d)", bound,
+			  l->g[1].rem.mba, (unsigned long long)l->g[1].rem.quota_us, l->g[1].hold);
+	assert_true(by_time);
+	printf("held group released %d periods after the noise fell to 60 %% (bound %ld)\n", p, bound);
+}
+
+/*
+ * The reviewer's failing seeds (dead time ending on traffic still falling
+ * from an earlier step; slow convergence of 8 groups) and the first seed
+ * that failed with the noise falling to 50-80 %, as fixed regressions.
+ */
+static void test_regression_seeds(void **state)
+{
+	static const u64 seeds[] = { 905864, 933600, 947452 };
+	struct stats st = { 0 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+		run_scenario(seeds[i], &st);
+	phase2_mode = 1;
+	run_scenario(20240626, &st);
+	phase2_mode = -1;
+	assert_int_equal(st.scenarios, 4);
 }
 
 /*
@@ -979,8 +1300,9 @@ static void test_fault3_no_limit_cycle(void **state)
 	static struct scen sc;
 	static struct loop lp;
 	struct stats st = { 0 };
+	static struct moves mv;
 	struct tg_throttle last = { 0, 0 };
-	int lag, p, moves;
+	int lag, p, bad;
 
 	(void)state;
 	for (lag = 1; lag <= LAGMAX; lag++) {
@@ -992,15 +1314,25 @@ static void test_fault3_no_limit_cycle(void **state)
 		sc.g[1].d[TG_DRAM_WRITE] = 8e9;
 		sc.mba_shape = 1;		/* MBA throttles less than asked */
 		loop_init(&lp, s);
-		for (p = 0, moves = 0; p < 4000; p++) {
+		for (p = 0, bad = -1; p < 4000 && bad < 0; p++) {
+			if (p >= 3000 && p % STILL_WINDOW == 0) {
+				if (p > 3000)
+					bad = moves_cycle(&mv, l->reg.quota_cap);
+				moves_start(&mv, &l->g[1].out);
+			}
+			last = l->g[1].out;
 			loop_step(l);
 			check_period(s, l, &st);
-			if (p >= 3000 && !same_tg(&last, &l->g[1].out) && ++moves > 1)
-				SCEN_FAIL("lag %d: moved twice in the last 1000 periods (mba %u quota %llu)",
-					  lag, l->g[1].out.mba,
-					  (unsigned long long)l->g[1].out.quota_us);
-			last = l->g[1].out;
+			if (p >= 3000)
+				moves_note(&mv, p, &last, &l->g[1].out);
 		}
+		if (bad < 0)
+			bad = moves_cycle(&mv, l->reg.quota_cap);
+		if (bad >= 0)
+			SCEN_FAIL("lag %d: moved more than one step within %d periods (mba %u->%u quota %llu->%llu at %ld)",
+				  lag, STILL_WINDOW, mv.from[bad].mba, mv.to[bad].mba,
+				  (unsigned long long)mv.from[bad].quota_us,
+				  (unsigned long long)mv.to[bad].quota_us, mv.t[bad]);
 		/* the premise: held by MBA at its floor plus a CPU quota */
 		if (l->g[1].out.mba != l->cfg.mba_min || l->g[1].out.quota_us == TG_QUOTA_UNLIMITED)
 			SCEN_FAIL("lag %d: not at the MBA floor plus a quota (mba %u quota %llu)", lag,
@@ -1085,6 +1417,9 @@ int main(void)
 		cmocka_unit_test(test_fault3_no_limit_cycle),
 		cmocka_unit_test(test_throttled_under_floor_held),
 		cmocka_unit_test(test_limit_relax_under_lag),
+		cmocka_unit_test(test_blips_do_not_block_release),
+		cmocka_unit_test(test_hold_ends_by_time),
+		cmocka_unit_test(test_regression_seeds),
 		cmocka_unit_test(test_randomized_plant),
 	};
 
