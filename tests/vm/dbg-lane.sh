@@ -82,7 +82,7 @@ timing=" closed_loop_holds_limit cpu_quota_25_percent cpu_quota_shared_50_percen
  quota_fork_per_request_500us quota_long_spinner children_start_throttled debt_floor
  parked_waits_see_no_eintr parked_state_is_s release_on_move_to_root
  release_on_priority_high release_on_enabled_0 release_on_unpin release_on_umount
- io_uring_threads_never_parked remedial_throttles_low_only "
+ io_uring_threads_never_parked remedial_closed_loop_bystander "
 # Known to differ on this kernel, not understood yet (named in docs/testing.md).
 known=" store_sampling_classifies_by_node "
 notcounted=" $(echo $timing $known) "	# one line, single spaces
