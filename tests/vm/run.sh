@@ -13,6 +13,11 @@
 #     kernel of make check's dbg lane; KVER then only names it)
 #   TG_PANIC_ON_WARN=0: a WARN does not end the run (the host still fails it)
 #   TG_VM_APPEND: more kernel command line
+#   TG_VM_STALL_S: seconds of console silence after which the guest is taken
+#     for stalled and asked for its state (default 200, 0 = never): sysrq
+#     9 (console loglevel: sysrq prints below it), w, l, t through the emulated keyboard, QEMU's view of each vCPU's
+#     registers, then an NMI (unknown_nmi_panic) for CPUs that no longer take
+#     interrupts. The longest regular test is silent for at most 120+5 s.
 set -uo pipefail
 kver=$1 initrd=$2 suites=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +36,7 @@ qemu_args=(-nographic -no-reboot -smp 2 -m 1280M
 	-numa node,nodeid=0,cpus=0-1,memdev=m0
 	-numa node,nodeid=1,memdev=m1
 	-kernel "$kernel" -initrd "$initrd")
-cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} oops=panic panic=-1 panic_on_warn=${TG_PANIC_ON_WARN:-1} memmap=256M!768M tsc=reliable${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}${TG_VM_APPEND:+ $TG_VM_APPEND}"
+cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} sysrq_always_enabled unknown_nmi_panic=1 panic_print=0x41 oops=panic panic=-1 panic_on_warn=${TG_PANIC_ON_WARN:-1} memmap=256M!768M tsc=reliable${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}${TG_VM_APPEND:+ $TG_VM_APPEND}"
 
 accel=${TG_ACCEL:-auto}
 if [ "$accel" = auto ]; then
@@ -75,13 +80,75 @@ tcg_int3_artifact() {
 # has been seen to stall in early boot, rarely) is killed and booted again,
 # once.
 boot_timeout=${TG_VM_BOOT_TIMEOUT:-90}
+stall_s=${TG_VM_STALL_S:-200}
+mon=$build/monitor.$$.sock
+# monitor CMD...: send each command to QEMU's human monitor, log its answers
+monitor() {
+	command -v python3 >/dev/null || { echo "vm: no python3 to reach the QEMU monitor"; return; }
+	python3 - "$mon" "$@" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(5)
+def drain():
+    out = b""
+    try:
+        while True:
+            time.sleep(0.3)
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+            if out.rstrip().endswith(b"(qemu)"):
+                break
+    except socket.timeout:
+        pass
+    return out.decode(errors="replace")
+drain()
+for c in sys.argv[2:]:
+    s.sendall(c.encode() + b"\n")
+    print(drain())
+    time.sleep(2)
+PY
+}
+# stall_watch PID: while the guest runs, notice a silent console and ask it
+# (once) for everything that says where it is stuck
+stall_watch() {
+	local qpid=$1 last=-1 size quiet=0 asked=0
+	[ "$stall_s" -gt 0 ] || return 0
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then last=$size quiet=0; continue; fi
+		quiet=$((quiet + 5))
+		if [ $asked = 0 ] && [ $quiet -ge "$stall_s" ]; then
+			asked=1
+			echo "vm: console silent for ${quiet}s: asking the guest for its state (see the log)" >&2
+			{
+				echo "TGSTALL: console silent for ${quiet}s"
+				monitor "info cpus" "info registers -a" "sendkey alt-sysrq-9" "sendkey alt-sysrq-w" \
+					"sendkey alt-sysrq-l" "sendkey alt-sysrq-t"
+			} > "$log.stall.txt" 2>&1
+			sleep 20
+			size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+			if [ "$size" = "$last" ]; then
+				echo "vm: sysrq printed nothing: NMI" >&2
+				monitor "nmi" >> "$log.stall.txt" 2>&1
+			fi
+		fi
+	done
+}
 for run in 1 2; do
 	for attempt in 1 2; do
 		unset rc
 		echo "vm: booting $kver ($accel) suites=$suites$([ $attempt = 2 ] && echo " (second try)")"
+		rm -f "$mon" "$log.stall.txt"
 		timeout -s KILL "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}" \
+			-monitor "unix:$mon,server,nowait" \
 			-append "$cmdline tg.suites=$suites" > "$log" 2>&1 &
 		qpid=$!
+		stall_watch $qpid &
+		wpid=$!
 		waited=0
 		while kill -0 $qpid 2>/dev/null && ! grep -qs 'TGTEST-' "$log" && [ $waited -lt "$boot_timeout" ]; do
 			sleep 1; waited=$((waited + 1))
@@ -93,8 +160,11 @@ for run in 1 2; do
 		fi
 		wait $qpid
 		rc=$?
+		kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
 		break
 	done
+	kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+	rm -f "$mon"
 	noboot=0
 	[ -n "${rc:-}" ] || { noboot=1; rc=137; }
 	tr -d '\r' < "$log" > "$log.txt"
@@ -112,6 +182,10 @@ if [ $noboot = 1 ]; then
 	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
 elif [ $rc -eq 137 ]; then
 	echo "  FAIL vm: timeout after ${timeout_s}s"; fail=$((fail + 1))
+fi
+if [ -s "$log.stall.txt" ]; then
+	echo "  FAIL vm: console silent for ${stall_s}s or more; QEMU's view of the guest: $log.stall.txt, the guest's (sysrq w/l/t) in $log.txt"
+	fail=$((fail + 1))
 fi
 if grep -qE 'Kernel panic|BUG:|WARNING:|Oops|general protection|Call Trace:|UBSAN|KASAN' "$log.txt"; then
 	echo "  FAIL vm: kernel reported a problem:"
