@@ -458,16 +458,19 @@ static void loop_step(struct loop *l)
 	lat.nvm_write_ns = (u64)seen->L[TG_NVM_WRITE];
 	tg_detect(&l->det, &l->dcfg, &lat);
 	tg_regulate(&l->reg, &l->cfg, &l->det, l->g, (u32)s->n);
-	if (getenv("TG_PLANT_TRACE") && l->reg.last_group >= 0 &&
-	    l->g[l->reg.last_group].last.action != TG_ACT_NONE) {
-		const struct tg_reg_group *g = &l->g[l->reg.last_group];
+	if (getenv("TG_PLANT_TRACE"))
+		for (i = 0; i < s->n; i++) {
+			const struct tg_reg_group *g = &l->g[i];
 
-		printf("t=%ld L %.1f %.1f %.1f %.1f over %#x state %d: g%d %s %s %s -> mba %u quota %llu\n",
-		       l->t, seen->L[0], seen->L[1], seen->L[2], seen->L[3], l->det.over,
-		       l->det.state, l->reg.last_group, tg_action_name(g->last.action),
-		       tg_mech_name(g->last.mech), tg_reason_name(g->last.why), g->out.mba,
-		       (unsigned long long)g->out.quota_us);
-	}
+			if (g->last.action == TG_ACT_NONE)
+				continue;
+			printf("t=%ld L %.1f %.1f %.1f %.1f over %#x state %d: g%d %s %s %s -> mba %u quota %llu (rem %u %llu)\n",
+			       l->t, seen->L[0], seen->L[1], seen->L[2], seen->L[3], l->det.over,
+			       l->det.state, i, tg_action_name(g->last.action),
+			       tg_mech_name(g->last.mech), tg_reason_name(g->last.why), g->out.mba,
+			       (unsigned long long)g->out.quota_us, g->rem.mba,
+			       (unsigned long long)g->rem.quota_us);
+		}
 	l->t++;
 }
 
