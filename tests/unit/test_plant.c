@@ -229,18 +229,18 @@ static double true_share(const struct scen *s, const struct pstate *p, int g, u3
 	return best;
 }
 
-/* the law's own weights (docs/control-law.md), for the blame closure */
-static const double law_w[NK] = {
-	TG_BLAME_W_DRAM_READ, TG_BLAME_W_DRAM_WRITE, TG_BLAME_W_NVM_READ, TG_BLAME_W_NVM_WRITE,
-};
-
-static double law_weighted(const struct pstate *p, int i)
+/*
+ * what group i's traffic weighs in kind k's latency by the law's blame
+ * matrix (docs/control-law.md) - for the blame closure only, which is what
+ * the law's rule allows it to do
+ */
+static double law_load(const struct pstate *p, int i, int k)
 {
 	double v = 0;
-	int k;
+	int j;
 
-	for (k = 0; k < NK; k++)
-		v += law_w[k] * p->b[i][k];
+	for (j = 0; j < NK; j++)
+		v += tg_blame_w[k][j] * p->b[i][j];
 	return v;
 }
 
@@ -582,17 +582,25 @@ static int achievable(const struct scen *s, const struct loop *l)
 	}
 	plant_solve(s, &kn, &p);
 	for (it = 0; it < 400 && moved; it++) {
-		double all = 0;
+		double all[NK] = { 0 };
+		u32 over = 0;
 
 		plant_settle(s, &kn, &p, 1);
-		for (i = 0; i < s->n; i++)
-			all += law_weighted(&p, i);
+		for (k = 0; k < NK; k++) {
+			if (p.L[k] - s->L0[k] > (s->thr[k] - s->L0[k]) * ACHIEVE_MARGIN)
+				over |= 1u << k;
+			for (i = 0; i < s->n; i++)
+				all[k] += law_load(&p, i, k);
+		}
 		moved = 0;
 		for (i = s->nh; i < s->n; i++) {
 			double fmin = qmin / s->g[i].cpu_us;
+			int blamed = 0;
 
-			if (law_weighted(&p, i) * 100 < all * l->cfg.blame_pct ||
-			    total_bps(&p, i) < l->cfg.noise_floor_bps)
+			for (k = 0; k < NK; k++)
+				blamed |= (over & (1u << k)) &&
+					  law_load(&p, i, k) * 100 >= all[k] * l->cfg.blame_pct;
+			if (!blamed || total_bps(&p, i) < l->cfg.noise_floor_bps)
 				continue;
 			if (kn.mba[i] > l->cfg.mba_min && (s->g[i].d[0] || s->g[i].d[1])) {
 				kn.mba[i] -= l->cfg.mba_step;
