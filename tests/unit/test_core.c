@@ -578,6 +578,11 @@ struct blame_case {
 
 #define K(k)	BIT(TG_##k)
 
+/* an NVM reader (high priority), a DRAM writer, an NVM writer, a small DRAM reader */
+#define FOUR_GROUPS							\
+	{ { .high = 1, .nr = 1 * GB }, { .dw = 2 * GB }, { .nw = 50 * MB },	\
+	  { .dr = 200 * MB } }
+
 static const struct blame_case blame_cases[] = {
 	{ "200 MB/s NVM writer, 40 GB/s DRAM reads, NVM write over", K(NVM_WRITE), 2,
 	  /* NW row: 40e9 x 1 = 40e9; 0.2e9 x 20 = 4e9; of 44e9 */
@@ -589,15 +594,13 @@ static const struct blame_case blame_cases[] = {
 	  { { [TG_DRAM_READ] = 952380 }, { [TG_DRAM_READ] = 47619 } }, { -1, 0 } },
 	{ "NVM read over", K(NVM_READ), 4,
 	  /* NR row: 1e9 x 6 = 6e9; 2e9; 0.05e9 x 20 = 1e9; 0.2e9; of 9.2e9 */
-	  { { .high = 1, .nr = 1 * GB }, { .dw = 2 * GB }, { .nw = 50 * MB },
-	    { .dr = 200 * MB } },
+	  FOUR_GROUPS,
 	  { { [TG_NVM_READ] = 652173 }, { [TG_NVM_READ] = 217391 },
 	    { [TG_NVM_READ] = 108695 }, { [TG_NVM_READ] = 21739 } },
 	  { -1, 1, 1, 0 } },
 	{ "the same, DRAM read over", K(DRAM_READ), 4,
 	  /* DR row: 3e9; 2e9; 0.5e9; 0.2e9; of 5.7e9 */
-	  { { .high = 1, .nr = 1 * GB }, { .dw = 2 * GB }, { .nw = 50 * MB },
-	    { .dr = 200 * MB } },
+	  FOUR_GROUPS,
 	  { { [TG_DRAM_READ] = 526315 }, { [TG_DRAM_READ] = 350877 },
 	    { [TG_DRAM_READ] = 87719 }, { [TG_DRAM_READ] = 35087 } },
 	  { -1, 1, 1, 0 } },
