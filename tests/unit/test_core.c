@@ -732,6 +732,108 @@ static void test_blame_per_kind_regulate(void **state)
 	}
 }
 
+/* ---- the hold's backoff (docs/control-law.md, "Hold, bounded") ----------------------- */
+
+/*
+ * A synthetic loop: one low-priority group with constant inputs (2 GB/s of
+ * NVM writes, one CPU busy), and a detector that has NVM write latency
+ * over whenever the group's remedial quota is above qmax (unlimited
+ * included): the interference comes back exactly when a relax passes that
+ * level, and the traffic never halves, so a hold ends only by its time.
+ */
+struct hold_loop {
+	struct tg_reg_cfg cfg;
+	struct tg_regulator reg;
+	struct tg_detector det;
+	struct tg_reg_group g;
+	uint64_t qmax;
+	long t;
+};
+
+static void hold_init(struct hold_loop *h, uint64_t qmax)
+{
+	memset(h, 0, sizeof(*h));
+	tg_reg_cfg_default(&h->cfg, PERIOD_US, NCPU);
+	tg_regulator_init(&h->reg);
+	tg_detector_init(&h->det);
+	tg_reg_group_init(&h->g, &h->cfg);
+	h->g.active = true;
+	h->g.priority = TG_PRIO_LOW;
+	h->g.bps.v[TG_NVM_WRITE] = 2 * GB;
+	h->g.cpu_usage_us = PERIOD_US;
+	h->qmax = qmax;
+}
+
+/* one period; returns the group's action */
+static enum tg_action hold_step(struct hold_loop *h)
+{
+	h->det.over = h->g.rem.quota_us > h->qmax ? K(NVM_WRITE) : 0;
+	tg_regulate(&h->reg, &h->cfg, &h->det, &h->g, 1);
+	h->t++;
+	return h->g.last.action;
+}
+
+/*
+ * At the defaults (dead_periods 20) the hold times are 200, 400, 800,
+ * 1600, 1600 periods: a relapse comes its hold time after the last, plus
+ * at most relax_periods (5) for the probe's relax and TG_OVER_FILTER (2)
+ * for the over it brings back. Here the quota settles at 4218 us (cuts of
+ * 25 % from one CPU: 7500, 5625, 4218); a probe's relax to 5272 is over.
+ */
+static void test_hold_backoff(void **state)
+{
+	static const long hold[] = { 200, 400, 800, 1600, 1600 };
+	struct hold_loop h;
+	long last = -1;
+	int n = 0;
+
+	(void)state;
+	hold_init(&h, 5000);
+	while (h.t < 6000 && n <= (int)ARRAY_SIZE(hold)) {
+		if (hold_step(&h) != TG_ACT_HOLD)
+			continue;
+		assert_int_equal(h.g.rem.quota_us, 4218);
+		if (n > 0 && (h.t - last < hold[n - 1] + 2 || h.t - last > hold[n - 1] + 8))
+			fail_msg("relapse %d came %ld periods after the last, hold time %ld", n + 1,
+				 h.t - last, hold[n - 1]);
+		last = h.t;
+		n++;
+	}
+	assert_int_equal(n, ARRAY_SIZE(hold) + 1);
+}
+
+/*
+ * The relapse count is forgotten only once a release survived its relapse
+ * window: here every release (quota back to unlimited) is over at once.
+ * First relapse: relaxes from the cut (7500 us) to unlimited, undone back
+ * to 7500, held 200 periods. Its probe (9375) holds; the relaxes after it
+ * reach unlimited again - a release that relapses within its window - so
+ * the second relapse holds for 400 periods, not 200: its probe comes 400
+ * to 405 periods after it.
+ */
+static void test_backoff_kept_through_release(void **state)
+{
+	struct hold_loop h;
+	long relapse[2] = { -1, -1 };
+	int n = 0;
+
+	(void)state;
+	hold_init(&h, 2 * PERIOD_US - 1);
+	while (h.t < 3000) {
+		enum tg_action a = hold_step(&h);
+
+		if (a == TG_ACT_HOLD && n < 2)
+			relapse[n++] = h.t;
+		if (a == TG_ACT_RELAX && n == 2)
+			break;
+	}
+	assert_int_equal(n, 2);
+	assert_true(h.g.rem.quota_us != TG_QUOTA_UNLIMITED);
+	if (h.t - relapse[1] < 400 || h.t - relapse[1] > 405)
+		fail_msg("probe %ld periods after the second relapse (first %ld, second %ld): hold 400",
+			 h.t - relapse[1], relapse[0], relapse[1]);
+}
+
 /* ---- preventive scenarios --------------------------------------------------------- */
 
 /* a lone group with one limit: converges within 5 % and stays */
@@ -1193,6 +1295,8 @@ int main(void)
 		cmocka_unit_test(test_order_nvm_write_first),
 		cmocka_unit_test(test_blame_matrix),
 		cmocka_unit_test(test_blame_per_kind_regulate),
+		cmocka_unit_test(test_hold_backoff),
+		cmocka_unit_test(test_backoff_kept_through_release),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
 		cmocka_unit_test(test_inactive_released),
