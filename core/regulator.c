@@ -534,27 +534,29 @@ static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, u32 ppm)
 }
 
 /**
- * tg_blame_load() - what a group's traffic weighs in a kind's latency
+ * tg_blame_loads() - what a group's traffic weighs in each kind's latency
  * @g:    the group
- * @kind: the latency (enum tg_kind)
+ * @load: out: per kind (enum tg_kind), its rates weighted by that row of
+ *        tg_blame_w (saturating)
  *
- * Its rates weighted by row @kind of tg_blame_w. While its last preventive
- * cut is not measured yet (its dead time runs), the rates are scaled down
- * to the total that cut predicts: the smoothed, lagging inputs still show
- * traffic the cut has already removed.
- *
- * Return: the weighted load (saturating).
+ * While its last preventive cut is not measured yet (its dead time runs),
+ * the rates are scaled down to the total that cut predicts: the smoothed,
+ * lagging inputs still show traffic the cut has already removed.
  */
-u64 tg_blame_load(const struct tg_reg_group *g, int kind)
+void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS])
 {
 	u32 ppm = tg_pending_ppm(g);
-	u64 sum = 0;
-	int j;
+	u64 b[TG_NR_KINDS];
+	int j, k;
 
 	for (j = 0; j < TG_NR_KINDS; j++)
-		sum = tg_sat_add(sum, tg_sat_mul_w(tg_rem_bps(g, j, ppm),
-						   tg_blame_w[kind][j]));
-	return sum;
+		b[j] = tg_rem_bps(g, j, ppm);
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		load[k] = 0;
+		for (j = 0; j < TG_NR_KINDS; j++)
+			load[k] = tg_sat_add(load[k],
+					     tg_sat_mul_w(b[j], tg_blame_w[k][j]));
+	}
 }
 
 /**
@@ -568,13 +570,17 @@ void tg_blame_levels(const struct tg_reg_cfg *cfg,
 		     const struct tg_reg_group *groups, u32 nr,
 		     u64 level[TG_NR_KINDS])
 {
-	u64 all[TG_NR_KINDS] = { 0 };
+	u64 all[TG_NR_KINDS] = { 0 }, load[TG_NR_KINDS];
 	u32 i;
 	int k;
 
-	for (i = 0; i < nr; i++)
-		for (k = 0; groups[i].active && k < TG_NR_KINDS; k++)
-			all[k] = tg_sat_add(all[k], tg_blame_load(&groups[i], k));
+	for (i = 0; i < nr; i++) {
+		if (!groups[i].active)
+			continue;
+		tg_blame_loads(&groups[i], load);
+		for (k = 0; k < TG_NR_KINDS; k++)
+			all[k] = tg_sat_add(all[k], load[k]);
+	}
 	for (k = 0; k < TG_NR_KINDS; k++)
 		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
 }
@@ -590,10 +596,12 @@ void tg_blame_levels(const struct tg_reg_cfg *cfg,
 bool tg_blamed(const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
 	       u32 over)
 {
+	u64 load[TG_NR_KINDS];
 	int k;
 
+	tg_blame_loads(g, load);
 	for (k = 0; k < TG_NR_KINDS; k++)
-		if ((over & BIT(k)) && tg_blame_load(g, k) >= level[k])
+		if ((over & BIT(k)) && load[k] >= level[k])
 			return true;
 	return false;
 }

@@ -189,7 +189,7 @@ extern const u32 tg_blame_w[TG_NR_KINDS][TG_NR_KINDS];
 
 u32 tg_dead_periods(u32 smooth_div);
 struct tg_reg_group;
-u64 tg_blame_load(const struct tg_reg_group *g, int kind);
+void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS]);
 void tg_blame_levels(const struct tg_reg_cfg *cfg,
 		     const struct tg_reg_group *groups, u32 nr,
 		     u64 level[TG_NR_KINDS]);
