@@ -47,10 +47,10 @@
  * over (the kinds the detector had over), with the plant's true coupling
  * C and the traffic of the period the cut was made in - not the law's
  * matrix. The law's blame_pct (5 %) works on its matrix (tg_blame_w),
- * which the random coupling misrepresents - typically by 2-4x, at worst
- * 6x (DRAM rows) or 12x (NVM rows), see own_share() - on smoothed, lagged
- * rates: a tenth of it is what the law must never cut. (Smallest true
- * share of a cut over 17 x 2000 scenarios: 0.0077.)
+ * which the random coupling misrepresents - by a factor of median 2.4
+ * (DRAM rows) or 4.1 (NVM rows), at worst 6 or 12, see own_share() - on
+ * smoothed, lagged rates: a tenth of it is what the law must never cut.
+ * (Smallest true share of a cut over 17 x 2000 scenarios: 0.0077.)
  */
 #define NEGL_SHARE	0.005
 /*
