@@ -174,7 +174,7 @@ $(BUILD)/fuzz/fuzz_parse: tests/fuzz/fuzz_parse.c core/parse.c $(wildcard core/*
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icore -o $@ tests/fuzz/fuzz_parse.c core/parse.c
 
 # Every guarded rule of the control law broken on purpose: the unit tests
-# must fail on each mutant (tests/unit/mutants.sh; about a minute).
+# must fail on each mutant (tests/unit/mutants.sh; about two minutes).
 mutants:
 	@tests/unit/mutants.sh
 

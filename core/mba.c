@@ -210,7 +210,8 @@ int tg_mbm_bytes(u64 *prev, u64 raw, u32 width, u32 scale, u64 *bytes)
 	/* as resctrl: compare in the top bits, so a wrap subtracts right */
 	delta = ((raw << shift) - (*prev << shift)) >> shift;
 	*prev = raw;
-	*bytes = delta > U64_MAX / (scale ? scale : 1) ? U64_MAX : delta * scale;
+	*bytes = delta > tg_div_u64(U64_MAX, scale ? scale : 1) ? U64_MAX :
+		 delta * scale;
 	return 0;
 }
 

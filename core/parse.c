@@ -75,7 +75,7 @@ int tg_parse_u64(const char *s, size_t len, u64 *out, const char **msg)
 			return -1;
 		}
 		d = (unsigned int)(s[i] - '0');
-		if (v > (U64_MAX - d) / 10) {
+		if (v > tg_div_u64(U64_MAX - d, 10)) {
 			*msg = "number out of range";
 			return -1;
 		}
@@ -592,8 +592,10 @@ int tg_fmt_u64(char *buf, size_t size, u64 v)
 	int n = 0, pos = 0;
 
 	do {
-		tmp[n++] = (char)('0' + (int)(v % 10));
-		v /= 10;
+		u32 digit;
+
+		v = tg_div_u64_rem(v, 10, &digit);
+		tmp[n++] = (char)('0' + digit);
 	} while (v);
 	if ((size_t)n + 1 > size)
 		return -1;

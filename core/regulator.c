@@ -20,9 +20,11 @@
  *     then most DRAM traffic (above noise_floor_bps). NVM traffic is cut
  *     by CPU quota (cut_pct), DRAM-only traffic by MBA, then quota once
  *     MBA is at its floor;
- *   - blame: a group whose share of all groups' traffic, weighted by the
- *     kinds' sensitivities (TG_BLAME_W_*), is under blame_pct is never
- *     picked; if only such groups are left, nothing is cut (hold);
+ *   - blame: a group whose share of what drives the latency of every kind
+ *     over is under blame_pct - its traffic weighted by that kind's row of
+ *     tg_blame_w against all groups' - is never picked; if only such groups
+ *     are left, nothing is cut (hold). A group whose preventive cut is not
+ *     measured yet is judged on the traffic that cut predicts;
  *   - dead time: after a cut, no further cut (of any group) until its
  *     effect is measured - the cut group's smoothed traffic has fallen by
  *     3/4 of the predicted drop - or dead_periods have passed (derived from
@@ -488,34 +490,120 @@ static bool tg_rem_candidate(const struct tg_reg_group *g)
 	return g->active && g->priority == TG_PRIO_LOW;
 }
 
-/* traffic weighted by the kinds' sensitivities, for blame */
-static u64 tg_weighted(const struct tg_reg_group *g)
-{
-	static const u32 w[TG_NR_KINDS] = {
-		[TG_DRAM_READ] = TG_BLAME_W_DRAM_READ,
-		[TG_DRAM_WRITE] = TG_BLAME_W_DRAM_WRITE,
-		[TG_NVM_READ] = TG_BLAME_W_NVM_READ,
-		[TG_NVM_WRITE] = TG_BLAME_W_NVM_WRITE,
-	};
-	u64 sum = 0;
-	int k;
+/*
+ * The blame matrix (docs/control-law.md, "Blame"): row = the latency that
+ * is over, column = the traffic that drives it, per byte/s. Channel: DRAM
+ * read 1, DRAM write 1, NVM read 3, NVM write 10 (NVM's lower bandwidth
+ * occupies the channel and the controller's queues longer per byte, MT²);
+ * media, NVM latencies only: NVM read 3, NVM write 10 on top.
+ */
+const u32 tg_blame_w[TG_NR_KINDS][TG_NR_KINDS] = {
+	/*		  DRAM rd  DRAM wr  NVM rd  NVM wr */
+	[TG_DRAM_READ]	= { 1,	   1,	    3,	    10 },
+	[TG_DRAM_WRITE]	= { 1,	   1,	    3,	    10 },
+	[TG_NVM_READ]	= { 1,	   1,	    3 + 3,  10 + 10 },
+	[TG_NVM_WRITE]	= { 1,	   1,	    3 + 3,  10 + 10 },
+};
 
-	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, tg_mul_div(g->bps.v[k], w[k], 1));
-	return sum;
+/* a * w for w <= TG_BLAME_W_MAX, saturating */
+static u64 tg_sat_mul_w(u64 a, u32 w)
+{
+	return a >> 56 ? U64_MAX : a * w;
 }
 
-/* blame_pct of all active groups' weighted traffic: under it, blameless */
-static u64 tg_blame_level(const struct tg_reg_cfg *cfg,
-			  const struct tg_reg_group *groups, u32 nr)
+/*
+ * While a group's last preventive cut is not measured yet, the share of
+ * its measured traffic that cut leaves (ppm): its predicted total over its
+ * measured one; else all of it.
+ */
+static u32 tg_pending_ppm(const struct tg_reg_group *g)
 {
-	u64 all = 0;
-	u32 i;
+	const struct tg_settle *st = &g->prev_settle;
+	u64 total = tg_total(g);
 
-	for (i = 0; i < nr; i++)
-		if (groups[i].active)
-			all = tg_sat_add(all, tg_weighted(&groups[i]));
-	return tg_mul_div(all, cfg->blame_pct, 100);
+	if (st->left && st->expect < st->from && st->expect < total)
+		return tg_ppm(st->expect, total);
+	return TG_PPM;
+}
+
+/* a group's rate of one kind as the remedial policy judges it */
+static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, u32 ppm)
+{
+	return ppm < TG_PPM ? tg_mul_div(g->bps.v[kind], ppm, TG_PPM)
+			    : g->bps.v[kind];
+}
+
+/**
+ * tg_blame_loads() - what a group's traffic weighs in each kind's latency
+ * @g:    the group
+ * @load: out: per kind (enum tg_kind), its rates weighted by that row of
+ *        tg_blame_w (saturating)
+ *
+ * While its last preventive cut is not measured yet (its dead time runs),
+ * the rates are scaled down to the total that cut predicts: the smoothed,
+ * lagging inputs still show traffic the cut has already removed.
+ */
+void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS])
+{
+	u32 ppm = tg_pending_ppm(g);
+	u64 b[TG_NR_KINDS];
+	int j, k;
+
+	for (j = 0; j < TG_NR_KINDS; j++)
+		b[j] = tg_rem_bps(g, j, ppm);
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		load[k] = 0;
+		for (j = 0; j < TG_NR_KINDS; j++)
+			load[k] = tg_sat_add(load[k],
+					     tg_sat_mul_w(b[j], tg_blame_w[k][j]));
+	}
+}
+
+/**
+ * tg_blame_levels() - per kind, blame_pct of what drives its latency
+ * @cfg:    configuration (blame_pct)
+ * @groups: every group; the active ones (high priority included) count
+ * @nr:     number of groups
+ * @level:  out: per kind, the load under which a group is blameless for it
+ */
+void tg_blame_levels(const struct tg_reg_cfg *cfg,
+		     const struct tg_reg_group *groups, u32 nr,
+		     u64 level[TG_NR_KINDS])
+{
+	u64 all[TG_NR_KINDS] = { 0 }, load[TG_NR_KINDS];
+	u32 i;
+	int k;
+
+	for (i = 0; i < nr; i++) {
+		if (!groups[i].active)
+			continue;
+		tg_blame_loads(&groups[i], load);
+		for (k = 0; k < TG_NR_KINDS; k++)
+			all[k] = tg_sat_add(all[k], load[k]);
+	}
+	for (k = 0; k < TG_NR_KINDS; k++)
+		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
+}
+
+/**
+ * tg_blamed() - may a group be cut for the kinds over?
+ * @g:     the group
+ * @level: from tg_blame_levels()
+ * @over:  the kinds over (bit per enum tg_kind)
+ *
+ * Return: true if its load reaches the level of at least one kind over.
+ */
+bool tg_blamed(const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
+	       u32 over)
+{
+	u64 load[TG_NR_KINDS];
+	int k;
+
+	tg_blame_loads(g, load);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if ((over & BIT(k)) && load[k] >= level[k])
+			return true;
+	return false;
 }
 
 /*
@@ -545,37 +633,38 @@ static u64 tg_unthrottled_bps(const struct tg_regulator *r,
 /*
  * MT²'s order: most NVM write, then most NVM read, then most DRAM (read +
  * write) traffic, above the noise floor, among low-priority groups that can
- * still be throttled for that kind and carry at least blame_pct of the
- * weighted traffic of all groups. One pass keeps the best of each class.
+ * still be throttled for that kind and are blamed for a kind over
+ * (tg_blamed()). One pass keeps the best of each class.
  */
 static int tg_pick_noisy(const struct tg_regulator *r,
 			 const struct tg_reg_cfg *cfg,
-			 const struct tg_reg_group *groups, u32 nr,
+			 const struct tg_reg_group *groups, u32 nr, u32 over,
 			 enum tg_reason *why)
 {
 	static const enum tg_reason order[] = {
 		TG_WHY_NVM_WRITE, TG_WHY_NVM_READ, TG_WHY_DRAM,
 	};
-	u64 qmin = r->quota_min, best_v[3];
-	u64 blame = tg_blame_level(cfg, groups, nr);
+	u64 qmin = r->quota_min, best_v[3], level[TG_NR_KINDS];
 	int best[3] = { -1, -1, -1 };
 	unsigned int o;
 	u32 i;
 
+	tg_blame_levels(cfg, groups, nr, level);
 	for (o = 0; o < ARRAY_SIZE(order); o++)
 		best_v[o] = cfg->noise_floor_bps;
 	for (i = 0; i < nr; i++) {
 		const struct tg_reg_group *g = &groups[i];
 		bool cpu_left = g->rem.quota_us > qmin;
+		u32 ppm = tg_pending_ppm(g);
 		u64 v[3];
 
-		if (!tg_rem_candidate(g) || tg_weighted(g) < blame)
+		if (!tg_rem_candidate(g) || !tg_blamed(g, level, over))
 			continue;
-		v[0] = cpu_left ? g->bps.v[TG_NVM_WRITE] : 0;
-		v[1] = cpu_left ? g->bps.v[TG_NVM_READ] : 0;
+		v[0] = cpu_left ? tg_rem_bps(g, TG_NVM_WRITE, ppm) : 0;
+		v[1] = cpu_left ? tg_rem_bps(g, TG_NVM_READ, ppm) : 0;
 		v[2] = cpu_left || g->rem.mba > cfg->mba_min ?
-		       tg_sat_add(g->bps.v[TG_DRAM_READ],
-				  g->bps.v[TG_DRAM_WRITE]) : 0;
+		       tg_sat_add(tg_rem_bps(g, TG_DRAM_READ, ppm),
+				  tg_rem_bps(g, TG_DRAM_WRITE, ppm)) : 0;
 		for (o = 0; o < ARRAY_SIZE(order); o++)
 			if (v[o] > best_v[o]) {
 				best_v[o] = v[o];
@@ -768,7 +857,7 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (r->dead.left)
 			return;		/* the last cut's effect is not measured yet */
-		pick = tg_pick_noisy(r, cfg, groups, nr, &why);
+		pick = tg_pick_noisy(r, cfg, groups, nr, det->over, &why);
 		if (pick >= 0)
 			tg_rem_throttle(r, cfg, &groups[pick], pick, why);
 		return;		/* none to blame: hold */

@@ -148,7 +148,7 @@ struct tg_reg_cfg {
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
 	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
 	u32 dead_periods;	/* wait for a step's effect; relapse window */
-	u32 blame_pct;		/* weighted traffic share below this: blameless */
+	u32 blame_pct;		/* share of what drives every kind over below this: blameless */
 };
 
 /*
@@ -175,13 +175,26 @@ struct tg_reg_cfg {
 #define TG_HOLD_MULT		10
 #define TG_HOLD_MAX_SHIFT	3
 
-/* remedial blame: sensitivity weight per kind (tg_kind order) */
-#define TG_BLAME_W_DRAM_READ	1
-#define TG_BLAME_W_DRAM_WRITE	1
-#define TG_BLAME_W_NVM_READ	3
-#define TG_BLAME_W_NVM_WRITE	10
+/*
+ * Remedial blame matrix (docs/control-law.md, "Blame"): tg_blame_w[k][j]
+ * is how much one byte/s of traffic of kind j weighs in what drives the
+ * latency of kind k (tg_kind order both ways). Every latency rises with
+ * the load on the shared memory channel, where a byte of NVM read costs 3
+ * and a byte of NVM write 10 bytes of DRAM traffic; an NVM latency also
+ * rises with the load on the NVM media, which only NVM traffic makes (read
+ * 3, write 10 again). Weights are at most TG_BLAME_W_MAX.
+ */
+extern const u32 tg_blame_w[TG_NR_KINDS][TG_NR_KINDS];
+#define TG_BLAME_W_MAX		255
 
 u32 tg_dead_periods(u32 smooth_div);
+struct tg_reg_group;
+void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS]);
+void tg_blame_levels(const struct tg_reg_cfg *cfg,
+		     const struct tg_reg_group *groups, u32 nr,
+		     u64 level[TG_NR_KINDS]);
+bool tg_blamed(const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
+	       u32 over);
 u32 tg_hold_periods(const struct tg_reg_cfg *cfg, u32 relapses);
 
 void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus);

@@ -16,7 +16,7 @@ top=$PWD
 mut=$top/build/mut
 # file ;; perl substitution (applied with -0, once) ;; the rule it breaks
 mutants=(
-	'regulator.c;;s/\|\| tg_weighted\(g\) < blame\)/)/;;blame: a group under blame_pct is never picked'
+	'regulator.c;;s/ \|\| !tg_blamed\(g, level, over\)\)/)/;;blame: a group under blame_pct is never picked'
 	'regulator.c;;s/if \(r->dead\.left\)\n\t\t\treturn;/;/;;remedial dead time: no cut before the last one is measured'
 	'regulator.c;;s/st->left = cfg->dead_periods;/st->left = 0;/;;dead time lasts (no settle tracking at all)'
 	'regulator.c;;s/if \(st->age < TG_DEAD_ACT \|\| !change\)/if (0)/;;dead time: no early end before the cut can act, none for an undo'
@@ -39,6 +39,9 @@ mutants=(
 	'regulator.c;;s/if \(g->probe && g->relax_age <= cfg->dead_periods\)\n\t\t\tcontinue;/;/;;a probe is one step, then its relapse window'
 	'regulator.c;;s/if \(over\)\n\t\treturn;\n\tif \(g->hold_left\)/if (g->hold_left)/;;a hold counts only periods with nothing over'
 	'regulator.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && g->relax_age > cfg->dead_periods\)/if (!tg_throttled(\&g->rem, cfg))/;;backoff forgotten only once a release survived its window'
+	'regulator.c;;s/tg_blame_w\[k\]\[j\]/tg_blame_w[TG_DRAM_READ][j]/;;blame: the row of the blame matrix is the kind over'
+	'regulator.c;;s/if \(\(over & BIT\(k\)\) && /if (/;;blame: only the kinds over count'
+	'regulator.c;;s/if \(st->left && st->expect < st->from && st->expect < total\)/if (0)/;;blame: a pending preventive cut is judged on its prediction'
 )
 
 want=("$@")

@@ -548,6 +548,294 @@ static void test_inactive_released(void **state)
 	assert_true(unthrottled(&s.g[NOISY].out));
 }
 
+/* ---- remedial blame: per kind over (docs/control-law.md, "Blame") ------------------ */
+
+/*
+ * Each case: groups (traffic per kind, B/s), the kinds over, and by hand
+ * from the documented matrix - per byte/s, DRAM latencies: DRAM read 1,
+ * DRAM write 1, NVM read 3, NVM write 10; NVM latencies: 1, 1, 6, 20 - each
+ * group's share (ppm, rounded down) of what drives every kind over, and
+ * whether a low-priority group may be cut (a share of 5 % of one kind over
+ * at least). A pending preventive cut (from -> expect) is judged on its
+ * prediction.
+ */
+#define BG	4
+
+struct blame_group {
+	int high, idle;
+	uint64_t dr, dw, nr, nw;
+	uint64_t from, expect;		/* a preventive step not measured yet */
+};
+
+struct blame_case {
+	const char *name;
+	uint32_t over;
+	int n;
+	struct blame_group g[BG];
+	uint32_t share[BG][TG_NR_KINDS];	/* ppm, for the kinds over */
+	int blamed[BG];				/* -1: not asked */
+};
+
+#define K(k)	BIT(TG_##k)
+
+/* an NVM reader (high priority), a DRAM writer, an NVM writer, a small DRAM reader */
+#define FOUR_GROUPS							\
+	{ { .high = 1, .nr = 1 * GB }, { .dw = 2 * GB }, { .nw = 50 * MB },	\
+	  { .dr = 200 * MB } }
+
+static const struct blame_case blame_cases[] = {
+	{ "200 MB/s NVM writer, 40 GB/s DRAM reads, NVM write over", K(NVM_WRITE), 2,
+	  /* NW row: 40e9 x 1 = 40e9; 0.2e9 x 20 = 4e9; of 44e9 */
+	  { { .high = 1, .dr = 40 * GB }, { .nw = 200 * MB } },
+	  { { [TG_NVM_WRITE] = 909090 }, { [TG_NVM_WRITE] = 90909 } }, { -1, 1 } },
+	{ "the same, DRAM read over", K(DRAM_READ), 2,
+	  /* DR row: 40e9; 0.2e9 x 10 = 2e9; of 42e9 */
+	  { { .high = 1, .dr = 40 * GB }, { .nw = 200 * MB } },
+	  { { [TG_DRAM_READ] = 952380 }, { [TG_DRAM_READ] = 47619 } }, { -1, 0 } },
+	{ "NVM read over", K(NVM_READ), 4,
+	  /* NR row: 1e9 x 6 = 6e9; 2e9; 0.05e9 x 20 = 1e9; 0.2e9; of 9.2e9 */
+	  FOUR_GROUPS,
+	  { { [TG_NVM_READ] = 652173 }, { [TG_NVM_READ] = 217391 },
+	    { [TG_NVM_READ] = 108695 }, { [TG_NVM_READ] = 21739 } },
+	  { -1, 1, 1, 0 } },
+	{ "the same, DRAM read over", K(DRAM_READ), 4,
+	  /* DR row: 3e9; 2e9; 0.5e9; 0.2e9; of 5.7e9 */
+	  FOUR_GROUPS,
+	  { { [TG_DRAM_READ] = 526315 }, { [TG_DRAM_READ] = 350877 },
+	    { [TG_DRAM_READ] = 87719 }, { [TG_DRAM_READ] = 35087 } },
+	  { -1, 1, 1, 0 } },
+	{ "two kinds over: blamed for either", K(DRAM_WRITE) | K(NVM_WRITE), 3,
+	  /*
+	   * DW row: 10e9; 1e9; 0.1e9 x 3 = 0.3e9; of 11.3e9
+	   * NW row: 20e9; 1e9; 0.1e9 x 6 = 0.6e9; of 21.6e9
+	   */
+	  { { .high = 1, .nw = 1 * GB }, { .dw = 1 * GB }, { .nr = 100 * MB } },
+	  { { [TG_DRAM_WRITE] = 884955, [TG_NVM_WRITE] = 925925 },
+	    { [TG_DRAM_WRITE] = 88495, [TG_NVM_WRITE] = 46296 },
+	    { [TG_DRAM_WRITE] = 26548, [TG_NVM_WRITE] = 27777 } },
+	  { -1, 1, 0 } },
+	{ "a group without tasks does not count", K(NVM_WRITE), 3,
+	  /* NW row: 0.1e9 x 20 = 2e9; 0.02e9 x 20 = 0.4e9; of 2.4e9 */
+	  { { .high = 1, .nw = 100 * MB }, { .nw = 20 * MB }, { .idle = 1, .dr = 100 * GB } },
+	  { { [TG_NVM_WRITE] = 833333 }, { [TG_NVM_WRITE] = 166666 } }, { -1, 1, -1 } },
+	{ "a pending preventive cut: judged on its prediction", K(DRAM_READ), 2,
+	  /* DR row: 30e9; 1 GB/s cut to 0.1 GB/s: 0.1e9 x 10 = 1e9; of 31e9 */
+	  { { .high = 1, .dr = 30 * GB }, { .nw = 1 * GB, .from = 1 * GB, .expect = 100 * MB } },
+	  { { [TG_DRAM_READ] = 967741 }, { [TG_DRAM_READ] = 32258 } }, { -1, 0 } },
+	{ "the same, measured: blamed", K(DRAM_READ), 2,
+	  /* DR row: 30e9; 1e9 x 10 = 10e9; of 40e9 */
+	  { { .high = 1, .dr = 30 * GB }, { .nw = 1 * GB } },
+	  { { [TG_DRAM_READ] = 750000 }, { [TG_DRAM_READ] = 250000 } }, { -1, 1 } },
+	{ "a pending relax changes nothing", K(DRAM_READ), 2,
+	  { { .high = 1, .dr = 30 * GB }, { .nw = 1 * GB, .from = 1 * GB, .expect = 2 * GB } },
+	  { { [TG_DRAM_READ] = 750000 }, { [TG_DRAM_READ] = 250000 } }, { -1, 1 } },
+};
+
+static void blame_setup(const struct blame_case *c, const struct tg_reg_cfg *cfg,
+			struct tg_reg_group *g)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct blame_group *b = &c->g[i];
+
+		tg_reg_group_init(&g[i], cfg);
+		g[i].active = !b->idle;
+		g[i].priority = b->high ? TG_PRIO_HIGH : TG_PRIO_LOW;
+		g[i].bps.v[TG_DRAM_READ] = b->dr;
+		g[i].bps.v[TG_DRAM_WRITE] = b->dw;
+		g[i].bps.v[TG_NVM_READ] = b->nr;
+		g[i].bps.v[TG_NVM_WRITE] = b->nw;
+		g[i].cpu_usage_us = PERIOD_US;
+		if (b->from) {
+			g[i].prev_settle.left = 5;
+			g[i].prev_settle.from = b->from;
+			g[i].prev_settle.expect = b->expect;
+		}
+	}
+}
+
+static void test_blame_matrix(void **state)
+{
+	struct tg_reg_cfg cfg;
+	size_t c;
+	int i, k;
+
+	(void)state;
+	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	for (c = 0; c < sizeof(blame_cases) / sizeof(blame_cases[0]); c++) {
+		const struct blame_case *bc = &blame_cases[c];
+		struct tg_reg_group g[BG];
+		uint64_t level[TG_NR_KINDS], load[BG][TG_NR_KINDS];
+
+		blame_setup(bc, &cfg, g);
+		tg_blame_levels(&cfg, g, (u32)bc->n, level);
+		for (i = 0; i < bc->n; i++)
+			tg_blame_loads(&g[i], load[i]);
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			uint64_t all = 0;
+
+			if (!(bc->over & BIT(k)))
+				continue;
+			for (i = 0; i < bc->n; i++)
+				if (g[i].active)
+					all += load[i][k];
+			for (i = 0; i < bc->n; i++) {
+				uint64_t ppm = load[i][k] * 1000000 / all;
+
+				if (g[i].active && ppm != bc->share[i][k])
+					fail_msg("%s: g%d's share of kind %d %llu ppm, by hand %u",
+						 bc->name, i, k, (unsigned long long)ppm,
+						 bc->share[i][k]);
+			}
+		}
+		for (i = 0; i < bc->n; i++)
+			if (bc->blamed[i] >= 0 && tg_blamed(&g[i], level, bc->over) != bc->blamed[i])
+				fail_msg("%s: g%d %s", bc->name, i,
+					 bc->blamed[i] ? "not blamed" : "blamed");
+	}
+}
+
+/*
+ * The same through tg_regulate(): a 200 MB/s NVM writer beside a
+ * high-priority group moving 40 GB/s of DRAM reads is cut when NVM write
+ * latency is over (filtered: the second period), never when only DRAM
+ * read latency is - the law holds.
+ */
+static void test_blame_per_kind_regulate(void **state)
+{
+	static const uint32_t overs[] = { K(NVM_WRITE), K(DRAM_READ) };
+	const struct blame_case *bc = &blame_cases[0];
+	struct tg_reg_cfg cfg;
+	struct tg_regulator reg;
+	struct tg_detector det;
+	struct tg_reg_group g[BG];
+	size_t o;
+	int p;
+
+	(void)state;
+	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	for (o = 0; o < ARRAY_SIZE(overs); o++) {
+		blame_setup(bc, &cfg, g);
+		tg_regulator_init(&reg);
+		tg_detector_init(&det);
+		det.over = overs[o];
+		for (p = 0; p < 100; p++) {
+			tg_regulate(&reg, &cfg, &det, g, 2);
+			assert_true(unthrottled(&g[0].out));
+			if (!unthrottled(&g[1].rem)) {
+				assert_int_equal(overs[o], K(NVM_WRITE));
+				assert_int_equal(p, TG_OVER_FILTER - 1);
+				assert_int_equal(g[1].last.why, TG_WHY_NVM_WRITE);
+				break;
+			}
+		}
+		assert_int_equal(p, overs[o] == K(NVM_WRITE) ? TG_OVER_FILTER - 1 : 100);
+	}
+}
+
+/* ---- the hold's backoff (docs/control-law.md, "Hold, bounded") ----------------------- */
+
+/*
+ * A synthetic loop: one low-priority group with constant inputs (2 GB/s of
+ * NVM writes, one CPU busy), and a detector that has NVM write latency
+ * over whenever the group's remedial quota is above qmax (unlimited
+ * included): the interference comes back exactly when a relax passes that
+ * level, and the traffic never halves, so a hold ends only by its time.
+ */
+struct hold_loop {
+	struct tg_reg_cfg cfg;
+	struct tg_regulator reg;
+	struct tg_detector det;
+	struct tg_reg_group g;
+	uint64_t qmax;
+	long t;
+};
+
+static void hold_init(struct hold_loop *h, uint64_t qmax)
+{
+	memset(h, 0, sizeof(*h));
+	tg_reg_cfg_default(&h->cfg, PERIOD_US, NCPU);
+	tg_regulator_init(&h->reg);
+	tg_detector_init(&h->det);
+	tg_reg_group_init(&h->g, &h->cfg);
+	h->g.active = true;
+	h->g.priority = TG_PRIO_LOW;
+	h->g.bps.v[TG_NVM_WRITE] = 2 * GB;
+	h->g.cpu_usage_us = PERIOD_US;
+	h->qmax = qmax;
+}
+
+/* one period; returns the group's action */
+static enum tg_action hold_step(struct hold_loop *h)
+{
+	h->det.over = h->g.rem.quota_us > h->qmax ? K(NVM_WRITE) : 0;
+	tg_regulate(&h->reg, &h->cfg, &h->det, &h->g, 1);
+	h->t++;
+	return h->g.last.action;
+}
+
+/*
+ * At the defaults (dead_periods 20) the hold times are 200, 400, 800,
+ * 1600, 1600 periods: a relapse comes its hold time after the last, plus
+ * at most relax_periods (5) for the probe's relax and TG_OVER_FILTER (2)
+ * for the over it brings back. Here the quota settles at 4218 us (cuts of
+ * 25 % from one CPU: 7500, 5625, 4218); a probe's relax to 5272 is over.
+ */
+static void test_hold_backoff(void **state)
+{
+	static const long hold[] = { 200, 400, 800, 1600, 1600 };
+	struct hold_loop h;
+	long last = -1;
+	int n = 0;
+
+	(void)state;
+	hold_init(&h, 5000);
+	while (h.t < 6000 && n <= (int)ARRAY_SIZE(hold)) {
+		if (hold_step(&h) != TG_ACT_HOLD)
+			continue;
+		assert_int_equal(h.g.rem.quota_us, 4218);
+		if (n > 0 && (h.t - last < hold[n - 1] + 2 || h.t - last > hold[n - 1] + 8))
+			fail_msg("relapse %d came %ld periods after the last, hold time %ld", n + 1,
+				 h.t - last, hold[n - 1]);
+		last = h.t;
+		n++;
+	}
+	assert_int_equal(n, ARRAY_SIZE(hold) + 1);
+}
+
+/*
+ * The relapse count is forgotten only once a release survived its relapse
+ * window: here every release (quota back to unlimited) is over at once.
+ * First relapse: relaxes from the cut (7500 us) to unlimited, undone back
+ * to 7500, held 200 periods. Its probe (9375) holds; the relaxes after it
+ * reach unlimited again - a release that relapses within its window - so
+ * the second relapse holds for 400 periods, not 200: its probe comes 400
+ * to 405 periods after it.
+ */
+static void test_backoff_kept_through_release(void **state)
+{
+	struct hold_loop h;
+	long relapse[2] = { -1, -1 };
+	int n = 0;
+
+	(void)state;
+	hold_init(&h, 2 * PERIOD_US - 1);
+	while (h.t < 3000) {
+		enum tg_action a = hold_step(&h);
+
+		if (a == TG_ACT_HOLD && n < 2)
+			relapse[n++] = h.t;
+		if (a == TG_ACT_RELAX && n == 2)
+			break;
+	}
+	assert_int_equal(n, 2);
+	assert_true(h.g.rem.quota_us != TG_QUOTA_UNLIMITED);
+	if (h.t - relapse[1] < 400 || h.t - relapse[1] > 405)
+		fail_msg("probe %ld periods after the second relapse (first %ld, second %ld): hold 400",
+			 h.t - relapse[1], relapse[0], relapse[1]);
+}
+
 /* ---- preventive scenarios --------------------------------------------------------- */
 
 /* a lone group with one limit: converges within 5 % and stays */
@@ -1007,6 +1295,10 @@ int main(void)
 		cmocka_unit_test(test_noisy_dram_writer),
 		cmocka_unit_test(test_noisy_dram_reader),
 		cmocka_unit_test(test_order_nvm_write_first),
+		cmocka_unit_test(test_blame_matrix),
+		cmocka_unit_test(test_blame_per_kind_regulate),
+		cmocka_unit_test(test_hold_backoff),
+		cmocka_unit_test(test_backoff_kept_through_release),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
 		cmocka_unit_test(test_inactive_released),

@@ -43,11 +43,14 @@
 #define LIMIT_TOL	0.05	/* of a limit */
 #define STILL_WINDOW	200	/* periods: at most one step per group */
 /*
- * "Negligible" for the test: under NEGL_SHARE of every kind's latency
- * rise, with the plant's true coupling and the traffic of the period the
- * cut was made in. The law's blame_pct (5 %) works on its own sensitivity
- * weights, which the random coupling misrepresents by up to 4x, on
+ * "Negligible" for the test: under NEGL_SHARE of what drives each kind
+ * over (the kinds the detector had over), with the plant's true coupling
+ * C and the traffic of the period the cut was made in - not the law's
+ * matrix. The law's blame_pct (5 %) works on its matrix (tg_blame_w),
+ * which the random coupling misrepresents - by a factor of median 2.4
+ * (DRAM rows) or 4.1 (NVM rows), at worst 6 or 12, see own_share() - on
  * smoothed, lagged rates: a tenth of it is what the law must never cut.
+ * (Smallest true share of a cut over 17 x 2000 scenarios: 0.0077.)
  */
 #define NEGL_SHARE	0.005
 /*
@@ -196,51 +199,68 @@ static void plant_solve(const struct scen *s, const struct knobs *kn, struct pst
 	plant_settle(s, kn, p, 0);
 }
 
+/* every group running, at full CPU and MBA */
+static void knobs_free(const struct scen *s, struct knobs *kn)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		kn->frac[i] = 1;
+		kn->mba[i] = 100;
+		kn->absent[i] = 0;
+	}
+}
+
 static double total_bps(const struct pstate *p, int i)
 {
 	return p->b[i][0] + p->b[i][1] + p->b[i][2] + p->b[i][3];
 }
 
 /*
- * a group's largest share of the latency rise of a kind in `kinds` (the
- * kinds over; every kind if none), true coupling
+ * a group's share of what drives kind k's latency rise, with the plant's
+ * true coupling (C[k][j] per GB/s of kind j): what the law's blame matrix
+ * stands for
  */
-static double true_share(const struct scen *s, const struct pstate *p, int g, u32 kinds)
+static double kind_share(const struct scen *s, const struct pstate *p, int g, int k)
 {
-	double best = 0;
-	int i, j, k;
+	double mine = 0, all = 0;
+	int i, j;
 
-	for (k = 0; k < NK; k++) {
-		double mine = 0, all = 0;
+	for (i = 0; i < s->n; i++)
+		for (j = 0; j < NK; j++) {
+			double c = s->C[k][j] * p->b[i][j];
 
-		if (kinds && !(kinds & (1u << k)))
-			continue;
-		for (i = 0; i < s->n; i++)
-			for (j = 0; j < NK; j++) {
-				double c = s->C[k][j] * p->b[i][j];
-
-				all += c;
-				if (i == g)
-					mine += c;
-			}
-		if (all > 0 && mine / all > best)
-			best = mine / all;
-	}
-	return best;
+			all += c;
+			if (i == g)
+				mine += c;
+		}
+	return all > 0 ? mine / all : 0;
 }
 
-/* the law's own weights (docs/control-law.md), for the blame closure */
-static const double law_w[NK] = {
-	TG_BLAME_W_DRAM_READ, TG_BLAME_W_DRAM_WRITE, TG_BLAME_W_NVM_READ, TG_BLAME_W_NVM_WRITE,
-};
-
-static double law_weighted(const struct pstate *p, int i)
+/* a group's largest true share of a kind in `kinds` (the kinds over) */
+static double true_share(const struct scen *s, const struct pstate *p, int g, u32 kinds)
 {
-	double v = 0;
+	double best = 0, sh;
 	int k;
 
 	for (k = 0; k < NK; k++)
-		v += law_w[k] * p->b[i][k];
+		if ((kinds & (1u << k)) && (sh = kind_share(s, p, g, k)) > best)
+			best = sh;
+	return best;
+}
+
+/*
+ * what group i's traffic weighs in kind k's latency by the law's blame
+ * matrix (docs/control-law.md) - for the blame closure only, which is what
+ * the law's rule allows it to do
+ */
+static double law_load(const struct pstate *p, int i, int k)
+{
+	double v = 0;
+	int j;
+
+	for (j = 0; j < NK; j++)
+		v += tg_blame_w[k][j] * p->b[i][j];
 	return v;
 }
 
@@ -325,11 +345,9 @@ static void scen_make(struct scen *s, u64 seed)
 	/* high priority alone: a random fraction of the threshold's rise */
 	want = unif(0, 1.1);
 	for (j = 0; j < 8; j++) {
-		for (i = 0; i < s->n; i++) {
-			kn.frac[i] = 1;
-			kn.mba[i] = 100;
+		knobs_free(s, &kn);
+		for (i = 0; i < s->n; i++)
 			kn.absent[i] = !s->g[i].high;
-		}
 		plant_solve(s, &kn, &p);
 		rise = 0;
 		for (k = 0; k < NK; k++) {
@@ -345,8 +363,7 @@ static void scen_make(struct scen *s, u64 seed)
 				s->g[i].d[k] *= want / rise;
 	}
 	/* limits on about one group in four, under what it makes unthrottled */
-	for (i = 0; i < s->n; i++)
-		kn.absent[i] = 0;
+	knobs_free(s, &kn);
 	plant_solve(s, &kn, &p);
 	for (i = 0; i < s->n; i++)
 		if (irand(0, 3) == 0) {
@@ -458,16 +475,19 @@ static void loop_step(struct loop *l)
 	lat.nvm_write_ns = (u64)seen->L[TG_NVM_WRITE];
 	tg_detect(&l->det, &l->dcfg, &lat);
 	tg_regulate(&l->reg, &l->cfg, &l->det, l->g, (u32)s->n);
-	if (getenv("TG_PLANT_TRACE") && l->reg.last_group >= 0 &&
-	    l->g[l->reg.last_group].last.action != TG_ACT_NONE) {
-		const struct tg_reg_group *g = &l->g[l->reg.last_group];
+	if (getenv("TG_PLANT_TRACE"))
+		for (i = 0; i < s->n; i++) {
+			const struct tg_reg_group *g = &l->g[i];
 
-		printf("t=%ld L %.1f %.1f %.1f %.1f over %#x state %d: g%d %s %s %s -> mba %u quota %llu\n",
-		       l->t, seen->L[0], seen->L[1], seen->L[2], seen->L[3], l->det.over,
-		       l->det.state, l->reg.last_group, tg_action_name(g->last.action),
-		       tg_mech_name(g->last.mech), tg_reason_name(g->last.why), g->out.mba,
-		       (unsigned long long)g->out.quota_us);
-	}
+			if (g->last.action == TG_ACT_NONE)
+				continue;
+			printf("t=%ld L %.1f %.1f %.1f %.1f over %#x state %d: g%d %s %s %s -> mba %u quota %llu (rem %u %llu)\n",
+			       l->t, seen->L[0], seen->L[1], seen->L[2], seen->L[3], l->det.over,
+			       l->det.state, i, tg_action_name(g->last.action),
+			       tg_mech_name(g->last.mech), tg_reason_name(g->last.why), g->out.mba,
+			       (unsigned long long)g->out.quota_us, g->rem.mba,
+			       (unsigned long long)g->rem.quota_us);
+		}
 	l->t++;
 }
 
@@ -486,10 +506,17 @@ static int unthrottled(const struct tg_throttle *t)
  * throttle moves by more than one step in STILL_WINDOW periods. A held
  * group probes (docs/control-law.md: one relax step, undone if it
  * relapses) at most once per hold time, and the shortest hold is
- * STILL_WINDOW. So in a window the throttle leaves where it was at most
- * once, and never by more than one step of each mechanism (MBA by
- * mba_step, the quota by a factor 1.25): a probe, or a limit's preventive
- * quota answering a probe's MBA step, stays within that.
+ * STILL_WINDOW. So in a window
+ *   - the remedial throttle leaves where it was at most once, and never by
+ *     more than one step of each mechanism (MBA by mba_step, the quota by
+ *     a factor 1.25): a probe, or one last cut;
+ *   - the effective throttle (the tighter of both policies) leaves its
+ *     level at most once other than by the remedial throttle's own moves.
+ *     A limit's preventive quota may answer a probe (the probe's traffic
+ *     went over the limit: a proportional cut, then relax steps back, or
+ *     relax steps still converging after a probe before the window) - by
+ *     more than one step, but once: a preventive or remedial cycle leaves
+ *     the level again and again.
  */
 #define MAXMOVES	64
 
@@ -498,6 +525,12 @@ struct moves {
 	struct tg_throttle base;	/* at the start of the window */
 	long t[MAXMOVES];
 	struct tg_throttle from[MAXMOVES], to[MAXMOVES];
+	int by_rem[MAXMOVES];		/* the remedial throttle moved in that period */
+};
+
+/* a group's remedial and effective throttle over one window */
+struct still {
+	struct moves rem, out;
 };
 
 static void moves_start(struct moves *m, const struct tg_throttle *base)
@@ -507,14 +540,31 @@ static void moves_start(struct moves *m, const struct tg_throttle *base)
 }
 
 static void moves_note(struct moves *m, long t, const struct tg_throttle *from,
-		       const struct tg_throttle *to)
+		       const struct tg_throttle *to, int by_rem)
 {
 	if (same_tg(from, to) || m->n >= MAXMOVES)
 		return;
 	m->t[m->n] = t;
 	m->from[m->n] = *from;
 	m->to[m->n] = *to;
+	m->by_rem[m->n] = by_rem;
 	m->n++;
+}
+
+static void still_start(struct still *w, const struct tg_reg_group *g)
+{
+	moves_start(&w->rem, &g->rem);
+	moves_start(&w->out, &g->out);
+}
+
+/* one period of group g: rem and out were its throttles before it */
+static void still_note(struct still *w, long t, const struct tg_throttle *rem,
+		       const struct tg_throttle *out, const struct tg_reg_group *g)
+{
+	int by_rem = !same_tg(rem, &g->rem);
+
+	moves_note(&w->rem, t, rem, &g->rem, 1);
+	moves_note(&w->out, t, out, &g->out, by_rem);
 }
 
 /* b within one step of a: MBA by at most 10, the quota by at most 1.25x */
@@ -530,7 +580,7 @@ static int one_step(const struct tg_throttle *a, const struct tg_throttle *b, u6
 	return hi <= lo * 125 / 100 + 1;
 }
 
-/* -1 if still; else the index of the change that breaks it */
+/* the remedial throttle: -1 if still; else the index of the move that breaks it */
 static int moves_cycle(const struct moves *m, u64 cap)
 {
 	int i, away = 0, left = 0;
@@ -545,6 +595,18 @@ static int moves_cycle(const struct moves *m, u64 cap)
 	return -1;
 }
 
+/* the effective throttle: -1, or the index of its second departure of its own */
+static int moves_left_twice(const struct moves *m)
+{
+	int i, left = 0;
+
+	for (i = 0; i < m->n; i++)
+		if (!m->by_rem[i] && same_tg(&m->from[i], &m->base) &&
+		    !same_tg(&m->to[i], &m->base) && ++left > 1)
+			return i;
+	return -1;
+}
+
 /* every change tightens: still converging, not cycling */
 static int moves_tighten(const struct moves *m)
 {
@@ -554,6 +616,113 @@ static int moves_tighten(const struct moves *m)
 		if (m->to[i].mba > m->from[i].mba || m->to[i].quota_us > m->from[i].quota_us)
 			return 0;
 	return 1;
+}
+
+static int still_tighten(const struct still *w)
+{
+	return moves_tighten(&w->rem) && moves_tighten(&w->out);
+}
+
+/*
+ * NULL if the window was still; else what broke it, its first moves
+ * (static buffer)
+ */
+static const char *still_broken(const struct still *w, u64 cap)
+{
+	static char buf[512];
+	const struct moves *m = &w->rem;
+	int bad = moves_cycle(m, cap), i, n = 0;
+	const char *what = "remedial throttle left its level twice or by more than a step";
+
+	if (bad < 0) {
+		m = &w->out;
+		bad = moves_left_twice(m);
+		what = "effective throttle left its level twice";
+	}
+	if (bad < 0)
+		return NULL;
+	n = snprintf(buf, sizeof(buf), "%s (%d moves):", what, m->n);
+	for (i = 0; i < m->n && i <= bad && i < 4 && n < (int)sizeof(buf); i++)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " mba %u->%u quota %llu->%llu at %ld;",
+			      m->from[i].mba, m->to[i].mba,
+			      (unsigned long long)m->from[i].quota_us,
+			      (unsigned long long)m->to[i].quota_us, m->t[i]);
+	return buf;
+}
+
+/* a group's throttles at period t, for the still check's own test */
+struct tstate {
+	long t;
+	u32 rm;
+	u64 rq;
+	u32 om;
+	u64 oq;
+};
+
+#define UNL	TG_QUOTA_UNLIMITED
+
+/* the still check over a sequence of states (the first is the base) */
+static const char *still_of(const struct tstate *seq, int n)
+{
+	static struct still w;
+	struct tg_reg_group g;
+	struct tg_throttle rem, out;
+	int i;
+
+	memset(&g, 0, sizeof(g));
+	for (i = 0; i < n; i++) {
+		rem = g.rem;
+		out = g.out;
+		g.rem = (struct tg_throttle){ seq[i].rm, seq[i].rq };
+		g.out = (struct tg_throttle){ seq[i].om, seq[i].oq };
+		if (i)
+			still_note(&w, seq[i].t, &rem, &out, &g);
+		else
+			still_start(&w, &g);
+	}
+	return still_broken(&w, PERIOD_US * NCPU);
+}
+
+/*
+ * The still check itself: the probe of a group held by a limit (seed
+ * 7778369) and a limit's relax steps still converging after a probe (seed
+ * 932154) are still; the issue's limit cycle, a second probe, a preventive
+ * cycle and a probe followed by two preventive departures are not.
+ */
+static void test_still_check(void **state)
+{
+	static const struct tstate probe_limit[] = {
+		{ 0, 10, UNL, 10, UNL }, { 51, 20, UNL, 20, UNL }, { 55, 10, UNL, 10, UNL },
+		{ 56, 10, UNL, 10, 5799 }, { 63, 10, UNL, 10, 7236 }, { 83, 10, UNL, 10, 9045 },
+		{ 103, 10, UNL, 10, 11306 }, { 123, 10, UNL, 10, 14132 },
+		{ 143, 10, UNL, 10, 17665 }, { 163, 10, UNL, 10, UNL },
+	}, converging[] = {
+		{ 0, 30, UNL, 30, 10122 }, { 16, 30, UNL, 30, 10840 }, { 36, 30, UNL, 30, 11593 },
+		{ 56, 30, UNL, 30, 12397 }, { 76, 30, UNL, 30, 13257 }, { 96, 30, UNL, 30, 14176 },
+		{ 116, 30, UNL, 30, 15159 }, { 136, 30, UNL, 30, 16210 },
+		{ 156, 30, UNL, 30, 17334 }, { 176, 30, UNL, 30, 18536 },
+		{ 196, 30, UNL, 30, 19822 },
+	}, issue_cycle[] = {
+		{ 0, 10, 2110, 10, 2110 }, { 20, 10, 4120, 10, 4120 }, { 40, 10, 15713, 10, 15713 },
+		{ 60, 10, UNL, 10, UNL }, { 80, 10, 3505, 10, 3505 },
+	}, two_probes[] = {
+		{ 0, 10, UNL, 10, UNL }, { 10, 20, UNL, 20, UNL }, { 20, 10, UNL, 10, UNL },
+		{ 110, 20, UNL, 20, UNL }, { 120, 10, UNL, 10, UNL },
+	}, prev_cycle[] = {
+		{ 0, 100, UNL, 100, 5000 }, { 30, 100, UNL, 100, 3000 },
+		{ 60, 100, UNL, 100, 5000 }, { 90, 100, UNL, 100, 3000 },
+	}, probe_two_answers[] = {
+		{ 0, 10, UNL, 10, UNL }, { 51, 20, UNL, 20, UNL }, { 55, 10, UNL, 10, UNL },
+		{ 56, 10, UNL, 10, 5799 }, { 90, 10, UNL, 10, UNL }, { 120, 10, UNL, 10, 5799 },
+	};
+
+	(void)state;
+	assert_null(still_of(probe_limit, ARRAY_SIZE(probe_limit)));
+	assert_null(still_of(converging, ARRAY_SIZE(converging)));
+	assert_non_null(still_of(issue_cycle, ARRAY_SIZE(issue_cycle)));
+	assert_non_null(still_of(two_probes, ARRAY_SIZE(two_probes)));
+	assert_non_null(still_of(prev_cycle, ARRAY_SIZE(prev_cycle)));
+	assert_non_null(still_of(probe_two_answers, ARRAY_SIZE(probe_two_answers)));
 }
 
 /* ---- what the law may achieve: the blame closure ------------------------------ */
@@ -572,24 +741,28 @@ static int achievable(const struct scen *s, const struct loop *l)
 	struct pstate p;
 	int i, k, it, moved = 1;
 
-	for (i = 0; i < s->n; i++) {
-		kn.frac[i] = 1;
-		kn.mba[i] = 100;
-		kn.absent[i] = 0;
-	}
+	knobs_free(s, &kn);
 	plant_solve(s, &kn, &p);
 	for (it = 0; it < 400 && moved; it++) {
-		double all = 0;
+		double all[NK] = { 0 };
+		u32 over = 0;
 
 		plant_settle(s, &kn, &p, 1);
-		for (i = 0; i < s->n; i++)
-			all += law_weighted(&p, i);
+		for (k = 0; k < NK; k++) {
+			if (p.L[k] - s->L0[k] > (s->thr[k] - s->L0[k]) * ACHIEVE_MARGIN)
+				over |= 1u << k;
+			for (i = 0; i < s->n; i++)
+				all[k] += law_load(&p, i, k);
+		}
 		moved = 0;
 		for (i = s->nh; i < s->n; i++) {
 			double fmin = qmin / s->g[i].cpu_us;
+			int blamed = 0;
 
-			if (law_weighted(&p, i) * 100 < all * l->cfg.blame_pct ||
-			    total_bps(&p, i) < l->cfg.noise_floor_bps)
+			for (k = 0; k < NK; k++)
+				blamed |= (over & (1u << k)) &&
+					  law_load(&p, i, k) * 100 >= all[k] * l->cfg.blame_pct;
+			if (!blamed || total_bps(&p, i) < l->cfg.noise_floor_bps)
 				continue;
 			if (kn.mba[i] > l->cfg.mba_min && (s->g[i].d[0] || s->g[i].d[1])) {
 				kn.mba[i] -= l->cfg.mba_step;
@@ -614,11 +787,9 @@ static double solo(const struct scen *s, int v)
 	struct pstate p;
 	int i;
 
-	for (i = 0; i < s->n; i++) {
-		kn.frac[i] = 1;
-		kn.mba[i] = 100;
+	knobs_free(s, &kn);
+	for (i = 0; i < s->n; i++)
 		kn.absent[i] = i != v;
-	}
 	plant_solve(s, &kn, &p);
 	return total_bps(&p, v);
 }
@@ -628,6 +799,7 @@ static double solo(const struct scen *s, int v)
 struct stats {
 	long scenarios, achievable, victims_checked, release_checked, release_na;
 	long cuts, relapses, max_release, max_settle, extended, still_over, held;
+	double min_share;		/* smallest true share of a cut (0: none yet) */
 };
 
 /*
@@ -669,6 +841,8 @@ static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 			double sh = true_share(s, &l->now, i, l->det.over);
 
 			st->cuts++;
+			if (!st->min_share || sh < st->min_share)
+				st->min_share = sh;
 			if (sh < NEGL_SHARE)
 				SCEN_FAIL("g%d cut (%s) with a negligible share %.4f of the latency rise",
 					  i, tg_reason_name(g->last.why), sh);
@@ -684,6 +858,49 @@ static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 		}
 		if (g->last.action == TG_ACT_HOLD)
 			st->relapses++;
+	}
+}
+
+/* n periods of the loop, each checked */
+static void run_periods(struct loop *l, struct stats *st, long n)
+{
+	long p;
+
+	for (p = 0; p < n; p++) {
+		loop_step(l);
+		check_period(l->s, l, st);
+	}
+}
+
+/* n periods, each checked; group g must stay untouched (what: why) */
+static void run_untouched(struct loop *l, struct stats *st, long n, int g, const char *what)
+{
+	const struct scen *s = l->s;
+	long p;
+
+	for (p = 0; p < n; p++) {
+		run_periods(l, st, 1);
+		if (!unthrottled(&l->g[g].out))
+			SCEN_FAIL("g%d throttled: %s", g, what);
+	}
+}
+
+/* one still window: STILL_WINDOW periods, every group's moves noted */
+static void still_window(struct loop *l, struct stats *st, struct still *w)
+{
+	struct tg_throttle rem[MAXG], out[MAXG];
+	int i, p;
+
+	for (i = 0; i < l->s->n; i++)
+		still_start(&w[i], &l->g[i]);
+	for (p = 0; p < STILL_WINDOW; p++) {
+		for (i = 0; i < l->s->n; i++) {
+			rem[i] = l->g[i].rem;
+			out[i] = l->g[i].out;
+		}
+		run_periods(l, st, 1);
+		for (i = 0; i < l->s->n; i++)
+			still_note(&w[i], l->t, &rem[i], &out[i], &l->g[i]);
 	}
 }
 
@@ -704,30 +921,28 @@ static u64 relax_steps(const struct loop *l, const struct tg_throttle *t)
 
 /*
  * Still over at the end of phase 1, with the plant's true coupling: a
- * low-priority group that makes at least OWN_SHARE of an over kind's
+ * low-priority group that makes at least own_share(k) of an over kind's
  * latency rise must be at its quota floor (or under the noise floor). The
- * law blames on its own weights (TG_BLAME_W_*), which the random coupling
- * misjudges by at most 6x per kind (coupling 0.5-2 x plant weights 1, 1.5,
- * 3, 10 against the law's 1, 1, 3, 10): a true share of 6 x blame_pct is
- * at least blame_pct for the law, so such a group can still be cut.
+ * law blames on its matrix (tg_blame_w), which weighs traffic of kind j
+ * r_j = W[k][j] / C[k][j] times what the plant's coupling does: a group's
+ * share by the law is at least its true share x min r / max r. So a true
+ * share of blame_pct x max r / min r is at least blame_pct for the law,
+ * and such a group can still be cut. (At most 6 for the DRAM rows - the
+ * coupling is 0.5-2 x the plant's weights 1, 1.5, 3, 10 - and 12 for the
+ * NVM rows, whose matrix weighs NVM traffic twice.)
  */
-#define OWN_SHARE	0.30
-
-/* a group's share of kind k's latency rise, true coupling */
-static double kind_share(const struct scen *s, const struct pstate *p, int g, int k)
+static double own_share(const struct loop *l, int k)
 {
-	double mine = 0, all = 0;
-	int i, j;
+	double rmin = 1e300, rmax = 0;
+	int j;
 
-	for (i = 0; i < s->n; i++)
-		for (j = 0; j < NK; j++) {
-			double c = s->C[k][j] * p->b[i][j];
+	for (j = 0; j < NK; j++) {
+		double r = tg_blame_w[k][j] / l->s->C[k][j];
 
-			all += c;
-			if (i == g)
-				mine += c;
-		}
-	return all > 0 ? mine / all : 0;
+		rmin = r < rmin ? r : rmin;
+		rmax = r > rmax ? r : rmax;
+	}
+	return l->cfg.blame_pct / 100.0 * rmax / rmin;
 }
 
 /*
@@ -763,9 +978,10 @@ static void run_scenario(u64 seed, struct stats *st)
 {
 	FIXTURE(s, l);
 	struct tg_throttle last[MAXG];
-	static struct moves mv[MAXG];
+	static struct still still[MAXG];
 	long released[MAXG], bound[MAXG], end;
 	int i, k, p, ach, any_over = 0, release_ok = 1, ext, bad = -1;
+	const char *why = NULL;
 	struct knobs kn;
 	struct pstate ps;
 
@@ -776,8 +992,7 @@ static void run_scenario(u64 seed, struct stats *st)
 	for (p = 0; p < PHASE1; p++) {
 		for (i = 0; i < s->n; i++)
 			last[i] = l->g[i].out;
-		loop_step(l);
-		check_period(s, l, st);
+		run_periods(l, st, 1);
 		for (i = 0; i < s->n; i++)
 			if (!same_tg(&last[i], &l->g[i].out) && p > st->max_settle)
 				st->max_settle = p;
@@ -791,36 +1006,23 @@ static void run_scenario(u64 seed, struct stats *st)
 	for (ext = 0; ext <= MAX_EXTEND; ext++) {
 		int conv = 1;
 
-		for (i = 0; i < s->n; i++)
-			moves_start(&mv[i], &l->g[i].out);
-		for (p = 0; p < STILL_WINDOW; p++) {
-			for (i = 0; i < s->n; i++)
-				last[i] = l->g[i].out;
-			loop_step(l);
-			check_period(s, l, st);
-			for (i = 0; i < s->n; i++)
-				moves_note(&mv[i], l->t, &last[i], &l->g[i].out);
-		}
-		for (i = 0, bad = -1; i < s->n; i++)
-			if (moves_cycle(&mv[i], l->reg.quota_cap) >= 0 ||
-			    (mv[i].n > 1 && moves_tighten(&mv[i]))) {
+		still_window(l, st, still);
+		for (i = 0, bad = -1; i < s->n; i++) {
+			const char *b = still_broken(&still[i], l->reg.quota_cap);
+
+			if (b || ((still[i].rem.n > 1 || still[i].out.n > 1) &&
+				  still_tighten(&still[i]))) {
 				bad = i;
-				conv &= moves_tighten(&mv[i]);
+				why = b;
+				conv &= still_tighten(&still[i]);
 			}
+		}
 		if (bad < 0)
 			break;
-		if (!conv || ext == MAX_EXTEND) {
-			struct moves *m = &mv[bad];
-
-			SCEN_FAIL("g%d moved %d times in %d periods, %s: mba %u->%u quota %llu->%llu at %ld, then mba %u->%u quota %llu->%llu at %ld",
-				  bad, m->n, STILL_WINDOW, conv ? "still converging" : "a cycle",
-				  m->from[0].mba, m->to[0].mba,
-				  (unsigned long long)m->from[0].quota_us,
-				  (unsigned long long)m->to[0].quota_us, m->t[0],
-				  m->from[1].mba, m->to[1].mba,
-				  (unsigned long long)m->from[1].quota_us,
-				  (unsigned long long)m->to[1].quota_us, m->t[1]);
-		}
+		if (!conv || ext == MAX_EXTEND)
+			SCEN_FAIL("g%d not still in %d periods, %s: %s", bad, STILL_WINDOW,
+				  conv ? "still converging" : "a cycle",
+				  why ? why : "tightened more than once");
 		st->extended++;
 	}
 	/*
@@ -831,8 +1033,7 @@ static void run_scenario(u64 seed, struct stats *st)
 	for (p = 0, k = 0; p < 400 && k < 2 * (int)l->cfg.dead_periods; p++) {
 		int probing = 0;
 
-		loop_step(l);
-		check_period(s, l, st);
+		run_periods(l, st, 1);
 		for (i = 0; i < s->n; i++)
 			probing |= l->g[i].probe;
 		k = probing ? 0 : k + 1;
@@ -872,7 +1073,7 @@ static void run_scenario(u64 seed, struct stats *st)
 		    total_bps(&l->now, i) < 2.0 * l->cfg.noise_floor_bps)
 			continue;
 		for (k = 0; k < NK; k++)
-			if (is_over(s, &l->now, k) && kind_share(s, &l->now, i, k) >= OWN_SHARE)
+			if (is_over(s, &l->now, k) && kind_share(s, &l->now, i, k) >= own_share(l, k))
 				SCEN_FAIL("still over (%s) but g%d, %.3f of its rise, left at quota %llu",
 					  kname[k], i, kind_share(s, &l->now, i, k),
 					  (unsigned long long)g->rem.quota_us);
@@ -908,11 +1109,7 @@ static void run_scenario(u64 seed, struct stats *st)
 			for (k = 0; k < NK; k++)
 				w->g[i].d[k] *= f;
 		}
-		for (i = 0; i < s->n; i++) {
-			kn.frac[i] = 1;
-			kn.mba[i] = 100;
-			kn.absent[i] = 0;
-		}
+		knobs_free(s, &kn);
 		for (tries = 0; tries <= 7; tries++) {
 			int over = 0;
 
@@ -946,8 +1143,7 @@ static void run_scenario(u64 seed, struct stats *st)
 	for (p = 1; p <= end + 100; p++) {
 		int left = 0;
 
-		loop_step(l);
-		check_period(s, l, st);
+		run_periods(l, st, 1);
 		for (i = 0; i < s->n; i++) {
 			if (released[i] < 0 && unthrottled(&l->g[i].rem))
 				released[i] = p;
@@ -982,11 +1178,11 @@ static void test_randomized_plant(void **state)
 		run_scenario(base + (u64)i, &st);
 	printf("randomized plant: %ld scenarios (seeds %llu..%llu) in %.1f s: %ld achievable, %ld victims checked, "
 	       "%ld still over, %ld cuts, %ld relapses, release checked in %ld (n/a %ld, %ld held groups), slowest release %ld periods, "
-	       "last move in phase 1 at period %ld, %ld still windows extended\n",
+	       "last move in phase 1 at period %ld, %ld still windows extended, smallest true share of a cut %.4f\n",
 	       st.scenarios, (unsigned long long)base, (unsigned long long)(base + n - 1),
 	       (double)(clock() - c0) / CLOCKS_PER_SEC, st.achievable, st.victims_checked,
 	       st.still_over, st.cuts, st.relapses, st.release_checked, st.release_na, st.held,
-	       st.max_release, st.max_settle, st.extended);
+	       st.max_release, st.max_settle, st.extended, st.min_share);
 	/*
 	 * The properties were exercised, not vacuous: about 26 % of scenarios
 	 * are achievable, 97 % checked for release; the limits sit over 6
@@ -1008,10 +1204,15 @@ static void test_randomized_plant(void **state)
 /*
  * The issue's platform: latency of every kind rising with every kind's
  * traffic (6 % of idle per weighted GB/s, NVM writes weighing 10), each
- * threshold where a victim loses 10 %, low_pct 95. Groups are added by the
- * caller: g0 is the high-priority victim.
+ * threshold where a victim loses 10 %, low_pct 95; n groups, d[] their
+ * demands. g0 is the high-priority victim.
  */
-static void hand_scen(struct scen *s, int lag, int n)
+struct dem {
+	int g, k;
+	double bps;
+};
+
+static void hand_scen(struct scen *s, int lag, int n, const struct dem *d, int nd)
 {
 	static const double l0[NK] = { 90, 110, 300, 500 }, w[NK] = { 1, 1.5, 3, 10 };
 	int i, j, k;
@@ -1037,20 +1238,25 @@ static void hand_scen(struct scen *s, int lag, int n)
 		for (k = 0; k < NK; k++)
 			s->g[i].limit[k] = TG_UNLIMITED;
 	}
+	for (i = 0; i < nd; i++)
+		s->g[d[i].g].d[d[i].k] = d[i].bps;
 }
+
+/* hand_scen() with demands {group, kind, B/s}, ... */
+#define HAND_SCEN(s, lag, n, ...) do {					\
+	static const struct dem d_[] = { __VA_ARGS__ };			\
+	hand_scen(s, lag, n, d_, (int)ARRAY_SIZE(d_));			\
+} while (0)
 
 /* the static plant with group g at CPU fraction f, every other one free */
 static int over_at(const struct scen *s, int g, double f)
 {
 	struct knobs kn;
 	struct pstate p;
-	int i, k;
+	int k;
 
-	for (i = 0; i < s->n; i++) {
-		kn.frac[i] = i == g ? f : 1;
-		kn.mba[i] = 100;
-		kn.absent[i] = 0;
-	}
+	knobs_free(s, &kn);
+	kn.frac[g] = f;
 	plant_solve(s, &kn, &p);
 	for (k = 0; k < NK; k++)
 		if (is_over(s, &p, k))
@@ -1073,31 +1279,21 @@ static double cpu_frac(const struct loop *l, int i)
  */
 static void test_fault1_no_overthrottle_under_lag(void **state)
 {
-	static struct scen sc;
-	static struct loop lp;
+	FIXTURE(s, l);
 	struct stats st = { 0 };
 	double need = 1, so;
-	int lag, p;
+	int lag;
 
 	(void)state;
 	for (lag = 1; lag <= LAGMAX; lag++) {
-		const struct scen *s = &sc;
-		struct loop *l = &lp;
-
-		hand_scen(&sc, lag, 3);
-		sc.g[0].d[TG_DRAM_READ] = 0.9e9;	/* the victim */
-		sc.g[1].d[TG_NVM_WRITE] = 2e9;		/* the noisy neighbour */
-		sc.g[2].d[TG_DRAM_READ] = 0.06e9;	/* 1/15 of the victim's */
+		/* the victim, the noisy neighbour, 1/15 of the victim's DRAM reads */
+		HAND_SCEN(&sc, lag, 3, { 0, TG_DRAM_READ, 0.9e9 }, { 1, TG_NVM_WRITE, 2e9 },
+			  { 2, TG_DRAM_READ, 0.06e9 });
 		while (need > 0.001 && over_at(s, 1, need))
 			need *= 0.99;
 		assert_true(need < 0.5);		/* it is noisy */
 		loop_init(&lp, s);
-		for (p = 0; p < 2000; p++) {
-			loop_step(l);
-			check_period(s, l, &st);
-			if (!unthrottled(&l->g[2].out))
-				SCEN_FAIL("lag %d: the negligible group throttled", lag);
-		}
+		run_untouched(l, &st, 2000, 2, "the negligible group");
 		if (cpu_frac(l, 1) < need * 0.75 * 0.75)
 			SCEN_FAIL("lag %d: the writer at %.4f of its CPU, %.4f clears it", lag,
 				  cpu_frac(l, 1), need);
@@ -1117,21 +1313,12 @@ static void test_blame_holds_on_negligible(void **state)
 {
 	struct stats st = { 0 };
 	FIXTURE(s, l);
-	int p;
 
 	(void)state;
-	hand_scen(&sc, 3, 3);
-	sc.g[0].d[TG_DRAM_READ] = 1.2e9;
-	sc.g[0].d[TG_NVM_READ] = 0.5e9;
-	sc.g[1].d[TG_NVM_WRITE] = 2e9;
-	sc.g[2].d[TG_DRAM_READ] = 0.08e9;
+	HAND_SCEN(&sc, 3, 3, { 0, TG_DRAM_READ, 1.2e9 }, { 0, TG_NVM_READ, 0.5e9 },
+		  { 1, TG_NVM_WRITE, 2e9 }, { 2, TG_DRAM_READ, 0.08e9 });
 	loop_init(&lp, s);
-	for (p = 0; p < 2000; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
-		if (!unthrottled(&l->g[2].out))
-			SCEN_FAIL("the negligible group throttled");
-	}
+	run_untouched(l, &st, 2000, 2, "the negligible group");
 	assert_true(is_over(s, &l->now, TG_DRAM_READ));	/* still over: held */
 	assert_true(l->g[1].rem.quota_us <= l->reg.quota_min);	/* the writer at its floor */
 }
@@ -1152,23 +1339,14 @@ static void release_case(double victim_nw, double after, int want_over, long bli
 	long bound;
 	int p, k, in_band = 0, over = 0;
 
-	hand_scen(&sc, 3, 2);
+	HAND_SCEN(&sc, 3, 2, { 0, TG_DRAM_READ, 0.3e9 }, { 1, TG_NVM_WRITE, 2e9 });
 	sc.g[0].d[TG_NVM_WRITE] = victim_nw;
-	sc.g[0].d[TG_DRAM_READ] = 0.3e9;
-	sc.g[1].d[TG_NVM_WRITE] = 2e9;
 	loop_init(&lp, s);
-	for (p = 0; p < 2000; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
-	}
+	run_periods(l, &st, 2000);
 	assert_false(unthrottled(&l->g[1].rem));
 	sc.g[1].d[TG_NVM_WRITE] *= after;
 	/* the premise: unthrottled, the band (or over, for want_over) */
-	for (p = 0; p < 2; p++) {
-		kn.frac[p] = 1;
-		kn.mba[p] = 100;
-		kn.absent[p] = 0;
-	}
+	knobs_free(s, &kn);
 	plant_solve(s, &kn, &ps);
 	for (k = 0; k < NK; k++) {
 		over |= is_over(s, &ps, k);
@@ -1181,8 +1359,7 @@ static void release_case(double victim_nw, double after, int want_over, long bli
 	l->blip_every = blips;
 	l->blip_from = l->t + 7;
 	for (p = 1; p <= bound; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
+		run_periods(l, &st, 1);
 		if (unthrottled(&l->g[1].rem))
 			break;
 	}
@@ -1192,12 +1369,7 @@ static void release_case(double victim_nw, double after, int want_over, long bli
 	printf("released %d periods after the noise fell to %.3f (bound %ld, blips every %ld)\n", p,
 	       after, bound, blips);
 	/* and stays released through the blips */
-	for (p = 0; p < 400; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
-		if (!unthrottled(&l->g[1].rem))
-			SCEN_FAIL("throttled again after its release (blips every %ld)", blips);
-	}
+	run_untouched(l, &st, 400, 1, "again after its release");
 }
 
 static void test_fault2_release_in_band(void **state)
@@ -1234,19 +1406,14 @@ static void test_hold_ends_by_time(void **state)
 	int p, by_time = 0;
 
 	(void)state;
-	hand_scen(&sc, 3, 2);
-	sc.g[0].d[TG_DRAM_READ] = 0.9e9;
-	sc.g[1].d[TG_NVM_WRITE] = 2e9;
+	HAND_SCEN(&sc, 3, 2, { 0, TG_DRAM_READ, 0.9e9 }, { 1, TG_NVM_WRITE, 2e9 });
 	while (need > 0.001 && over_at(s, 1, need))
 		need *= 0.99;
 	/* over unthrottled; at 65 % of its demand just not */
 	sc.g[1].d[TG_NVM_WRITE] *= need / 0.65;
 	assert_true(over_at(s, 1, 1.0));
 	loop_init(&lp, s);
-	for (p = 0; p < 3000; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
-	}
+	run_periods(l, &st, 3000);
 	/* the premise: held after a relapse */
 	if (!l->g[1].hold || !l->g[1].relapses)
 		SCEN_FAIL("not held (hold %d relapses %u)", l->g[1].hold, l->g[1].relapses);
@@ -1256,8 +1423,7 @@ static void test_hold_ends_by_time(void **state)
 	for (p = 1; p <= bound && !unthrottled(&l->g[1].rem); p++) {
 		int held = l->g[1].hold;
 
-		loop_step(l);
-		check_period(s, l, &st);
+		run_periods(l, &st, 1);
 		/* the hold ended with its traffic over half its held level */
 		if (held && !l->g[1].hold)
 			by_time = l->g[1].bps.v[0] + l->g[1].bps.v[1] + l->g[1].bps.v[2] +
@@ -1271,13 +1437,18 @@ static void test_hold_ends_by_time(void **state)
 }
 
 /*
- * The reviewer's failing seeds (dead time ending on traffic still falling
- * from an earlier step; slow convergence of 8 groups) and the first seed
- * that failed with the noise falling to 50-80 %, as fixed regressions.
+ * Fixed regressions: the reviewer's failing seeds (dead time ending on
+ * traffic still falling from an earlier step; slow convergence of 8
+ * groups); round 2's failures in 34,000 scenarios - a limit answering the
+ * probe of a group it holds (7778369: the probe and the limit's cut and
+ * relax back, one departure), a limit's relax steps still converging after
+ * a probe (932154), a group blamed on inputs that did not show its limit's
+ * cut yet (32034, a true share of 0.3 %); and the first seed that failed
+ * with the noise falling to 50-80 %.
  */
 static void test_regression_seeds(void **state)
 {
-	static const u64 seeds[] = { 905864, 933600, 947452 };
+	static const u64 seeds[] = { 905864, 933600, 947452, 7778369, 932154, 32034 };
 	struct stats st = { 0 };
 	unsigned int i;
 
@@ -1287,7 +1458,7 @@ static void test_regression_seeds(void **state)
 	phase2_mode = 1;
 	run_scenario(20240626, &st);
 	phase2_mode = -1;
-	assert_int_equal(st.scenarios, 4);
+	assert_int_equal(st.scenarios, ARRAY_SIZE(seeds) + 1);
 }
 
 /*
@@ -1297,42 +1468,25 @@ static void test_regression_seeds(void **state)
  */
 static void test_fault3_no_limit_cycle(void **state)
 {
-	static struct scen sc;
-	static struct loop lp;
+	FIXTURE(s, l);
 	struct stats st = { 0 };
-	static struct moves mv;
-	struct tg_throttle last = { 0, 0 };
-	int lag, p, bad;
+	static struct still still[MAXG];
+	const char *bad;
+	int lag, w;
 
 	(void)state;
 	for (lag = 1; lag <= LAGMAX; lag++) {
-		const struct scen *s = &sc;
-		struct loop *l = &lp;
-
-		hand_scen(&sc, lag, 2);
-		sc.g[0].d[TG_DRAM_READ] = 1e9;
-		sc.g[1].d[TG_DRAM_WRITE] = 8e9;
+		HAND_SCEN(&sc, lag, 2, { 0, TG_DRAM_READ, 1e9 }, { 1, TG_DRAM_WRITE, 8e9 });
 		sc.mba_shape = 1;		/* MBA throttles less than asked */
 		loop_init(&lp, s);
-		for (p = 0, bad = -1; p < 4000 && bad < 0; p++) {
-			if (p >= 3000 && p % STILL_WINDOW == 0) {
-				if (p > 3000)
-					bad = moves_cycle(&mv, l->reg.quota_cap);
-				moves_start(&mv, &l->g[1].out);
-			}
-			last = l->g[1].out;
-			loop_step(l);
-			check_period(s, l, &st);
-			if (p >= 3000)
-				moves_note(&mv, p, &last, &l->g[1].out);
+		run_periods(l, &st, 3000);
+		for (w = 0; w < 1000 / STILL_WINDOW; w++) {
+			still_window(l, &st, still);
+			bad = still_broken(&still[1], l->reg.quota_cap);
+			if (bad)
+				SCEN_FAIL("lag %d: not still within %d periods: %s", lag,
+					  STILL_WINDOW, bad);
 		}
-		if (bad < 0)
-			bad = moves_cycle(&mv, l->reg.quota_cap);
-		if (bad >= 0)
-			SCEN_FAIL("lag %d: moved more than one step within %d periods (mba %u->%u quota %llu->%llu at %ld)",
-				  lag, STILL_WINDOW, mv.from[bad].mba, mv.to[bad].mba,
-				  (unsigned long long)mv.from[bad].quota_us,
-				  (unsigned long long)mv.to[bad].quota_us, mv.t[bad]);
 		/* the premise: held by MBA at its floor plus a CPU quota */
 		if (l->g[1].out.mba != l->cfg.mba_min || l->g[1].out.quota_us == TG_QUOTA_UNLIMITED)
 			SCEN_FAIL("lag %d: not at the MBA floor plus a quota (mba %u quota %llu)", lag,
@@ -1355,16 +1509,13 @@ static void test_throttled_under_floor_held(void **state)
 	int p, j, k, moves = 0;
 
 	(void)state;
-	hand_scen(&sc, 2, 2);
+	HAND_SCEN(&sc, 2, 2, { 0, TG_DRAM_READ, 20e6 }, { 1, TG_NVM_WRITE, 6e6 });
 	for (k = 0; k < NK; k++)
 		for (j = 0; j < NK; j++)
 			sc.C[k][j] *= 100;
-	sc.g[0].d[TG_DRAM_READ] = 20e6;
-	sc.g[1].d[TG_NVM_WRITE] = 6e6;
 	loop_init(&lp, s);
 	for (p = 0; p < 3000; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
+		run_periods(l, &st, 1);
 		if (p >= 2000 && !same_tg(&last, &l->g[1].out) && ++moves > 1)
 			SCEN_FAIL("moved twice in the last 1000 periods (quota %llu)",
 				  (unsigned long long)l->g[1].out.quota_us);
@@ -1388,16 +1539,12 @@ static void test_limit_relax_under_lag(void **state)
 	int p;
 
 	(void)state;
-	hand_scen(&sc, 5, 2);
-	sc.g[0].d[TG_DRAM_READ] = 1e6;		/* a bystander victim */
-	sc.g[1].d[TG_NVM_WRITE] = 0.5e9;
+	/* a bystander victim and a limited NVM writer */
+	HAND_SCEN(&sc, 5, 2, { 0, TG_DRAM_READ, 1e6 }, { 1, TG_NVM_WRITE, 0.5e9 });
 	sc.g[1].limit[TG_NVM_WRITE] = 0.1e9;
 	loop_init(&lp, s);
 	lp.cfg.remedial = false;
-	for (p = 0; p < 1000; p++) {
-		loop_step(l);
-		check_period(s, l, &st);
-	}
+	run_periods(l, &st, 1000);
 	sc.g[1].d[TG_NVM_WRITE] *= 0.6;
 	for (p = 0; p < 2000; p++) {
 		loop_step(l);
@@ -1411,6 +1558,7 @@ static void test_limit_relax_under_lag(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_still_check),
 		cmocka_unit_test(test_fault1_no_overthrottle_under_lag),
 		cmocka_unit_test(test_blame_holds_on_negligible),
 		cmocka_unit_test(test_fault2_release_in_band),
