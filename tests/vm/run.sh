@@ -14,10 +14,12 @@
 #   TG_PANIC_ON_WARN=0: a WARN does not end the run (the host still fails it)
 #   TG_VM_APPEND: more kernel command line
 #   TG_VM_STALL_S: seconds of console silence after which the guest is taken
-#     for stalled and asked for its state (default 200, 0 = never): sysrq
-#     9 (console loglevel: sysrq prints below it), w, l, t through the emulated keyboard, QEMU's view of each vCPU's
-#     registers, then an NMI (unknown_nmi_panic) for CPUs that no longer take
-#     interrupts. The longest regular test is silent for at most 120+5 s.
+#     for stalled (default 200, 0 = never; the longest regular test is silent
+#     for at most 120+5 s): QEMU's view of each vCPU (monitor), sysrq 9
+#     (console loglevel), w, l, t through the emulated keyboard, then an NMI
+#     (unknown_nmi_panic) for CPUs that no longer take interrupts; then the
+#     run ends and fails. A QEMU that no longer answers its monitor is booted
+#     again, once. Needs python3 to reach the monitor.
 set -uo pipefail
 kver=$1 initrd=$2 suites=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -111,33 +113,43 @@ for c in sys.argv[2:]:
     time.sleep(2)
 PY
 }
-# stall_watch PID: while the guest runs, notice a silent console and ask it
-# (once) for everything that says where it is stuck
+# stall_watch PID: while the guest runs, notice a silent console and ask
+# (once) for everything that says where it is stuck, then end the run: a
+# guest silent that long is not coming back. If QEMU itself does not answer
+# its monitor, the guest is not the one stuck (no guest state can block the
+# monitor under multi-threaded TCG): that is marked, and the run is booted
+# again once, as for the int3 artifact below.
 stall_watch() {
-	local qpid=$1 last=-1 size quiet=0 asked=0
+	local qpid=$1 last=-1 size quiet=0 cpus
 	[ "$stall_s" -gt 0 ] || return 0
 	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 5
 		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
 		if [ "$size" != "$last" ]; then last=$size quiet=0; continue; fi
 		quiet=$((quiet + 5))
-		if [ $asked = 0 ] && [ $quiet -ge "$stall_s" ]; then
-			asked=1
-			echo "vm: console silent for ${quiet}s: asking the guest for its state (see the log)" >&2
-			{
-				echo "TGSTALL: console silent for ${quiet}s"
-				monitor "info cpus" "info registers -a" "sendkey alt-sysrq-9" "sendkey alt-sysrq-w" \
-					"sendkey alt-sysrq-l" "sendkey alt-sysrq-t"
-			} > "$log.stall.txt" 2>&1
+		[ $quiet -ge "$stall_s" ] || continue
+		echo "vm: console silent for ${quiet}s: asking the guest for its state" >&2
+		echo "TGSTALL: console silent for ${quiet}s" > "$log.stall.txt"
+		cpus=$(monitor "info cpus" 2>&1)
+		echo "$cpus" >> "$log.stall.txt"
+		if command -v python3 >/dev/null && ! echo "$cpus" | grep -q 'CPU #0'; then
+			echo "TGSTALL: QEMU does not answer its monitor" >> "$log.stall.txt"
+		else
+			monitor "info registers -a" "sendkey alt-sysrq-9" "sendkey alt-sysrq-w" \
+				"sendkey alt-sysrq-l" "sendkey alt-sysrq-t" >> "$log.stall.txt" 2>&1
 			sleep 20
 			size=$(stat -c %s "$log" 2>/dev/null || echo 0)
 			if [ "$size" = "$last" ]; then
 				echo "vm: sysrq printed nothing: NMI" >&2
 				monitor "nmi" >> "$log.stall.txt" 2>&1
 			fi
+			sleep 30
 		fi
+		pkill -KILL -P "$qpid" 2>/dev/null
+		return 0
 	done
 }
+qemu_hung() { grep -qs '^TGSTALL: QEMU does not answer' "$log.stall.txt"; }
 for run in 1 2; do
 	for attempt in 1 2; do
 		unset rc
@@ -168,6 +180,12 @@ for run in 1 2; do
 	noboot=0
 	[ -n "${rc:-}" ] || { noboot=1; rc=137; }
 	tr -d '\r' < "$log" > "$log.txt"
+	if [ $run = 1 ] && qemu_hung; then
+		cp "$log.txt" "$build/qemu-hung.log.txt"
+		cp "$log.stall.txt" "$build/qemu-hung.stall.txt"
+		echo "vm: QEMU stopped answering its own monitor with the guest silent (see $build/qemu-hung.*): booting again"
+		continue
+	fi
 	if [ $run = 1 ] && tcg_int3_artifact "$log.txt"; then
 		cp "$log.txt" "$build/int3-artifact.log.txt"
 		echo "vm: TCG int3 artifact (stale translation of patched kernel text, see $build/int3-artifact.log.txt): booting again"
@@ -180,12 +198,11 @@ fail=$(grep -c '^TGTEST: FAIL ' "$log.txt")
 grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
 if [ $noboot = 1 ]; then
 	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
+elif [ -s "$log.stall.txt" ]; then
+	echo "  FAIL vm: console silent for ${stall_s}s or more, run ended; QEMU's view of the guest: $log.stall.txt, the guest's (sysrq w/l/t) in $log.txt"
+	fail=$((fail + 1))
 elif [ $rc -eq 137 ]; then
 	echo "  FAIL vm: timeout after ${timeout_s}s"; fail=$((fail + 1))
-fi
-if [ -s "$log.stall.txt" ]; then
-	echo "  FAIL vm: console silent for ${stall_s}s or more; QEMU's view of the guest: $log.stall.txt, the guest's (sysrq w/l/t) in $log.txt"
-	fail=$((fail + 1))
 fi
 if grep -qE 'Kernel panic|BUG:|WARNING:|Oops|general protection|Call Trace:|UBSAN|KASAN' "$log.txt"; then
 	echo "  FAIL vm: kernel reported a problem:"
