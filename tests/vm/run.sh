@@ -14,8 +14,8 @@
 #   TG_PANIC_ON_WARN=0: a WARN does not end the run (the host still fails it)
 #   TG_VM_APPEND: more kernel command line
 #   TG_VM_STALL_S: seconds of console silence after which the guest is taken
-#     for stalled (default 200, 0 = never; the longest regular test is silent
-#     for at most 120+5 s): QEMU's view of each vCPU (monitor), sysrq 9
+#     for stalled (default 200 + tg.churn_s, 0 = never; the longest regular
+#     test is silent for at most 120+5 s): QEMU's view of each vCPU (monitor), sysrq 9
 #     (console loglevel), w, l, t through the emulated keyboard, then an NMI
 #     (unknown_nmi_panic) for CPUs that no longer take interrupts; then the
 #     run ends and fails. A QEMU that no longer answers its monitor is booted
@@ -82,7 +82,9 @@ tcg_int3_artifact() {
 # has been seen to stall in early boot, rarely) is killed and booted again,
 # once.
 boot_timeout=${TG_VM_BOOT_TIMEOUT:-90}
-stall_s=${TG_VM_STALL_S:-200}
+# the throttle suite's churn test is silent for tg.churn_s seconds
+churn_s=$(echo " ${TG_GUEST_ARGS:-} " | sed -n 's/.* tg\.churn_s=\([0-9]*\) .*/\1/p')
+stall_s=${TG_VM_STALL_S:-$((200 + ${churn_s:-0}))}
 mon=$build/monitor.$$.sock
 # monitor CMD...: send each command to QEMU's human monitor, log its answers
 monitor() {
