@@ -585,11 +585,23 @@ void tg_blame_levels(const struct tg_reg_cfg *cfg,
 		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
 }
 
+/*
+ * The channel row of tg_blame_w: what every latency shares (the DRAM rows
+ * are the channel alone). An NVM latency over also blames by it.
+ */
+#define TG_BLAME_CHANNEL	TG_DRAM_READ
+
 /**
  * tg_blamed() - may a group be cut for the kinds over?
  * @g:     the group
  * @level: from tg_blame_levels()
  * @over:  the kinds over (bit per enum tg_kind)
+ *
+ * An NVM latency rises with the channel's load and the media's; how much
+ * each weighs is the least certain part of the matrix, so a group is
+ * blamed for an NVM kind over if it reaches the level by that kind's row
+ * or by the channel row alone: traffic that matters on the channel is not
+ * excused by the media weighting NVM traffic twice.
  *
  * Return: true if its load reaches the level of at least one kind over.
  */
@@ -600,9 +612,15 @@ bool tg_blamed(const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
 	int k;
 
 	tg_blame_loads(g, load);
-	for (k = 0; k < TG_NR_KINDS; k++)
-		if ((over & BIT(k)) && load[k] >= level[k])
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		if (!(over & BIT(k)))
+			continue;
+		if (load[k] >= level[k])
 			return true;
+		if (((1u << k) & TG_NVM_KINDS) &&
+		    load[TG_BLAME_CHANNEL] >= level[TG_BLAME_CHANNEL])
+			return true;
+	}
 	return false;
 }
 

@@ -42,6 +42,10 @@ mutants=(
 	'regulator.c;;s/tg_blame_w\[k\]\[j\]/tg_blame_w[TG_DRAM_READ][j]/;;blame: the row of the blame matrix is the kind over'
 	'regulator.c;;s/if \(\(over & BIT\(k\)\) && /if (/;;blame: only the kinds over count'
 	'regulator.c;;s/if \(st->left && st->expect < st->from && st->expect < total\)/if (0)/;;blame: a pending preventive cut is judged on its prediction'
+	'regulator.c;;s/cfg->blame_pct = 5;/cfg->blame_pct = 25;/;;blame: blame_pct is 5 % (25 blames too little)'
+	'regulator.c;;s/\{ 1,\t   1,\t    3,\t    10 \}/{ 1,\t   1,\t    3,\t    3 }/g; s/10 \+ 10 \}/3 + 3 }/g;;blame matrix: NVM writes weigh 10 (20 on NVM latencies), not 3 (6)'
+	'regulator.c;;s/3 \+ 3,  10 \+ 10 \}/3,\t    10 }/g;;blame matrix: NVM latencies weigh NVM traffic twice (the media)'
+	'regulator.c;;s/if \(\(\(1u << k\) & TG_NVM_KINDS\) &&/if (0 \&\&/;;blame: an NVM kind over also blames by the channel row'
 )
 
 want=("$@")
