@@ -247,6 +247,8 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	tg_unthrottle(&g->out, cfg);
 	g->calm = 0;
 	g->prev_settle = (struct tg_settle){ 0 };
+	tg_unthrottle(&g->rem_seen, cfg);
+	g->rem_wait = 0;
 	g->hold = false;
 	g->hold_bps = 0;
 	g->hold_left = 0;
@@ -339,6 +341,12 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u64 q, base, from = tg_total(g);
 
 	g->calm = 0;
+	/*
+	 * a remedial cut or undo of this group not measured yet: the rates
+	 * still show traffic it removed (its probe's, say) - no cut on them
+	 */
+	if (g->rem_wait)
+		return;
 	if (!(over & TG_NVM_KINDS) && t->mba > cfg->mba_min) {
 		u32 next = t->mba > cfg->mba_min + cfg->mba_step ?
 			   t->mba - cfg->mba_step : cfg->mba_min;
@@ -360,7 +368,9 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	/*
 	 * usage * limit / rate: the CPU time that carries exactly the limit
 	 * (rate and usage are measured over the same span, so this holds with
-	 * smoothed, lagging inputs too: no dead time); only ever tightens here.
+	 * smoothed, lagging inputs too: no dead time of its own - a remedial
+	 * MBA move changes the rate without the usage, hence rem_wait above);
+	 * only ever tightens here.
 	 */
 	base = g->cpu_usage_us ? g->cpu_usage_us : tg_cpu_base(r, t, g);
 	q = tg_scale_quota(r, base, ratio_ppm);
@@ -897,6 +907,21 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 }
 
+/*
+ * After the remedial policy: a remedial throttle that tightened (a cut, a
+ * relapse undo) starts the preventive policy's wait of dead_periods - its
+ * inputs show traffic the move has removed. A loosening does not: inputs
+ * that do not show it yet only make the preventive act later.
+ */
+static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
+{
+	if (g->rem_wait)
+		g->rem_wait--;
+	if (g->rem.mba < g->rem_seen.mba || g->rem.quota_us < g->rem_seen.quota_us)
+		g->rem_wait = cfg->dead_periods;
+	g->rem_seen = g->rem;
+}
+
 /**
  * tg_regulate() - one regulation period over all groups
  * @r:      global regulator state
@@ -939,6 +964,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
+		tg_rem_moved(cfg, g);
 		g->out.mba = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
 		g->out.quota_us = g->prev.quota_us < g->rem.quota_us ?
 				  g->prev.quota_us : g->rem.quota_us;

@@ -46,6 +46,8 @@ mutants=(
 	'regulator.c;;s/\{ 1,\t   1,\t    3,\t    10 \}/{ 1,\t   1,\t    3,\t    3 }/g; s/10 \+ 10 \}/3 + 3 }/g;;blame matrix: NVM writes weigh 10 (20 on NVM latencies), not 3 (6)'
 	'regulator.c;;s/3 \+ 3,  10 \+ 10 \}/3,\t    10 }/g;;blame matrix: NVM latencies weigh NVM traffic twice (the media)'
 	'regulator.c;;s/if \(\(\(1u << k\) & TG_NVM_KINDS\) &&/if (0 \&\&/;;blame: an NVM kind over also blames by the channel row'
+	'regulator.c;;s/if \(g->rem_wait\)\n\t\treturn;/;/;;preventive: no cut within dead_periods of a remedial tightening of the group'
+	'regulator.c;;s/\t\t\t\tif \(h < ppm\)/\t\t\t\tif (0)/; s/if \(!under \|\| !tg_throttled\(&g->prev, cfg\)\) \{/if (!tg_throttled(\&g->prev, cfg)) {/;;preventive: relax only under the margin and bounded by the limits (else a cut/relax cycle)'
 )
 
 want=("$@")
