@@ -247,6 +247,8 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	tg_unthrottle(&g->out, cfg);
 	g->calm = 0;
 	g->prev_settle = (struct tg_settle){ 0 };
+	tg_unthrottle(&g->rem_seen, cfg);
+	g->rem_wait = 0;
 	g->hold = false;
 	g->hold_bps = 0;
 	g->hold_left = 0;
@@ -339,6 +341,12 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u64 q, base, from = tg_total(g);
 
 	g->calm = 0;
+	/*
+	 * a remedial cut or undo of this group not measured yet: the rates
+	 * still show traffic it removed (its probe's, say) - no cut on them
+	 */
+	if (g->rem_wait)
+		return;
 	if (!(over & TG_NVM_KINDS) && t->mba > cfg->mba_min) {
 		u32 next = t->mba > cfg->mba_min + cfg->mba_step ?
 			   t->mba - cfg->mba_step : cfg->mba_min;
@@ -360,7 +368,9 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	/*
 	 * usage * limit / rate: the CPU time that carries exactly the limit
 	 * (rate and usage are measured over the same span, so this holds with
-	 * smoothed, lagging inputs too: no dead time); only ever tightens here.
+	 * smoothed, lagging inputs too: no dead time of its own - a remedial
+	 * MBA move changes the rate without the usage, hence rem_wait above);
+	 * only ever tightens here.
 	 */
 	base = g->cpu_usage_us ? g->cpu_usage_us : tg_cpu_base(r, t, g);
 	q = tg_scale_quota(r, base, ratio_ppm);
@@ -585,11 +595,23 @@ void tg_blame_levels(const struct tg_reg_cfg *cfg,
 		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
 }
 
+/*
+ * The channel row of tg_blame_w: what every latency shares (the DRAM rows
+ * are the channel alone). An NVM latency over also blames by it.
+ */
+#define TG_BLAME_CHANNEL	TG_DRAM_READ
+
 /**
  * tg_blamed() - may a group be cut for the kinds over?
  * @g:     the group
  * @level: from tg_blame_levels()
  * @over:  the kinds over (bit per enum tg_kind)
+ *
+ * An NVM latency rises with the channel's load and the media's; how much
+ * each weighs is the least certain part of the matrix, so a group is
+ * blamed for an NVM kind over if it reaches the level by that kind's row
+ * or by the channel row alone: traffic that matters on the channel is not
+ * excused by the media weighting NVM traffic twice.
  *
  * Return: true if its load reaches the level of at least one kind over.
  */
@@ -600,9 +622,15 @@ bool tg_blamed(const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
 	int k;
 
 	tg_blame_loads(g, load);
-	for (k = 0; k < TG_NR_KINDS; k++)
-		if ((over & BIT(k)) && load[k] >= level[k])
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		if (!(over & BIT(k)))
+			continue;
+		if (load[k] >= level[k])
 			return true;
+		if (((1u << k) & TG_NVM_KINDS) &&
+		    load[TG_BLAME_CHANNEL] >= level[TG_BLAME_CHANNEL])
+			return true;
+	}
 	return false;
 }
 
@@ -879,6 +907,21 @@ static void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 }
 
+/*
+ * After the remedial policy: a remedial throttle that tightened (a cut, a
+ * relapse undo) starts the preventive policy's wait of dead_periods - its
+ * inputs show traffic the move has removed. A loosening does not: inputs
+ * that do not show it yet only make the preventive act later.
+ */
+static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
+{
+	if (g->rem_wait)
+		g->rem_wait--;
+	if (g->rem.mba < g->rem_seen.mba || g->rem.quota_us < g->rem_seen.quota_us)
+		g->rem_wait = cfg->dead_periods;
+	g->rem_seen = g->rem;
+}
+
 /**
  * tg_regulate() - one regulation period over all groups
  * @r:      global regulator state
@@ -921,6 +964,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
+		tg_rem_moved(cfg, g);
 		g->out.mba = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
 		g->out.quota_us = g->prev.quota_us < g->rem.quota_us ?
 				  g->prev.quota_us : g->rem.quota_us;

@@ -266,6 +266,8 @@ struct tg_reg_group {
 	struct tg_throttle rem;		/* imposed by the remedial policy */
 	u32 calm;			/* periods under all limits by the margin */
 	struct tg_settle prev_settle;	/* after its last preventive step */
+	struct tg_throttle rem_seen;	/* its remedial throttle last period */
+	u32 rem_wait;			/* preventive waits: a remedial tightening */
 	bool hold;			/* remedial relax blocked after a relapse */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */

@@ -40,8 +40,14 @@ mutants=(
 	'regulator.c;;s/if \(over\)\n\t\treturn;\n\tif \(g->hold_left\)/if (g->hold_left)/;;a hold counts only periods with nothing over'
 	'regulator.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && g->relax_age > cfg->dead_periods\)/if (!tg_throttled(\&g->rem, cfg))/;;backoff forgotten only once a release survived its window'
 	'regulator.c;;s/tg_blame_w\[k\]\[j\]/tg_blame_w[TG_DRAM_READ][j]/;;blame: the row of the blame matrix is the kind over'
-	'regulator.c;;s/if \(\(over & BIT\(k\)\) && /if (/;;blame: only the kinds over count'
+	'regulator.c;;s/if \(!\(over & BIT\(k\)\)\)\n\t\t\tcontinue;/;/;;blame: only the kinds over count'
 	'regulator.c;;s/if \(st->left && st->expect < st->from && st->expect < total\)/if (0)/;;blame: a pending preventive cut is judged on its prediction'
+	'regulator.c;;s/cfg->blame_pct = 5;/cfg->blame_pct = 25;/;;blame: blame_pct is 5 % (25 blames too little)'
+	'regulator.c;;s/\{ 1,\t   1,\t    3,\t    10 \}/{ 1,\t   1,\t    3,\t    3 }/g; s/10 \+ 10 \}/3 + 3 }/g;;blame matrix: NVM writes weigh 10 (20 on NVM latencies), not 3 (6)'
+	'regulator.c;;s/3 \+ 3,  10 \+ 10 \}/3,\t    10 }/g;;blame matrix: NVM latencies weigh NVM traffic twice (the media)'
+	'regulator.c;;s/if \(\(\(1u << k\) & TG_NVM_KINDS\) &&/if (0 \&\&/;;blame: an NVM kind over also blames by the channel row'
+	'regulator.c;;s/if \(g->rem_wait\)\n\t\treturn;/;/;;preventive: no cut within dead_periods of a remedial tightening of the group'
+	'regulator.c;;s/\t\t\t\tif \(h < ppm\)/\t\t\t\tif (0)/; s/if \(!under \|\| !tg_throttled\(&g->prev, cfg\)\) \{/if (!tg_throttled(\&g->prev, cfg)) {/;;preventive: relax only under the margin and bounded by the limits (else a cut/relax cycle)'
 )
 
 want=("$@")

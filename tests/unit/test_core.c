@@ -614,6 +614,21 @@ static const struct blame_case blame_cases[] = {
 	    { [TG_DRAM_WRITE] = 88495, [TG_NVM_WRITE] = 46296 },
 	    { [TG_DRAM_WRITE] = 26548, [TG_NVM_WRITE] = 27777 } },
 	  { -1, 1, 0 } },
+	{ "NVM read over: DRAM traffic that matters on the channel", K(NVM_READ), 3,
+	  /*
+	   * NR row: 1e9 x 20 = 20e9; 0.7e9; 0.3e9; of 21e9 - both under 5 %.
+	   * Channel (DRAM read) row: 10e9; 0.7e9 (6.5 %, blamed); 0.3e9 (2.9 %)
+	   */
+	  { { .high = 1, .nw = 1 * GB }, { .dw = 700 * MB }, { .dr = 300 * MB } },
+	  { { [TG_NVM_READ] = 952380 }, { [TG_NVM_READ] = 33333 },
+	    { [TG_NVM_READ] = 14285 } },
+	  { -1, 1, 0 } },
+	{ "the same, DRAM read over: the channel row only", K(DRAM_READ), 3,
+	  /* DR row: 10e9; 0.7e9 (6.5 %); 0.3e9 (2.9 %); of 11e9 */
+	  { { .high = 1, .nw = 1 * GB }, { .dw = 700 * MB }, { .dr = 300 * MB } },
+	  { { [TG_DRAM_READ] = 909090 }, { [TG_DRAM_READ] = 63636 },
+	    { [TG_DRAM_READ] = 27272 } },
+	  { -1, 1, 0 } },
 	{ "a group without tasks does not count", K(NVM_WRITE), 3,
 	  /* NW row: 0.1e9 x 20 = 2e9; 0.02e9 x 20 = 0.4e9; of 2.4e9 */
 	  { { .high = 1, .nw = 100 * MB }, { .nw = 20 * MB }, { .idle = 1, .dr = 100 * GB } },
