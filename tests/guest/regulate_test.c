@@ -151,9 +151,10 @@ TEST_T(cpu_quota_shared_50_percent, 60)
 
 TEST_T(closed_loop_holds_limit, 60)
 {
-	unsigned long long rt, last_rt, rt0 = 0, bytes0 = 0, bytes1;
-	double t, start, w0 = 0;
-	int windows = 0, held = 0;
+	unsigned long long rt, last_rt, rt0 = 0, rt1 = 0, bytes0 = 0, bytes1, span_b0 = 0, q;
+	double t, last_t, start, w0 = 0, span_t0 = 0, allowed_s = 0, win_allowed_s = 0;
+	double rate, cpu, allowed;
+	int windows = 0;
 	pid_t b;
 
 	mk("loop");
@@ -162,49 +163,69 @@ TEST_T(closed_loop_holds_limit, 60)
 	join("loop", b);
 	last_rt = runtime_ns(b);
 	start = now_s();
-	/* the emulated platform: every 5 ms, the traffic its CPU time made */
-	for (t = start; t - start < 9.2 && held < 4; t = now_s()) {
+	last_t = start;
+	/*
+	 * The emulated platform: every 5 ms, the traffic its CPU time made.
+	 * After 1 s, 1 s windows, each never over the limit by more than 10 %.
+	 * The other side is judged over all the windows together: the burner's
+	 * CPU time against what the quota allowed (integrated every 5 ms, the
+	 * quota moves), and if it got at least 90 % of that, the rate within
+	 * 10 % under the limit. A single window is not judged on that side: on
+	 * a loaded host this injector runs late and feeds two periods' traffic
+	 * into one, the regulator answers the burst and the quota moves by up
+	 * to a fifth from window to window (0.83-0.99 GB/s per window, mean
+	 * 0.92, with four spinning processes beside the guest on 2 cores;
+	 * 0.95-1.02 on a quiet host); a quota that stays too low still fails.
+	 * A span in which the burner got under 90 % of its allowance was
+	 * decided by the host (a TCG vCPU it did not run), not by the loop.
+	 */
+	for (t = start; t - start < 9.2 && windows < 8; t = now_s()) {
 		rt = runtime_ns(b);
 		if (rt > last_rt)
 			inject("group=loop nvm_read_bytes=%llu", (rt - last_rt) * BYTES_PER_CPU_NS);
 		last_rt = rt;
+		q = stat_value("loop", "cpu_quota_usec");
+		allowed = q == ~0ull ? 1.0 : q / 10000.0;
+		if (w0) {
+			allowed_s += allowed * (t - last_t);
+			win_allowed_s += allowed * (t - last_t);
+		}
+		last_t = t;
 		usleep(5000);
-		/*
-		 * After 1 s, 1 s windows: never over the limit by more than 10 %,
-		 * and within 10 % under it whenever the quota was what held the
-		 * burner. A window in which the burner got under 90 % of the CPU
-		 * its quota allowed was decided by the host (a TCG vCPU it did not
-		 * run: 0.79-0.90 GB/s on a busy 2-core host), not by the loop: it
-		 * is reported and not counted.
-		 */
+		t = now_s();
 		if (t - start >= 1.0 && !w0) {
 			w0 = t;
+			span_t0 = t;
+			last_t = t;
 			bytes0 = stat_value("loop", "nvm_read_bytes");
+			span_b0 = bytes0;
 			rt0 = runtime_ns(b);
+			rt1 = rt0;
 		} else if (w0 && t - w0 >= 1.0) {
-			unsigned long long q = stat_value("loop", "cpu_quota_usec");
-			double rate, cpu, allowed;
-
 			bytes1 = stat_value("loop", "nvm_read_bytes");
 			rate = (bytes1 - bytes0) / (t - w0);
 			cpu = (runtime_ns(b) - rt0) / 1e9 / (t - w0);
-			allowed = q == ~0ull ? 1.0 : q / 10000.0;
 			printf("TGTEST-INFO: closed_loop window %d: %.3f GB/s (limit 1), quota %llu us, CPU %.3f of %.3f allowed, throttled %llu\n",
-			       windows, rate / 1e9, q, cpu, allowed, stat_value("loop", "nr_throttled"));
+			       windows, rate / 1e9, q, cpu, win_allowed_s / (t - w0),
+			       stat_value("loop", "nr_throttled"));
 			EXPECT(rate < LIMIT_BPS * (1 + LOOP_TOL), "window %d: %.0f B/s over limit %llu",
 			       windows, rate, LIMIT_BPS);
-			if (cpu >= 0.9 * allowed) {
-				EXPECT(rate > LIMIT_BPS * (1 - LOOP_TOL), "window %d: %.0f B/s vs limit %llu",
-				       windows, rate, LIMIT_BPS);
-				held++;
-			}
 			windows++;
 			w0 = t;
+			win_allowed_s = 0;
 			bytes0 = bytes1;
 			rt0 = runtime_ns(b);
 		}
 	}
-	EXPECT(held >= 4, "only %d of %d windows held by the quota", held, windows);
+	EXPECT(windows >= 4, "only %d windows", windows);
+	rate = (stat_value("loop", "nvm_read_bytes") - span_b0) / (t - span_t0);
+	cpu = (runtime_ns(b) - rt1) / 1e9 / (t - span_t0);
+	allowed = allowed_s / (t - span_t0);
+	printf("TGTEST-INFO: closed_loop over %.1f s: %.3f GB/s (limit 1), CPU %.3f of %.3f allowed\n",
+	       t - span_t0, rate / 1e9, cpu, allowed);
+	EXPECT(cpu >= 0.9 * allowed, "the host starved the burner: CPU %.3f of %.3f allowed", cpu, allowed);
+	EXPECT(rate > LIMIT_BPS * (1 - LOOP_TOL), "%.0f B/s over the windows vs limit %llu",
+	       rate, LIMIT_BPS);
 	/* held by the CPU quota, not by luck */
 	EXPECT(stat_value("loop", "nr_throttled") > 0);
 	/* the limit lifted: released within a period or two */
