@@ -658,11 +658,64 @@ static u64 tg_unthrottled_bps(const struct tg_regulator *r,
 	return v;
 }
 
+/* the traffic kinds of each class of MT²'s order */
+static const u32 tg_order_kinds[3] = {
+	BIT(TG_NVM_WRITE), BIT(TG_NVM_READ), TG_DRAM_KINDS,
+};
+
 /*
- * MT²'s order: most NVM write, then most NVM read, then most DRAM (read +
- * write) traffic, above the noise floor, among low-priority groups that can
- * still be throttled for that kind and are blamed for a kind over
- * (tg_blamed()). One pass keeps the best of each class.
+ * A group's traffic of the classes in MT²'s order (NVM write, NVM read,
+ * DRAM) that drives a kind over: a class counts only if its traffic alone,
+ * weighted as tg_blamed() weighs it, reaches the blame level of a kind
+ * over - 2 MB/s of NVM writes beside 1.5 GB/s of DRAM reads does not make
+ * a group an NVM writer when only DRAM read latency is over. A group
+ * blamed only for its classes together is not ranked (its mechanisms each
+ * take a part under the level): the classes a group is ranked in then
+ * only shrink as kinds fall out of over - a kind falling out (the noise
+ * stopped, the smoothed rates not showing it yet) never opens a new move.
+ * v[]: that class's rates (as judged, ppm), 0 for the classes that do not
+ * count.
+ */
+static void tg_order_values(const struct tg_reg_group *g,
+			    const u64 level[TG_NR_KINDS], u32 over, u32 ppm,
+			    u64 v[3])
+{
+	int o, j, k;
+
+	for (o = 0; o < 3; o++) {
+		u64 rate = 0;
+
+		for (j = 0; j < TG_NR_KINDS; j++)
+			if (tg_order_kinds[o] & BIT(j))
+				rate = tg_sat_add(rate, tg_rem_bps(g, j, ppm));
+		v[o] = 0;
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			u64 load = 0, ch = 0;
+
+			if (!(over & BIT(k)))
+				continue;
+			for (j = 0; j < TG_NR_KINDS; j++) {
+				u64 b = tg_rem_bps(g, j, ppm);
+
+				if (!(tg_order_kinds[o] & BIT(j)))
+					continue;
+				load = tg_sat_add(load, tg_sat_mul_w(b, tg_blame_w[k][j]));
+				ch = tg_sat_add(ch, tg_sat_mul_w(b, tg_blame_w[TG_BLAME_CHANNEL][j]));
+			}
+			if (load >= level[k] || (((1u << k) & TG_NVM_KINDS) &&
+						 ch >= level[TG_BLAME_CHANNEL]))
+				v[o] = rate;
+		}
+	}
+}
+
+/*
+ * MT²'s order applied to the kinds over: most NVM write, then most NVM
+ * read, then most DRAM (read + write) traffic, above the noise floor,
+ * among low-priority groups that can still be throttled for that class
+ * and are blamed for a kind over (tg_blamed()); a class counts for a group
+ * only where it drives a kind over (tg_order_values()). One pass keeps the
+ * best of each class.
  */
 static int tg_pick_noisy(const struct tg_regulator *r,
 			 const struct tg_reg_cfg *cfg,
@@ -683,16 +736,17 @@ static int tg_pick_noisy(const struct tg_regulator *r,
 	for (i = 0; i < nr; i++) {
 		const struct tg_reg_group *g = &groups[i];
 		bool cpu_left = g->rem.quota_us > qmin;
-		u32 ppm = tg_pending_ppm(g);
 		u64 v[3];
 
 		if (!tg_rem_candidate(g) || !tg_blamed(g, level, over))
 			continue;
-		v[0] = cpu_left ? tg_rem_bps(g, TG_NVM_WRITE, ppm) : 0;
-		v[1] = cpu_left ? tg_rem_bps(g, TG_NVM_READ, ppm) : 0;
-		v[2] = cpu_left || g->rem.mba > cfg->mba_min ?
-		       tg_sat_add(tg_rem_bps(g, TG_DRAM_READ, ppm),
-				  tg_rem_bps(g, TG_DRAM_WRITE, ppm)) : 0;
+		tg_order_values(g, level, over, tg_pending_ppm(g), v);
+		if (!cpu_left) {
+			v[0] = 0;
+			v[1] = 0;
+			if (g->rem.mba <= cfg->mba_min)
+				v[2] = 0;
+		}
 		for (o = 0; o < ARRAY_SIZE(order); o++)
 			if (v[o] > best_v[o]) {
 				best_v[o] = v[o];

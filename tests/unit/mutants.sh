@@ -48,6 +48,8 @@ mutants=(
 	'regulator.c;;s/if \(\(\(1u << k\) & TG_NVM_KINDS\) &&/if (0 \&\&/;;blame: an NVM kind over also blames by the channel row'
 	'regulator.c;;s/if \(g->rem_wait\)\n\t\treturn;/;/;;preventive: no cut within dead_periods of a remedial tightening of the group'
 	'regulator.c;;s/\t\t\t\tif \(h < ppm\)/\t\t\t\tif (0)/; s/if \(!under \|\| !tg_throttled\(&g->prev, cfg\)\) \{/if (!tg_throttled(\&g->prev, cfg)) {/;;preventive: relax only under the margin and bounded by the limits (else a cut/relax cycle)'
+	'regulator.c;;s/\t\tv\[o\] = 0;/\t\tv[o] = rate;/;;the pick: a class ranks only where it alone drives a kind over (not MT²'"'"'s order across kinds)'
+	'regulator.c;;s/(tg_order_values\(const[\s\S]*?)if \(!\(over & BIT\(k\)\)\)\n\t\t\t\tcontinue;/$1;/;;the pick: a class ranks by the kinds over only'
 )
 
 want=("$@")
