@@ -124,6 +124,7 @@ static void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
 	st->age = 0;
 	st->rest = rest ? rest : 1;
 	st->flat = flat;
+	st->kinds = TG_ALL_KINDS;
 	st->from = from;
 	st->expect = expect;
 	st->seen[0] = from;
@@ -225,6 +226,40 @@ static u64 tg_total(const struct tg_reg_group *g)
 	for (k = 0; k < TG_NR_KINDS; k++)
 		sum = tg_sat_add(sum, g->bps.v[k]);
 	return sum;
+}
+
+/* a group's traffic of the kinds in a mask (bit per enum tg_kind) */
+static u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (kinds & BIT(k))
+			sum = tg_sat_add(sum, g->bps.v[k]);
+	return sum;
+}
+
+/*
+ * A preventive MBA step from..to: it acts on the DRAM kinds only, and on
+ * what the remedial MBA level lets through - a step above it changes
+ * nothing, predicts nothing and has nothing to wait for.
+ */
+static void tg_prev_mba_settle(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
+			       u32 from, u32 to)
+{
+	u32 lo = g->rem.mba;
+	u64 dram = tg_kinds_bps(g, TG_DRAM_KINDS);
+
+	from = from < lo ? from : lo;
+	to = to < lo ? to : lo;
+	if (from == to || !from) {
+		g->prev_settle.left = 0;
+		return;
+	}
+	tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false, dram,
+			tg_mul_div(dram, to, from));
+	g->prev_settle.kinds = TG_DRAM_KINDS;
 }
 
 /**
@@ -356,9 +391,7 @@ static void tg_prev_over(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (tg_mul_div(g->bps.v[worst], next, t->mba) >= lim) {
 			if (waiting)
 				return;	/* the last step's effect not measured yet */
-			tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
-					from,
-					tg_mul_div(from, next, t->mba));
+			tg_prev_mba_settle(g, cfg, t->mba, next);
 			t->mba = next;
 			tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_THROTTLE,
 				  TG_MECH_MBA, TG_WHY_OVER_LIMIT, worst);
@@ -439,9 +472,7 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    tg_relax_target(lim, cfg))
 				return;		/* would overshoot: stay */
 		}
-		tg_settle_start(&g->prev_settle, cfg, TG_SETTLE_PREV, false,
-				tg_total(g),
-				tg_mul_div(tg_total(g), next, t->mba));
+		tg_prev_mba_settle(g, cfg, t->mba, next);
 		t->mba = next;
 		tg_decide(r, g, idx, TG_POL_PREVENTIVE, TG_ACT_RELAX,
 			  TG_MECH_MBA, TG_WHY_UNDER_LIMIT, -1);
@@ -453,7 +484,8 @@ static void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u32 over = 0, ratio = TG_PPM, k;
 	bool any = false, under = true;
-	bool waiting = tg_settle_wait(&g->prev_settle, tg_total(g));
+	bool waiting = tg_settle_wait(&g->prev_settle,
+				      tg_kinds_bps(g, g->prev_settle.kinds));
 	int worst = -1;
 
 	for (k = 0; k < TG_NR_KINDS; k++) {
@@ -523,13 +555,14 @@ static u64 tg_sat_mul_w(u64 a, u32 w)
 
 /*
  * While a group's last preventive cut is not measured yet, the share of
- * its measured traffic that cut leaves (ppm): its predicted total over its
- * measured one; else all of it.
+ * its measured traffic of the kinds that cut acts on (prev_settle.kinds:
+ * MBA the DRAM kinds, CPU quota all) that it leaves (ppm): their predicted
+ * sum over their measured one; else all of it.
  */
 static u32 tg_pending_ppm(const struct tg_reg_group *g)
 {
 	const struct tg_settle *st = &g->prev_settle;
-	u64 total = tg_total(g);
+	u64 total = tg_kinds_bps(g, st->kinds);
 
 	if (st->left && st->expect < st->from && st->expect < total)
 		return tg_ppm(st->expect, total);
@@ -539,8 +572,8 @@ static u32 tg_pending_ppm(const struct tg_reg_group *g)
 /* a group's rate of one kind as the remedial policy judges it */
 static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, u32 ppm)
 {
-	return ppm < TG_PPM ? tg_mul_div(g->bps.v[kind], ppm, TG_PPM)
-			    : g->bps.v[kind];
+	return ppm < TG_PPM && (g->prev_settle.kinds & BIT(kind)) ?
+	       tg_mul_div(g->bps.v[kind], ppm, TG_PPM) : g->bps.v[kind];
 }
 
 /**
@@ -550,8 +583,10 @@ static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, u32 ppm)
  *        tg_blame_w (saturating)
  *
  * While its last preventive cut is not measured yet (its dead time runs),
- * the rates are scaled down to the total that cut predicts: the smoothed,
- * lagging inputs still show traffic the cut has already removed.
+ * the rates of the kinds it acts on (MBA: DRAM; CPU quota: all) are scaled
+ * down to the sum that cut predicts: the smoothed, lagging inputs still
+ * show traffic the cut has already removed. A step that changed nothing
+ * (an MBA step above the remedial level) predicts nothing.
  */
 void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS])
 {

@@ -13,6 +13,7 @@
 /* kind masks */
 #define TG_DRAM_KINDS	(BIT(TG_DRAM_READ) | BIT(TG_DRAM_WRITE))
 #define TG_NVM_KINDS	(BIT(TG_NVM_READ) | BIT(TG_NVM_WRITE))
+#define TG_ALL_KINDS	(TG_DRAM_KINDS | TG_NVM_KINDS)
 
 /* ---- arithmetic ---------------------------------------------------------- */
 
@@ -248,7 +249,8 @@ struct tg_settle {
 	u32 age;		/* periods since the step */
 	u32 rest;		/* settled with 1/rest of the change still to come */
 	bool flat;		/* and the traffic must have stopped moving */
-	u64 from, expect;	/* its total traffic before, and predicted */
+	u32 kinds;		/* the traffic the step acts on (bit per kind) */
+	u64 from, expect;	/* that traffic before, and predicted */
 	u64 seen[2];		/* its traffic one and two periods ago */
 };
 

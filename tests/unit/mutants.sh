@@ -50,6 +50,8 @@ mutants=(
 	'regulator.c;;s/\t\t\t\tif \(h < ppm\)/\t\t\t\tif (0)/; s/if \(!under \|\| !tg_throttled\(&g->prev, cfg\)\) \{/if (!tg_throttled(\&g->prev, cfg)) {/;;preventive: relax only under the margin and bounded by the limits (else a cut/relax cycle)'
 	'regulator.c;;s/\t\tv\[o\] = 0;/\t\tv[o] = rate;/;;the pick: a class ranks only where it alone drives a kind over (not MT²'"'"'s order across kinds)'
 	'regulator.c;;s/(tg_order_values\(const[\s\S]*?)if \(!\(over & BIT\(k\)\)\)\n\t\t\t\tcontinue;/$1;/;;the pick: a class ranks by the kinds over only'
+	'regulator.c;;s/ppm < TG_PPM && \(g->prev_settle\.kinds & BIT\(kind\)\)/ppm < TG_PPM/;;pending prediction: only the kinds the step'"'"'s mechanism reduces (MBA: DRAM)'
+	'regulator.c;;s/from = from < lo \? from : lo;\n\tto = to < lo \? to : lo;/;/;;pending prediction: a preventive MBA step acts through the remedial MBA level (above it, no drop)'
 )
 
 want=("$@")

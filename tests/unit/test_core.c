@@ -664,6 +664,7 @@ static void blame_setup(const struct blame_case *c, const struct tg_reg_cfg *cfg
 		g[i].cpu_usage_us = PERIOD_US;
 		if (b->from) {
 			g[i].prev_settle.left = 5;
+			g[i].prev_settle.kinds = TG_ALL_KINDS;
 			g[i].prev_settle.from = b->from;
 			g[i].prev_settle.expect = b->expect;
 		}
@@ -708,6 +709,85 @@ static void test_blame_matrix(void **state)
 			if (bc->blamed[i] >= 0 && tg_blamed(&g[i], level, bc->over) != bc->blamed[i])
 				fail_msg("%s: g%d %s", bc->name, i,
 					 bc->blamed[i] ? "not blamed" : "blamed");
+	}
+}
+
+/*
+ * The pending-cut prediction (round 3's review, finding 4): a preventive
+ * step is judged on what it predicts only for the kinds its mechanism
+ * reduces - MBA the DRAM kinds, CPU quota all - and only by what it
+ * changes: a preventive MBA step above the remedial MBA level changes
+ * nothing and predicts no drop. One low-priority group, 2 GB/s of DRAM
+ * writes and 1 GB/s of NVM writes, one tg_regulate() (nothing over); then
+ * its loads (tg_blame_loads()) by hand, DRAM read row = DR + DW + 3 NR +
+ * 10 NW, NVM write row = DR + DW + 6 NR + 20 NW:
+ */
+struct pend_case {
+	const char *name;
+	u32 rem_mba;		/* remedial MBA level already set */
+	int limit_kind;
+	u64 limit;
+	u64 dw_after;		/* DRAM writes measured after the step, 0: unchanged */
+	enum tg_mech mech;	/* the preventive step */
+	u64 load_dr, load_nw;	/* by hand */
+};
+
+static const struct pend_case pend_cases[] = {
+	/* 2 x 90/100 = 1.8 GB/s; NVM writes untouched (the old total ratio: 10.8 / 19.8) */
+	{ "MBA 100 -> 90: DRAM only", 100, TG_DRAM_WRITE, 1700 * MB, 0, TG_MECH_MBA,
+	  1800 * MB + 10 * GB, 1800 * MB + 20 * GB },
+	/* the remedial MBA 50 lets less through than 90: nothing changes */
+	{ "remedial MBA 50 already lower: no drop", 50, TG_DRAM_WRITE, 1700 * MB, 0,
+	  TG_MECH_MBA, 2 * GB + 10 * GB, 2 * GB + 20 * GB },
+	/* effective 95 -> 90: 90 / 95 = 947368 ppm (rounded down), 2e9 x 0.947368 */
+	{ "remedial MBA 95: the effective step 95 -> 90", 95, TG_DRAM_WRITE, 1700 * MB, 0,
+	  TG_MECH_MBA, 1894736000ull + 10 * GB, 1894736000ull + 20 * GB },
+	/*
+	 * measured 1.85 GB/s already: scaled by 1.8 / 1.85 = 972972 ppm,
+	 * 1.85e9 x 0.972972 = 1799998200
+	 */
+	{ "MBA step partly measured", 100, TG_DRAM_WRITE, 1700 * MB, 1850 * MB, TG_MECH_MBA,
+	  1799998200ull + 10 * GB, 1799998200ull + 20 * GB },
+	/* NVM write limit 0.5 GB/s: quota 10000 -> 5000 us, every kind halved */
+	{ "CPU quota: every kind", 100, TG_NVM_WRITE, 500 * MB, 0, TG_MECH_CPU,
+	  1 * GB + 5 * GB, 1 * GB + 10 * GB },
+};
+
+static void test_pending_prediction_kinds(void **state)
+{
+	struct tg_reg_cfg cfg;
+	size_t c;
+
+	(void)state;
+	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	for (c = 0; c < sizeof(pend_cases) / sizeof(pend_cases[0]); c++) {
+		const struct pend_case *pc = &pend_cases[c];
+		struct tg_regulator r;
+		struct tg_detector det;
+		struct tg_reg_group g;
+		u64 load[TG_NR_KINDS];
+
+		tg_regulator_init(&r);
+		tg_detector_init(&det);
+		tg_reg_group_init(&g, &cfg);
+		g.active = true;
+		g.cpu_usage_us = PERIOD_US;
+		g.bps.v[TG_DRAM_WRITE] = 2 * GB;
+		g.bps.v[TG_NVM_WRITE] = 1 * GB;
+		g.limits.bps[pc->limit_kind] = pc->limit;
+		g.rem.mba = pc->rem_mba;
+		tg_regulate(&r, &cfg, &det, &g, 1);
+		if (g.last.policy != TG_POL_PREVENTIVE || g.last.action != TG_ACT_THROTTLE ||
+		    g.last.mech != pc->mech)
+			fail_msg("%s: no preventive %s step", pc->name, tg_mech_name(pc->mech));
+		if (pc->dw_after)
+			g.bps.v[TG_DRAM_WRITE] = pc->dw_after;
+		tg_blame_loads(&g, load);
+		if (load[TG_DRAM_READ] != pc->load_dr || load[TG_NVM_WRITE] != pc->load_nw)
+			fail_msg("%s: loads %llu / %llu, by hand %llu / %llu", pc->name,
+				 (unsigned long long)load[TG_DRAM_READ],
+				 (unsigned long long)load[TG_NVM_WRITE],
+				 (unsigned long long)pc->load_dr, (unsigned long long)pc->load_nw);
 	}
 }
 
@@ -1447,6 +1527,7 @@ int main(void)
 		cmocka_unit_test(test_order_nvm_write_first),
 		cmocka_unit_test(test_blame_matrix),
 		cmocka_unit_test(test_pick_follows_kind_over),
+		cmocka_unit_test(test_pending_prediction_kinds),
 		cmocka_unit_test(test_blame_per_kind_regulate),
 		cmocka_unit_test(test_hold_backoff),
 		cmocka_unit_test(test_backoff_kept_through_release),
