@@ -539,12 +539,26 @@ static bool tg_rem_candidate(const struct tg_reg_group *g)
  * occupies the channel and the controller's queues longer per byte, MT²);
  * media, NVM latencies only: NVM read 3, NVM write 10 on top.
  */
+#define TG_BW_DRAM		1	/* channel: DRAM read, DRAM write */
+#define TG_BW_NR		3	/* channel: NVM read */
+#define TG_BW_NW		10	/* channel: NVM write */
+#define TG_BW_MEDIA_NR		3	/* media (NVM latencies): NVM read */
+#define TG_BW_MEDIA_NW		10	/* media (NVM latencies): NVM write */
+
+/* tg_sat_mul_w() is overflow-free only for weights up to TG_BLAME_W_MAX */
+_Static_assert(TG_BW_DRAM <= TG_BLAME_W_MAX && TG_BW_NR <= TG_BLAME_W_MAX &&
+	       TG_BW_NW <= TG_BLAME_W_MAX &&
+	       TG_BW_NR + TG_BW_MEDIA_NR <= TG_BLAME_W_MAX &&
+	       TG_BW_NW + TG_BW_MEDIA_NW <= TG_BLAME_W_MAX,
+	       "a tg_blame_w entry is over TG_BLAME_W_MAX");
+
 const u32 tg_blame_w[TG_NR_KINDS][TG_NR_KINDS] = {
-	/*		  DRAM rd  DRAM wr  NVM rd  NVM wr */
-	[TG_DRAM_READ]	= { 1,	   1,	    3,	    10 },
-	[TG_DRAM_WRITE]	= { 1,	   1,	    3,	    10 },
-	[TG_NVM_READ]	= { 1,	   1,	    3 + 3,  10 + 10 },
-	[TG_NVM_WRITE]	= { 1,	   1,	    3 + 3,  10 + 10 },
+	[TG_DRAM_READ]	= { TG_BW_DRAM, TG_BW_DRAM, TG_BW_NR, TG_BW_NW },
+	[TG_DRAM_WRITE]	= { TG_BW_DRAM, TG_BW_DRAM, TG_BW_NR, TG_BW_NW },
+	[TG_NVM_READ]	= { TG_BW_DRAM, TG_BW_DRAM, TG_BW_NR + TG_BW_MEDIA_NR,
+			    TG_BW_NW + TG_BW_MEDIA_NW },
+	[TG_NVM_WRITE]	= { TG_BW_DRAM, TG_BW_DRAM, TG_BW_NR + TG_BW_MEDIA_NR,
+			    TG_BW_NW + TG_BW_MEDIA_NW },
 };
 
 /* a * w for w <= TG_BLAME_W_MAX, saturating */
