@@ -946,6 +946,28 @@ static void test_pick_follows_kind_over(void **state)
 	assert_int_equal(g[1].last.why, TG_WHY_NVM_READ);
 
 	/*
+	 * Only the kinds over count: beside 10 GB/s of DRAM reads, 600 MB/s
+	 * of DRAM reads and 12 MB/s of NVM writes. DRAM read over: level 5 %
+	 * of 10720 = 536 MB/s (a third 178.67); the NVM writes weigh 120 there,
+	 * under a third - a DRAM user, by MBA. By the NVM write row (not over)
+	 * they would weigh 240 of a 542 level, over its third (180.67): ranked
+	 * as an NVM writer, cut by CPU quota.
+	 */
+	order_setup(&cfg, &r, &det, g, 12 * MB);
+	g[0].bps.v[TG_DRAM_READ] = 10 * GB;
+	g[1].bps.v[TG_DRAM_READ] = 600 * MB;
+	g[2].active = false;
+	det.over = BIT(TG_DRAM_READ);
+	tg_blame_levels(&cfg, g, 3, level);
+	assert_true(level[TG_DRAM_READ] == 536000 * KB);
+	assert_true(level[TG_NVM_WRITE] == 542000 * KB);
+	for (p = 0; p < TG_OVER_FILTER; p++)
+		tg_regulate(&r, &cfg, &det, g, 3);
+	assert_int_equal(r.last_group, 1);
+	assert_int_equal(g[1].last.mech, TG_MECH_MBA);
+	assert_int_equal(g[1].last.why, TG_WHY_DRAM);
+
+	/*
 	 * 60 MB/s of DRAM reads, 1 MB/s each of NVM reads and writes (3 and 10
 	 * weighted): level 5 % of 1073 = 53.65 MB/s, blamed (73); only the
 	 * DRAM class reaches a third (17.88): a DRAM user, cut by MBA
