@@ -13,6 +13,7 @@
 /* kind masks */
 #define TG_DRAM_KINDS	(BIT(TG_DRAM_READ) | BIT(TG_DRAM_WRITE))
 #define TG_NVM_KINDS	(BIT(TG_NVM_READ) | BIT(TG_NVM_WRITE))
+#define TG_ALL_KINDS	(TG_DRAM_KINDS | TG_NVM_KINDS)
 
 /* ---- arithmetic ---------------------------------------------------------- */
 
@@ -148,7 +149,7 @@ struct tg_reg_cfg {
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
 	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
 	u32 dead_periods;	/* wait for a step's effect; relapse window */
-	u32 blame_pct;		/* share of what drives every kind over below this: blameless */
+	u32 blame_pct;		/* blameless: under this share (%) for every kind over */
 };
 
 /*
@@ -182,7 +183,8 @@ struct tg_reg_cfg {
  * the load on the shared memory channel, where a byte of NVM read costs 3
  * and a byte of NVM write 10 bytes of DRAM traffic; an NVM latency also
  * rises with the load on the NVM media, which only NVM traffic makes (read
- * 3, write 10 again). Weights are at most TG_BLAME_W_MAX.
+ * 3, write 10 again). Weights are at most TG_BLAME_W_MAX (checked at
+ * compile time in regulator.c).
  */
 extern const u32 tg_blame_w[TG_NR_KINDS][TG_NR_KINDS];
 #define TG_BLAME_W_MAX		255
@@ -248,7 +250,8 @@ struct tg_settle {
 	u32 age;		/* periods since the step */
 	u32 rest;		/* settled with 1/rest of the change still to come */
 	bool flat;		/* and the traffic must have stopped moving */
-	u64 from, expect;	/* its total traffic before, and predicted */
+	u32 kinds;		/* the traffic the step acts on (bit per kind) */
+	u64 from, expect;	/* that traffic before, and predicted */
 	u64 seen[2];		/* its traffic one and two periods ago */
 };
 

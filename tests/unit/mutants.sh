@@ -43,11 +43,15 @@ mutants=(
 	'regulator.c;;s/if \(!\(over & BIT\(k\)\)\)\n\t\t\tcontinue;/;/;;blame: only the kinds over count'
 	'regulator.c;;s/if \(st->left && st->expect < st->from && st->expect < total\)/if (0)/;;blame: a pending preventive cut is judged on its prediction'
 	'regulator.c;;s/cfg->blame_pct = 5;/cfg->blame_pct = 25;/;;blame: blame_pct is 5 % (25 blames too little)'
-	'regulator.c;;s/\{ 1,\t   1,\t    3,\t    10 \}/{ 1,\t   1,\t    3,\t    3 }/g; s/10 \+ 10 \}/3 + 3 }/g;;blame matrix: NVM writes weigh 10 (20 on NVM latencies), not 3 (6)'
-	'regulator.c;;s/3 \+ 3,  10 \+ 10 \}/3,\t    10 }/g;;blame matrix: NVM latencies weigh NVM traffic twice (the media)'
+	'regulator.c;;s/(#define TG_BW_NW\t\t)10/${1}3/; s/(#define TG_BW_MEDIA_NW\t\t)10/${1}3/;;blame matrix: NVM writes weigh 10 (20 on NVM latencies), not 3 (6)'
+	'regulator.c;;s/(#define TG_BW_MEDIA_NR\t\t)3/${1}0/; s/(#define TG_BW_MEDIA_NW\t\t)10/${1}0/;;blame matrix: NVM latencies weigh NVM traffic twice (the media)'
 	'regulator.c;;s/if \(\(\(1u << k\) & TG_NVM_KINDS\) &&/if (0 \&\&/;;blame: an NVM kind over also blames by the channel row'
 	'regulator.c;;s/if \(g->rem_wait\)\n\t\treturn;/;/;;preventive: no cut within dead_periods of a remedial tightening of the group'
 	'regulator.c;;s/\t\t\t\tif \(h < ppm\)/\t\t\t\tif (0)/; s/if \(!under \|\| !tg_throttled\(&g->prev, cfg\)\) \{/if (!tg_throttled(\&g->prev, cfg)) {/;;preventive: relax only under the margin and bounded by the limits (else a cut/relax cycle)'
+	'regulator.c;;s/\t\tv\[o\] = 0;/\t\tv[o] = rate;/;;the pick: a class ranks only where it alone drives a kind over (not MT²'"'"'s order across kinds)'
+	'regulator.c;;s/(tg_order_values\(const[\s\S]*?)if \(!\(over & BIT\(k\)\)\)\n\t\t\t\tcontinue;/$1;/;;the pick: a class ranks by the kinds over only'
+	'regulator.c;;s/ppm < TG_PPM && \(g->prev_settle\.kinds & BIT\(kind\)\)/ppm < TG_PPM/;;pending prediction: only the kinds the step'"'"'s mechanism reduces (MBA: DRAM)'
+	'regulator.c;;s/from = from < lo \? from : lo;\n\tto = to < lo \? to : lo;/;/;;pending prediction: a preventive MBA step acts through the remedial MBA level (above it, no drop)'
 )
 
 want=("$@")

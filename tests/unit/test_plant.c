@@ -291,6 +291,54 @@ static void scen_print(const struct scen *s)
 	}
 }
 
+/*
+ * The per-kind coupling family (test_per_kind_coupling): each latency row
+ * its own weighting of NVM traffic. The law's matrix assumes the NVM
+ * latencies weigh NVM traffic twice what the DRAM latencies do (the media,
+ * TG_BW_MEDIA_*), the base plant (scen_make) weighs it the same in every
+ * row; here each NVM latency weighs it PK_NVM_LO to PK_NVM_HI times (the
+ * law's 2 within a factor of 2 either way), each DRAM latency PK_DRAM_LO
+ * to 1 times - on top of the base's per-entry 0.5-2. The base draws stay
+ * as they are (a separate random stream), so a seed is the same scenario
+ * with another coupling.
+ *
+ * Outside that envelope the law's fixed matrix misjudges who drives a
+ * kind beyond what the fixed tolerances allow (tried: NVM latencies at
+ * 2.5-6x, DRAM at 0.4-1x - seeds 77000126/77000154 cut DRAM readers at
+ * 0.50 %/0.40 % of an NVM latency's rise, blamed by the channel row, and
+ * 77001857 left a DRAM writer at 20.6 % of the DRAM write rise unblamed,
+ * the NVM writers weighed ten times what that latency gives them). A law
+ * that learned the coupling would widen it; this one is told its matrix.
+ */
+static int per_kind_coupling;
+#define PK_ENVELOPE	2.0	/* the law's per-kind weights within this factor */
+#define PK_NVM_LO	(2.0 / PK_ENVELOPE)
+#define PK_NVM_HI	(2.0 * PK_ENVELOPE)
+#define PK_DRAM_LO	(1.0 / PK_ENVELOPE)
+/*
+ * The family's tolerances: the shares the law misjudges by up to
+ * PK_ENVELOPE more than in the base plant, so a group is negligible under
+ * NEGL_SHARE / PK_ENVELOPE (seed 77001070 at 2x: a DRAM reader cut by
+ * MBA, blamed by the channel row, at 0.47 % of an NVM latency's rise).
+ */
+#define NEGL_SHARE_PK	(NEGL_SHARE / PK_ENVELOPE)
+
+static void per_kind_rows(struct scen *s)
+{
+	u64 keep = rng_state;
+	int j, k;
+
+	rng_state = s->seed ^ 0x5eed5eed5eedull;
+	for (k = 0; k < NK; k++) {
+		double m = k == TG_NVM_READ || k == TG_NVM_WRITE ? unif(PK_NVM_LO, PK_NVM_HI)
+								 : unif(PK_DRAM_LO, 1);
+
+		for (j = TG_NVM_READ; j <= TG_NVM_WRITE; j++)
+			s->C[k][j] *= m;
+	}
+	rng_state = keep;
+}
+
 static void scen_make(struct scen *s, u64 seed)
 {
 	static const double w[NK] = { 1, 1.5, 3, 10 };	/* NVM writes weigh most */
@@ -322,6 +370,8 @@ static void scen_make(struct scen *s, u64 seed)
 		 */
 		s->thr[k] = (double)((u64)(s->L0[k] * (1 + unif(0.055, 0.1))) - 1);
 	}
+	if (per_kind_coupling)
+		per_kind_rows(s);
 	for (i = 0; i < s->n; i++) {
 		struct pgroup *g = &s->g[i];
 		int cls = i < s->nh ? 3 : irand(0, 2);	/* small, medium, noisy; high */
@@ -888,8 +938,9 @@ struct stats {
 	scen_print(s);							\
 	printf("FAILED at period %ld: ", l->t);				\
 	printf(__VA_ARGS__);						\
-	printf("\n(rerun: TG_PLANT_SEED=%llu TG_PLANT_N=1)\n",		\
-	       (unsigned long long)s->seed);				\
+	printf("\n(rerun: TG_PLANT_%sSEED=%llu TG_PLANT_%sN=1)\n",	\
+	       per_kind_coupling ? "PK_" : "", (unsigned long long)s->seed, \
+	       per_kind_coupling ? "PK_" : "");				\
 	fail_msg("randomized plant: scenario seed %llu failed",		\
 		 (unsigned long long)s->seed);				\
 } while (0)
@@ -914,7 +965,7 @@ static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 			st->cuts++;
 			if (!st->min_share || sh < st->min_share)
 				st->min_share = sh;
-			if (sh < NEGL_SHARE)
+			if (sh < (per_kind_coupling ? NEGL_SHARE_PK : NEGL_SHARE))
 				SCEN_FAIL("g%d cut (%s) with a negligible share %.4f of the latency rise",
 					  i, tg_reason_name(g->last.why), sh);
 			/*
@@ -1277,6 +1328,36 @@ static void test_randomized_plant(void **state)
 			 "(%ld achievable, %ld release checked of %ld, %ld relapses, %ld held)",
 			 (unsigned long long)base, (unsigned long long)base, n, st.achievable,
 			 st.release_checked, st.scenarios, st.relapses, st.held);
+}
+
+/*
+ * Per-kind coupling (round 3's review, finding 5): the randomized plant
+ * with a different coupling per latency kind, so per-kind blame (the row
+ * of the kind over, only the kinds over) is exercised in a closed loop,
+ * not only by test_core's hand cases. PK_N scenarios from PK_BASE
+ * (TG_PLANT_PK_SEED, TG_PLANT_PK_N choose others).
+ */
+#define PK_BASE		77000000ull
+#define PK_N		250
+
+static void test_per_kind_coupling(void **state)
+{
+	const char *e = getenv("TG_PLANT_PK_SEED"), *ne = getenv("TG_PLANT_PK_N");
+	u64 base = e ? strtoull(e, NULL, 0) : PK_BASE;
+	long n = ne ? strtol(ne, NULL, 0) : PK_N, i;
+	struct stats st = { 0 };
+
+	(void)state;
+	per_kind_coupling = 1;
+	for (i = 0; i < n; i++)
+		run_scenario(base + (u64)i, &st);
+	per_kind_coupling = 0;
+	printf("per-kind coupling: %ld scenarios (seeds %llu..%llu): %ld achievable, %ld still over, %ld cuts, release checked in %ld, smallest true share of a cut %.4f\n",
+	       st.scenarios, (unsigned long long)base, (unsigned long long)(base + n - 1),
+	       st.achievable, st.still_over, st.cuts, st.release_checked, st.min_share);
+	if (n >= 100 && (st.achievable * 10 < st.scenarios || st.release_checked * 2 < st.scenarios))
+		fail_msg("per-kind coupling: the properties were not exercised (%ld achievable, %ld release checked of %ld)",
+			 st.achievable, st.release_checked, st.scenarios);
 }
 
 /* ---- the three faults, as fixed scenarios in this plant ------------- */
@@ -1649,6 +1730,7 @@ int main(void)
 		cmocka_unit_test(test_hold_ends_by_time),
 		cmocka_unit_test(test_regression_seeds),
 		cmocka_unit_test(test_randomized_plant),
+		cmocka_unit_test(test_per_kind_coupling),
 	};
 
 	return cmocka_run_group_tests_name("plant", tests, NULL, NULL);
