@@ -36,9 +36,9 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user userland deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
-all: module user
+all: module user userland
 
 deps:
 	@scripts/deps.sh
@@ -77,6 +77,26 @@ $(BUILD)/pmem_writer: tests/pmdk/pmem_writer.c
 
 $(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -lpmem -ldl
+
+# userland/: libtgroup (lib/), tgctl (tgctl/) and their host tests.
+UL := $(BUILD)/userland
+UL_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuserland/lib
+LIBTG_SRC := userland/lib/tgroup.c
+LIBTG_HDR := userland/lib/tgroup.h
+
+$(UL)/libtgroup.a: $(LIBTG_SRC) $(LIBTG_HDR)
+	@mkdir -p $(UL)/obj
+	$(CC) $(UL_CFLAGS) -fPIC -c -o $(UL)/obj/tgroup.o $(LIBTG_SRC)
+	ar rcs $@ $(UL)/obj/tgroup.o
+
+$(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
+	@mkdir -p $(UL)
+	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 -o $@ $(LIBTG_SRC)
+
+$(UL)/test_libtgroup: userland/tests/test_libtgroup.c $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
+
+userland: $(UL)/libtgroup.a $(UL)/libtgroup.so
 
 $(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
