@@ -96,7 +96,11 @@ $(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
 $(UL)/test_libtgroup: userland/tests/test_libtgroup.c $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
 
-userland: $(UL)/libtgroup.a $(UL)/libtgroup.so
+TGCTL_SRC := $(wildcard userland/tgctl/*.c)
+$(UL)/tgctl: $(TGCTL_SRC) userland/tgctl/tgctl.h $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -o $@ $(TGCTL_SRC) $(UL)/libtgroup.a -lpfm -lpqos
+
+userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl
 
 $(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,117 @@
+#!/bin/bash
+# tgctl setup without the hardware: every profile's encodings against the
+# perf JSON tables (fixtures/perfjson.txt, from Debian's linux-source-6.1),
+# the CPU detection through libpfm4 (LIBPFM_FORCE_PMU), the iMC PMU type
+# and resctrl read from a faked sysfs, and the write to a fake mount.
+#
+# usage: setup.sh TGCTL   (root; prints PASS/FAIL lines)
+# It re-executes itself in a private mount namespace (unshare -m): the
+# tmpfs over /sys/bus/event_source/devices and /sys/fs exist only there;
+# the host's paths are never written.
+set -uo pipefail
+if [ "${TG_SETUP_NS:-}" != 1 ]; then
+	exec env TG_SETUP_NS=1 unshare -m --propagation private "$0" "$@"
+fi
+tgctl=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/fixtures/perfjson.txt
+ok() { echo "PASS tgctl_setup/$1"; }
+ko() { echo "FAIL tgctl_setup/$1${2:+: $2}"; }
+
+ev=/sys/bus/event_source/devices
+mount -t tmpfs tg-fake-evsrc "$ev" || { ko namespace "cannot mount a tmpfs over $ev"; exit 1; }
+mount -t tmpfs tg-fake-sysfs /sys/fs || { ko namespace "cannot mount a tmpfs over /sys/fs"; exit 1; }
+mkdir -p "$ev/uncore_imc_0" /sys/fs/resctrl
+echo 17 > "$ev/uncore_imc_0/type"	# any type other than 4 (raw)
+
+# the expected key=value lines of a model, from the fixture alone:
+# config = umask << 8 | event code, config1 = MSRValue
+expect() {
+	awk -v m="$1" '$1 == m { print $3, $4, $5 }' "$fx" | {
+		i=0
+		while read -r code umask msr; do
+			cfg=$(( (umask << 8) | code ))
+			case $i in
+			0) echo "perf_type=4"; echo "ocr_dram_read_config=$cfg"; echo "ocr_dram_read_config1=$((msr))" ;;
+			1) echo "ocr_nvm_read_config=$cfg"; echo "ocr_nvm_read_config1=$((msr))" ;;
+			2) echo "store_sample_type=4"; echo "store_sample_config=$cfg" ;;
+			3) echo "uncore_type=17"; echo "uncore_dram_occupancy_config=$cfg" ;;
+			4) echo "uncore_dram_inserts_config=$cfg" ;;
+			5) echo "uncore_nvm_occupancy_config=$cfg" ;;
+			6) echo "uncore_nvm_inserts_config=$cfg" ;;
+			esac
+			i=$((i + 1))
+		done
+	}
+}
+
+for p in cascadelakex:cascadelake:clx icelakex:icelake:icx sapphirerapids:sapphirerapids:spr; do
+	IFS=: read -r model prof pmu <<<"$p"
+	want=$(expect "$model" | sort)
+	[ "$(echo "$want" | wc -l)" = 12 ] || { ko "fixture_$prof" "fixture has not 7 entries for $model"; continue; }
+	# detected through libpfm4 (forced PMU) and forced by --profile
+	for how in detect profile; do
+		if [ $how = detect ]; then
+			out=$(LIBPFM_FORCE_PMU=$pmu "$tgctl" setup --dry-run 2>&1)
+		else
+			out=$("$tgctl" setup --dry-run --profile "$prof" 2>&1)
+		fi
+		rc=$?
+		got=$(echo "$out" | grep -v '^#' | sort)
+		if [ $rc = 0 ] && [ "$got" = "$want" ] && echo "$out" | grep -q "^# profile $prof "; then
+			ok "${prof}_$how"
+		else
+			ko "${prof}_$how" "rc $rc; diff (expected vs got): $(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+		fi
+	done
+done
+
+# Sapphire Rapids: the CXL gap is said
+out=$("$tgctl" setup --dry-run --profile sapphirerapids 2>&1)
+if echo "$out" | grep -q '^# cxl: no CXL read event'; then ok spr_cxl_said
+else ko spr_cxl_said; fi
+
+# a CPU without a profile: exit 1 and say so; unknown profile: exit 2
+out=$(LIBPFM_FORCE_PMU=skx "$tgctl" setup --dry-run 2>&1); rc=$?
+if [ $rc = 1 ] && echo "$out" | grep -q 'no profile for this CPU (libpfm4 core PMU: skx)'; then ok no_profile
+else ko no_profile "rc $rc: $out"; fi
+"$tgctl" setup --dry-run --profile nehalem >/dev/null 2>&1; rc=$?
+if [ $rc = 2 ]; then ok unknown_profile; else ko unknown_profile "rc $rc"; fi
+
+# no iMC PMU: no uncore keys, and the reason
+rm -r "$ev/uncore_imc_0"
+out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
+if ! echo "$out" | grep -q '^uncore' && echo "$out" | grep -q 'no iMC PMU'; then ok no_uncore_pmu
+else ko no_uncore_pmu; fi
+mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore_imc_0/type"
+
+# resctrl: empty mount point = not mounted; with info/ = mounted
+out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
+if echo "$out" | grep -q '^# resctrl: not mounted' && echo "$out" | grep -q '^# libpqos: '; then ok resctrl_absent
+else ko resctrl_absent; fi
+mkdir -p /sys/fs/resctrl/info/MB
+out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
+if echo "$out" | grep -q '^# resctrl: mounted - tgroup leaves RDT to it' && echo "$out" | grep -q '^# libpqos: '; then
+	ok resctrl_mounted
+else ko resctrl_mounted; fi
+rm -r /sys/fs/resctrl/info
+
+# the write, to a fake mount: without ocr_*_config1 keys the OCR pair is
+# not written (said); with them everything is, in one write
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+echo ok > "$fake/last_cmd_status"
+printf 'period_ms=10\nperf_type=4\n' > "$fake/tgroup.config"
+out=$("$tgctl" -m "$fake" setup --profile icelake 2>&1); rc=$?
+w=$(cat "$fake/tgroup.config")
+want="store_sample_type=4 store_sample_config=33488 uncore_type=17 uncore_dram_occupancy_config=128 uncore_dram_inserts_config=272 uncore_nvm_occupancy_config=480 uncore_nvm_inserts_config=227"
+if [ $rc = 0 ] && [ "$w" = "$want" ] && echo "$out" | grep -q '^# not written: ocr_nvm_read_config1='; then
+	ok write_without_config1
+else ko write_without_config1 "rc $rc, wrote \"$w\""; fi
+printf 'period_ms=10\nocr_dram_read_config1=0\n' > "$fake/tgroup.config"
+out=$("$tgctl" -m "$fake" setup --profile icelake 2>&1); rc=$?
+w=$(cat "$fake/tgroup.config")
+if [ $rc = 0 ] && [ "${w#perf_type=4 ocr_dram_read_config=439 ocr_dram_read_config1=4362077303 }" != "$w" ] &&
+	echo "$w" | grep -q 'ocr_nvm_read_config1=4299162743'; then
+	ok write_with_config1
+else ko write_with_config1 "rc $rc, wrote \"$w\""; fi
