@@ -113,12 +113,17 @@ $(BUILD)/guest/%: tests/guest/%.c tests/guest/harness.h tests/guest/util.h pmdk-
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
+# the libtgroup suite links the library itself (static, like every guest program)
+$(BUILD)/guest/libtgroup_test: tests/guest/libtgroup_test.c tests/guest/harness.h tests/guest/util.h $(LIBTG_SRC) $(LIBTG_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -Iuserland/lib -o $@ $< $(LIBTG_SRC)
+
 guest: $(GUEST_BIN)
 
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
-GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so
+GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
 	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
@@ -127,7 +132,7 @@ initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
-VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle
+VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle,userland
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 
@@ -147,7 +152,7 @@ $(DBG)/tgroup.ko: $(KSRC) $(wildcard $(DBG_KDIR)/.config)
 	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/src W=1 modules
 	cp $(DBG)/src/tgroup.ko $@
 
-$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so
+$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl
 	@rm -rf $(DBG)/suites && mkdir -p $(DBG)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/suites/
 	tests/vm/mkinitramfs.sh $@ none $(DBG)/tgroup.ko $(DBG)/suites $(GUEST_HOST_PROGS)

@@ -12,6 +12,8 @@ set -euo pipefail
 #   pmdk suite; linux-source-6.1: checkpatch.pl, and the source of the debug
 #   kernel make check builds (tests/vm/debug-kernel.sh) with flex, bison, bc,
 #   libelf-dev (objtool) and xz-utils (the source tarball)
+# libpfm4-dev, intel-cmt-cat: tgctl setup (libpfm4's event tables; libpqos
+#   and its pqos/membw tools); python3: regenerating the perf JSON fixtures
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -24,6 +26,7 @@ pkgs=(
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	flex bison bc libelf-dev xz-utils
+	libpfm4-dev intel-cmt-cat
 	perl
 )
 if [ "${1:-}" = --with-6.12 ]; then

@@ -12,7 +12,7 @@ failed=()
 
 # The in-guest suites, for the cloud kernel (step 5) and the debug kernel
 # (step 6, DBG_SUITES overrides).
-suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle}
+suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland}
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
@@ -89,6 +89,25 @@ if make --no-print-directory -s "$build/libtgpmem.so" "$build/test_tgpmem" >"$bu
 	echo "$out" | grep -q '^\[  PASSED  \]' || ko pmdk_runner "no summary"
 else
 	tail -20 "$build/pmdk.log"; ko pmdk_build "libtgpmem or its test did not build"
+fi
+
+# 3c. userland/: libtgroup's host tests (cmocka: parsers, units, a fake
+#     mount) and tgctl setup against the perf JSON fixtures in a private
+#     mount namespace (faked sysfs). The real-mount tests are the in-guest
+#     suite "userland" (step 5).
+if make --no-print-directory -s userland "$build/userland/test_libtgroup" >"$build/userland.log" 2>&1; then
+	ok userland_build
+	out=$("$build/userland/test_libtgroup" 2>&1)
+	while read -r t; do ok "libtgroup/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
+	while read -r t; do ko "libtgroup/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
+	echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
+	echo "$out" | grep -q '^\[  PASSED  \]' || ko libtgroup_runner "no summary"
+	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
+	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+	echo "$out" | grep -q '^PASS ' || ko tgctl_setup "no results: $(echo "$out" | head -3)"
+else
+	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
 
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
