@@ -110,6 +110,13 @@ else
 	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
 
+# 3d. deps.sh --with-6.12 reuses the configured mirror (scripts/apt-mirror.sh
+#     on faked apt directories; nothing is written to /etc/apt).
+out=$(tests/apt-mirror.sh 2>&1)
+while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -q '^PASS ' || ko apt_mirror "no results"
+
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then
 	ok "fuzz_parse ($(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log") inputs)"
