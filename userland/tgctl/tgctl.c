@@ -619,6 +619,7 @@ static const struct cmd cmds[] = {
 	{ "set", cmd_set, "set priority and limits" },
 	{ "get", cmd_get, "show a group's settings and numbers" },
 	{ "status", cmd_status, "every group, as a table, --json or --csv" },
+	{ "top", tgctl_top, "a live view per group (bandwidth, MBA, quota, throttled %)" },
 	{ "config", cmd_config, "read or write tgroup.config" },
 	{ "setup", tgctl_setup, "write the platform's event encodings into tgroup.config" },
 };

@@ -14,5 +14,6 @@ void tgctl_err(struct tgroup *tg, int err, const char *fmt, ...)
 struct tgroup *tgctl_open(void);
 
 int tgctl_setup(int argc, char **argv);
+int tgctl_top(int argc, char **argv);
 
 #endif
