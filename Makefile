@@ -100,7 +100,10 @@ TGCTL_SRC := $(wildcard userland/tgctl/*.c)
 $(UL)/tgctl: $(TGCTL_SRC) userland/tgctl/tgctl.h $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -o $@ $(TGCTL_SRC) $(UL)/libtgroup.a -lpfm -lpqos
 
-userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl
+$(UL)/tgroup-exporter: userland/exporter/exporter.c $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -pthread -o $@ $< $(UL)/libtgroup.a -lmicrohttpd
+
+userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl $(UL)/tgroup-exporter
 
 $(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
@@ -122,8 +125,8 @@ guest: $(GUEST_BIN)
 
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
-GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl
+GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
 	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
@@ -152,7 +155,7 @@ $(DBG)/tgroup.ko: $(KSRC) $(wildcard $(DBG_KDIR)/.config)
 	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/src W=1 modules
 	cp $(DBG)/src/tgroup.ko $@
 
-$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl
+$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(DBG)/suites && mkdir -p $(DBG)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/suites/
 	tests/vm/mkinitramfs.sh $@ none $(DBG)/tgroup.ko $(DBG)/suites $(GUEST_HOST_PROGS)

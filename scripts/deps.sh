@@ -13,7 +13,9 @@ set -euo pipefail
 #   kernel make check builds (tests/vm/debug-kernel.sh) with flex, bison, bc,
 #   libelf-dev (objtool) and xz-utils (the source tarball)
 # libpfm4-dev, intel-cmt-cat: tgctl setup (libpfm4's event tables; libpqos
-#   and its pqos/membw tools)
+#   and its pqos/membw tools); libmicrohttpd-dev: tgroup-exporter's HTTP;
+#   prometheus: promtool, which lints the exposition in make check (on a
+#   systemd host the package also enables a prometheus service)
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -26,7 +28,7 @@ pkgs=(
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	flex bison bc libelf-dev xz-utils
-	libpfm4-dev intel-cmt-cat
+	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus
 	perl
 )
 if [ "${1:-}" = --with-6.12 ]; then

@@ -93,7 +93,8 @@ fi
 
 # 3c. userland/: libtgroup's host tests (cmocka: parsers, units, a fake
 #     mount) and tgctl setup against the perf JSON fixtures in a private
-#     mount namespace (faked sysfs). The real-mount tests are the in-guest
+#     mount namespace (faked sysfs), tgroup-exporter on a fake mount (values,
+#     promtool lint, HTTP scrape). The real-mount tests are the in-guest
 #     suite "userland" (step 5).
 if make --no-print-directory -s userland "$build/userland/test_libtgroup" >"$build/userland.log" 2>&1; then
 	ok userland_build
@@ -106,6 +107,10 @@ if make --no-print-directory -s userland "$build/userland/test_libtgroup" >"$bui
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 	echo "$out" | grep -q '^PASS ' || ko tgctl_setup "no results: $(echo "$out" | head -3)"
+	out=$(userland/tests/exporter.sh "$build/userland/tgroup-exporter" 2>&1)
+	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+	echo "$out" | grep -q '^PASS ' || ko exporter "no results: $(echo "$out" | head -3)"
 else
 	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
