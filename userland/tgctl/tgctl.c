@@ -38,6 +38,11 @@ void tgctl_err(struct tgroup *tg, int err, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+const char *tgctl_mount(void)
+{
+	return mount_path;
+}
+
 struct tgroup *tgctl_open(void)
 {
 	struct tgroup *tg = tgroup_open(mount_path);
@@ -621,6 +626,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "every group, as a table, --json or --csv" },
 	{ "top", tgctl_top, "a live view per group (bandwidth, MBA, quota, throttled %)" },
 	{ "config", cmd_config, "read or write tgroup.config" },
+	{ "validate", tgctl_validate, "check the prerequisites of a hardware validation run" },
 	{ "setup", tgctl_setup, "write the platform's event encodings into tgroup.config" },
 };
 
