@@ -36,7 +36,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user userland deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user userland install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -181,6 +181,37 @@ demo-run:
 	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) demo >$(BUILD)/vm/demo.out; \
 	rc=$$?; sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'; \
 	[ $$rc = 0 ] || { cat $(BUILD)/vm/demo.out; echo "demo failed (guest console: $(BUILD)/vm/demo.log.txt)"; exit 1; }
+
+# Install like a module from a vendor: tgroup.ko into
+# /lib/modules/$(KVER)/updates (depmod), tgctl, tgroup-exporter, libtgroup,
+# libtgpmem.so under $(PREFIX), the systemd units and /etc/tgroup.conf (kept
+# if present). DESTDIR stages it (no depmod then).
+PREFIX ?= /usr/local
+# the kernel tgroup.ko was built for (KDIR's choice: the running kernel if it has headers)
+INSTALL_KVER ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(shell uname -r),$(KVER))
+SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
+install: tgroup.ko user userland
+	install -D -m 0644 tgroup.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/tgroup.ko
+	install -D -m 0755 $(UL)/tgctl $(DESTDIR)$(PREFIX)/bin/tgctl
+	install -D -m 0755 $(UL)/tgroup-exporter $(DESTDIR)$(PREFIX)/bin/tgroup-exporter
+	install -D -m 0644 userland/lib/tgroup.h $(DESTDIR)$(PREFIX)/include/tgroup.h
+	install -D -m 0644 $(UL)/libtgroup.a $(DESTDIR)$(PREFIX)/lib/libtgroup.a
+	install -D -m 0755 $(UL)/libtgroup.so $(DESTDIR)$(PREFIX)/lib/libtgroup.so.0
+	ln -sf libtgroup.so.0 $(DESTDIR)$(PREFIX)/lib/libtgroup.so
+	install -D -m 0755 $(BUILD)/libtgpmem.so $(DESTDIR)$(PREFIX)/lib/libtgpmem.so
+	install -D -m 0644 userland/install/tgroup.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
+	install -D -m 0644 userland/install/tgroup-exporter.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service
+	install -D -m 0644 docs/tgctl.md $(DESTDIR)$(PREFIX)/share/doc/tgroup/tgctl.md
+	[ -e $(DESTDIR)/etc/tgroup.conf ] || install -D -m 0644 userland/install/tgroup.conf $(DESTDIR)/etc/tgroup.conf
+	[ -n "$(DESTDIR)" ] || { depmod -a $(INSTALL_KVER) && ldconfig; }
+
+# DKMS: the sources under $(DKMS_SRC)/tgroup-0.1, then dkms add/build/install.
+DKMS_SRC ?= /usr/src
+install-dkms:
+	rm -rf $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 && mkdir -p $(DESTDIR)$(DKMS_SRC)/tgroup-0.1
+	cp -r dkms.conf Kbuild module cgroup-ui core pmdk-hooks $(DESTDIR)$(DKMS_SRC)/tgroup-0.1/
+	find $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
+	[ -n "$(DESTDIR)" ] || { dkms add tgroup/0.1 && dkms build tgroup/0.1 && dkms install tgroup/0.1; }
 
 checkpatch:
 	@scripts/checkpatch.sh

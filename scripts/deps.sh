@@ -15,7 +15,8 @@ set -euo pipefail
 # libpfm4-dev, intel-cmt-cat: tgctl setup (libpfm4's event tables; libpqos
 #   and its pqos/membw tools); libmicrohttpd-dev: tgroup-exporter's HTTP;
 #   prometheus: promtool, which lints the exposition in make check (on a
-#   systemd host the package also enables a prometheus service)
+#   systemd host the package also enables a prometheus service); dkms:
+#   make install-dkms and its test
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -28,7 +29,7 @@ pkgs=(
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	flex bison bc libelf-dev xz-utils
-	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus
+	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus dkms
 	perl
 )
 if [ "${1:-}" = --with-6.12 ]; then

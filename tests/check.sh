@@ -122,6 +122,13 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 echo "$out" | grep -q '^PASS ' || ko apt_mirror "no results"
 
+# 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
+#     units, dkms build in private trees against the cloud headers.
+out=$(tests/install.sh 2>&1)
+while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -q '^PASS ' || { echo "$out" | tail -5; ko install "no results"; }
+
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then
 	ok "fuzz_parse ($(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log") inputs)"
