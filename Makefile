@@ -96,8 +96,13 @@ $(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
 $(UL)/test_libtgroup: userland/tests/test_libtgroup.c $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
 
+# tgctl validate's verdict and measurement (vcheck.c) and the sysfs PMU
+# reader (pmu.c), against fixture counters (cmocka)
+$(UL)/test_validate: userland/tests/test_validate.c userland/tgctl/vcheck.c userland/tgctl/pmu.c userland/tgctl/vcheck.h userland/tgctl/pmu.h
+	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -O1 -o $@ userland/tests/test_validate.c userland/tgctl/vcheck.c userland/tgctl/pmu.c -lcmocka
+
 TGCTL_SRC := $(wildcard userland/tgctl/*.c)
-$(UL)/tgctl: $(TGCTL_SRC) userland/tgctl/tgctl.h $(UL)/libtgroup.a
+$(UL)/tgctl: $(TGCTL_SRC) $(wildcard userland/tgctl/*.h) $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -o $@ $(TGCTL_SRC) $(UL)/libtgroup.a -lpfm -lpqos
 
 $(UL)/tgroup-exporter: userland/exporter/exporter.c $(UL)/libtgroup.a

@@ -92,17 +92,21 @@ else
 fi
 
 # 3c. userland/: libtgroup's host tests (cmocka: parsers, units, a fake
-#     mount) and tgctl setup against the perf JSON fixtures in a private
+#     mount), tgctl validate's verdict (cmocka, fixture counters) and tgctl setup against the perf JSON fixtures in a private
 #     mount namespace (faked sysfs), tgroup-exporter on a fake mount (values,
 #     promtool lint, HTTP scrape). The real-mount tests are the in-guest
 #     suite "userland" (step 5).
-if make --no-print-directory -s userland "$build/userland/test_libtgroup" >"$build/userland.log" 2>&1; then
+if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$build/userland/test_validate" \
+	>"$build/userland.log" 2>&1; then
 	ok userland_build
-	out=$("$build/userland/test_libtgroup" 2>&1)
-	while read -r t; do ok "libtgroup/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
-	while read -r t; do ko "libtgroup/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
-	echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
-	echo "$out" | grep -q '^\[  PASSED  \]' || ko libtgroup_runner "no summary"
+	# libtgroup; tgctl validate's verdict and measurement on fixture counters
+	for u in libtgroup:test_libtgroup validate:test_validate; do
+		out=$("$build/userland/${u#*:}" 2>&1)
+		while read -r t; do ok "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
+		while read -r t; do ko "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
+		echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
+		echo "$out" | grep -q '^\[  PASSED  \]' || ko "${u%%:*}_runner" "no summary"
+	done
 	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
