@@ -19,6 +19,11 @@ ok() { echo "PASS tgctl_setup/$1"; }
 ko() { echo "FAIL tgctl_setup/$1${2:+: $2}"; }
 
 ev=/sys/bus/event_source/devices
+# before the fake sysfs hides it: the host's msr PMU (its tsc event is a
+# clock every x86 kernel exposes) and perf's own rate for it, per task:
+# count / time running, in kHz (perf stat -x,: value,unit,event,run_ns,...)
+msr_type=$(cat "$ev/msr/type" 2>/dev/null)
+tsc_khz=$(perf stat -x, -e msr/tsc/ sleep 0.2 2>&1 | awk -F, '$3 == "msr/tsc/" && $4 > 0 { printf "%d", $1 * 1000000 / $4 }')
 mount -t tmpfs tg-fake-evsrc "$ev" || { ko namespace "cannot mount a tmpfs over $ev"; exit 1; }
 mount -t tmpfs tg-fake-sysfs /sys/fs || { ko namespace "cannot mount a tmpfs over /sys/fs"; exit 1; }
 mkdir -p "$ev/uncore_imc_0" /sys/fs/resctrl
@@ -84,6 +89,43 @@ out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
 if ! echo "$out" | grep -q '^uncore' && echo "$out" | grep -q 'no iMC PMU'; then ok no_uncore_pmu
 else ko no_uncore_pmu; fi
 mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore_imc_0/type"
+
+# uncore_khz: measured from uncore_imc_0/events/clockticks; said why not
+# when there is no such event or it cannot be counted
+out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
+if ! echo "$out" | grep -q '^uncore_khz=' &&
+	echo "$out" | grep -q "^# uncore_khz: not set (the module keeps its value; default 2000000): no $ev/uncore_imc_0/events/clockticks$"; then
+	ok uncore_khz_no_event
+else ko uncore_khz_no_event "$(echo "$out" | grep khz)"; fi
+mkdir -p "$ev/uncore_imc_0/format" "$ev/uncore_imc_0/events"
+echo config:0-7 > "$ev/uncore_imc_0/format/event"
+echo config:8-15 > "$ev/uncore_imc_0/format/umask"
+echo event=0x00,umask=0x00 > "$ev/uncore_imc_0/events/clockticks"	# the kernel's ICX string
+out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
+if ! echo "$out" | grep -q '^uncore_khz=' &&
+	echo "$out" | grep -q '^# uncore_khz: not set .*perf_event_open(type 17, config 0, cpu 0): '; then
+	ok uncore_khz_cannot_count
+else ko uncore_khz_cannot_count "$(echo "$out" | grep khz)"; fi
+# a real clock through the same path: uncore_imc_0 faked as the host's msr
+# PMU, clockticks = its tsc event; setup's rate against perf's within
+# TSC_TOL_PCT (the TSC is invariant: both measure one fixed rate; 2 % is
+# far above the microseconds either timing can be off in 200 ms)
+TSC_TOL_PCT=2
+if [ -n "$msr_type" ] && [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ]; then
+	echo "$msr_type" > "$ev/uncore_imc_0/type"
+	echo config:0-63 > "$ev/uncore_imc_0/format/event"
+	rm "$ev/uncore_imc_0/format/umask"
+	echo event=0x00 > "$ev/uncore_imc_0/events/clockticks"
+	out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
+	got=$(echo "$out" | sed -n 's/^uncore_khz=//p')
+	if [ -n "$got" ] && [ $(( (got > tsc_khz ? got - tsc_khz : tsc_khz - got) * 100 )) -le $((tsc_khz * TSC_TOL_PCT)) ] &&
+		echo "$out" | grep -q '^# uncore_khz: measured: .*/uncore_imc_0/events/clockticks (config 0) counted '; then
+		ok uncore_khz_measured; echo "INFO uncore_khz_measured: setup $got kHz, perf $tsc_khz kHz"
+	else ko uncore_khz_measured "setup \"$got\", perf $tsc_khz kHz: $(echo "$out" | grep khz)"; fi
+else
+	ko uncore_khz_measured "no msr PMU or perf stat -e msr/tsc/ failed on this host"
+fi
+rm -r "$ev/uncore_imc_0" && mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore_imc_0/type"
 
 # resctrl: empty mount point = not mounted; with info/ = mounted
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)

@@ -28,8 +28,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pmu.h"
 #include "tgctl.h"
 
 #define EVSRC "/sys/bus/event_source/devices"
@@ -322,6 +324,60 @@ static void rdt_report(void)
 		       "without RDT or without /dev/cpu/N/msr)\n", WTERMSIG(st));
 }
 
+#define KHZ_WINDOW_MS 200	/* iMC clockticks counted this long: a 1 GHz clock ticks 2e8 times */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * uncore_khz: the iMC's own clock, which its RPQ occupancy counts in. It
+ * is measured: the iMC PMU's clockticks event (sysfs events/clockticks),
+ * counted system-wide on the PMU's first CPU for KHZ_WINDOW_MS. 0 and why
+ * if it cannot be.
+ */
+static uint64_t imc_khz(uint32_t type, char *why, size_t n, char *how, size_t hn)
+{
+	const char *dev = EVSRC "/uncore_imc_0";
+	struct timespec ts = { 0, KHZ_WINDOW_MS * 1000000L };
+	uint64_t cfg, a, b, t0, t1, khz;
+	int cpu = pmu_first_cpu(dev), fd;
+
+	if (pmu_event_config(dev, "clockticks", &cfg, why, n))
+		return 0;
+	fd = pmu_open(type, cfg, cpu, why, n);
+	if (fd < 0)
+		return 0;
+	t0 = now_ns();
+	if (pmu_read(fd, &a)) {
+		snprintf(why, n, "reading uncore_imc_0/clockticks: %s", strerror(errno));
+		close(fd);
+		return 0;
+	}
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	if (pmu_read(fd, &b)) {
+		snprintf(why, n, "reading uncore_imc_0/clockticks: %s", strerror(errno));
+		close(fd);
+		return 0;
+	}
+	t1 = now_ns();
+	close(fd);
+	khz = b > a ? pmu_khz(b - a, t1 - t0) : 0;
+	if (!khz || khz > 10000000) {
+		snprintf(why, n, "uncore_imc_0/clockticks counted %" PRIu64 " in %" PRIu64 " ns (not a clock "
+			 "of 1 kHz..10 GHz)", b - a, t1 - t0);
+		return 0;
+	}
+	snprintf(how, hn, "measured: %s/events/clockticks (config %#" PRIx64 ") counted %" PRIu64
+		 " in %" PRIu64 " ns on cpu %d", dev, cfg, b - a, t1 - t0, cpu);
+	return khz;
+}
+
 static void hex(char *buf, size_t size, uint64_t v)
 {
 	snprintf(buf, size, "0x%" PRIx64, v);
@@ -448,6 +504,16 @@ store:
 			hex(h, sizeof(h), cfg);
 			put(keys[k], cfg, "perf JSON %s/uncore-memory.json %s config %s", pr->json_dir,
 			    pr->unc[k].name, h);
+		}
+		{
+			char how[300];
+			uint64_t khz = imc_khz(unc_type, why, sizeof(why), how, sizeof(how));
+
+			if (khz)
+				put("uncore_khz", khz, "%s", how);
+			else
+				printf("# uncore_khz: not set (the module keeps its value; default 2000000): %s\n",
+				       why);
 		}
 	}
 	printf("# cxl: %s\n", pr->cxl_note);
