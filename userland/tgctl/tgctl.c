@@ -626,7 +626,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "every group, as a table, --json or --csv" },
 	{ "top", tgctl_top, "a live view per group (bandwidth, MBA, quota, throttled %)" },
 	{ "config", cmd_config, "read or write tgroup.config" },
-	{ "validate", tgctl_validate, "check the prerequisites of a hardware validation run" },
+	{ "validate", tgctl_validate, "check tgroup's counters against iMC CAS and MBM on real hardware" },
 	{ "setup", tgctl_setup, "write the platform's event encodings into tgroup.config" },
 };
 
