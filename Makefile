@@ -36,9 +36,9 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user userland install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
-all: module user
+all: module user userland
 
 deps:
 	@scripts/deps.sh
@@ -78,6 +78,38 @@ $(BUILD)/pmem_writer: tests/pmdk/pmem_writer.c
 $(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -lpmem -ldl
 
+# userland/: libtgroup (lib/), tgctl (tgctl/) and their host tests.
+UL := $(BUILD)/userland
+UL_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuserland/lib
+LIBTG_SRC := userland/lib/tgroup.c
+LIBTG_HDR := userland/lib/tgroup.h
+
+$(UL)/libtgroup.a: $(LIBTG_SRC) $(LIBTG_HDR)
+	@mkdir -p $(UL)/obj
+	$(CC) $(UL_CFLAGS) -fPIC -c -o $(UL)/obj/tgroup.o $(LIBTG_SRC)
+	ar rcs $@ $(UL)/obj/tgroup.o
+
+$(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
+	@mkdir -p $(UL)
+	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 -o $@ $(LIBTG_SRC)
+
+$(UL)/test_libtgroup: userland/tests/test_libtgroup.c $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
+
+# tgctl validate's verdict and measurement (vcheck.c) and the sysfs PMU
+# reader (pmu.c), against fixture counters (cmocka)
+$(UL)/test_validate: userland/tests/test_validate.c userland/tgctl/vcheck.c userland/tgctl/pmu.c userland/tgctl/vcheck.h userland/tgctl/pmu.h
+	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -O1 -o $@ userland/tests/test_validate.c userland/tgctl/vcheck.c userland/tgctl/pmu.c -lcmocka
+
+TGCTL_SRC := $(wildcard userland/tgctl/*.c)
+$(UL)/tgctl: $(TGCTL_SRC) $(wildcard userland/tgctl/*.h) $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -o $@ $(TGCTL_SRC) $(UL)/libtgroup.a -lpfm -lpqos
+
+$(UL)/tgroup-exporter: userland/exporter/exporter.c $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -pthread -o $@ $< $(UL)/libtgroup.a -lmicrohttpd
+
+userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl $(UL)/tgroup-exporter
+
 $(BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -ffreestanding -c -o $@ $<
@@ -89,12 +121,17 @@ $(BUILD)/guest/%: tests/guest/%.c tests/guest/harness.h tests/guest/util.h pmdk-
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
+# the libtgroup suite links the library itself (static, like every guest program)
+$(BUILD)/guest/libtgroup_test: tests/guest/libtgroup_test.c tests/guest/harness.h tests/guest/util.h $(LIBTG_SRC) $(LIBTG_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -Iuserland/lib -o $@ $< $(LIBTG_SRC)
+
 guest: $(GUEST_BIN)
 
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
-GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so
+GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
 	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
@@ -103,7 +140,7 @@ initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
-VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle
+VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle,userland
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 
@@ -123,7 +160,7 @@ $(DBG)/tgroup.ko: $(KSRC) $(wildcard $(DBG_KDIR)/.config)
 	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/src W=1 modules
 	cp $(DBG)/src/tgroup.ko $@
 
-$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so
+$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(DBG)/suites && mkdir -p $(DBG)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/suites/
 	tests/vm/mkinitramfs.sh $@ none $(DBG)/tgroup.ko $(DBG)/suites $(GUEST_HOST_PROGS)
@@ -149,6 +186,37 @@ demo-run:
 	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) demo >$(BUILD)/vm/demo.out; \
 	rc=$$?; sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'; \
 	[ $$rc = 0 ] || { cat $(BUILD)/vm/demo.out; echo "demo failed (guest console: $(BUILD)/vm/demo.log.txt)"; exit 1; }
+
+# Install like a module from a vendor: tgroup.ko into
+# /lib/modules/$(KVER)/updates (depmod), tgctl, tgroup-exporter, libtgroup,
+# libtgpmem.so under $(PREFIX), the systemd units and /etc/tgroup.conf (kept
+# if present). DESTDIR stages it (no depmod then).
+PREFIX ?= /usr/local
+# the kernel tgroup.ko was built for (KDIR's choice: the running kernel if it has headers)
+INSTALL_KVER ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(shell uname -r),$(KVER))
+SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
+install: tgroup.ko user userland
+	install -D -m 0644 tgroup.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/tgroup.ko
+	install -D -m 0755 $(UL)/tgctl $(DESTDIR)$(PREFIX)/bin/tgctl
+	install -D -m 0755 $(UL)/tgroup-exporter $(DESTDIR)$(PREFIX)/bin/tgroup-exporter
+	install -D -m 0644 userland/lib/tgroup.h $(DESTDIR)$(PREFIX)/include/tgroup.h
+	install -D -m 0644 $(UL)/libtgroup.a $(DESTDIR)$(PREFIX)/lib/libtgroup.a
+	install -D -m 0755 $(UL)/libtgroup.so $(DESTDIR)$(PREFIX)/lib/libtgroup.so.0
+	ln -sf libtgroup.so.0 $(DESTDIR)$(PREFIX)/lib/libtgroup.so
+	install -D -m 0755 $(BUILD)/libtgpmem.so $(DESTDIR)$(PREFIX)/lib/libtgpmem.so
+	install -D -m 0644 userland/install/tgroup.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
+	install -D -m 0644 userland/install/tgroup-exporter.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service
+	install -D -m 0644 docs/tgctl.md $(DESTDIR)$(PREFIX)/share/doc/tgroup/tgctl.md
+	[ -e $(DESTDIR)/etc/tgroup.conf ] || install -D -m 0644 userland/install/tgroup.conf $(DESTDIR)/etc/tgroup.conf
+	[ -n "$(DESTDIR)" ] || { depmod -a $(INSTALL_KVER) && ldconfig; }
+
+# DKMS: the sources under $(DKMS_SRC)/tgroup-0.1, then dkms add/build/install.
+DKMS_SRC ?= /usr/src
+install-dkms:
+	rm -rf $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 && mkdir -p $(DESTDIR)$(DKMS_SRC)/tgroup-0.1
+	cp -r dkms.conf Kbuild module cgroup-ui core pmdk-hooks $(DESTDIR)$(DKMS_SRC)/tgroup-0.1/
+	find $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
+	[ -n "$(DESTDIR)" ] || { dkms add tgroup/0.1 && dkms build tgroup/0.1 && dkms install tgroup/0.1; }
 
 checkpatch:
 	@scripts/checkpatch.sh

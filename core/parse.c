@@ -331,6 +331,8 @@ static const struct tg_config_key tg_config_table[] = {
 		   "perf_type must be a 32-bit perf event type"),
 	TG_CFG_U64("ocr_dram_read_config", ocr_config[0], 0, U64_MAX, ""),
 	TG_CFG_U64("ocr_nvm_read_config", ocr_config[1], 0, U64_MAX, ""),
+	TG_CFG_U64("ocr_dram_read_config1", ocr_config1[0], 0, U64_MAX, ""),
+	TG_CFG_U64("ocr_nvm_read_config1", ocr_config1[1], 0, U64_MAX, ""),
 	TG_CFG_U32("uncore_type", uncore_type, 0, 0xffffffffu,
 		   "uncore_type must be a 32-bit perf event type"),
 	TG_CFG_U64("uncore_dram_occupancy_config", uncore_config[0], 0, U64_MAX, ""),
@@ -675,6 +677,8 @@ void tg_config_default(struct tg_config *cfg)
 	cfg->perf_type = 4;		/* PERF_TYPE_RAW */
 	cfg->ocr_config[0] = 0;		/* unset: tgctl setup resolves them */
 	cfg->ocr_config[1] = 0;
+	cfg->ocr_config1[0] = 0;	/* 0: the event takes no config1 */
+	cfg->ocr_config1[1] = 0;
 	cfg->uncore_type = 0;		/* unset: tgctl setup reads it from sysfs */
 	cfg->uncore_config[0] = 0;
 	cfg->uncore_config[1] = 0;

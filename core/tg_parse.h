@@ -53,6 +53,7 @@ struct tg_config {
 	u32 relax_periods;		/* periods between relax steps */
 	u32 perf_type;			/* perf event type of the OCR events */
 	u64 ocr_config[2];		/* raw config: [0] DRAM read, [1] NVM read */
+	u64 ocr_config1[2];		/* their config1 (response MSR value) */
 	u32 uncore_type;		/* perf type of the memory controller PMU */
 	/* DRAM occupancy, DRAM inserts, NVM occupancy, NVM inserts */
 	u64 uncore_config[4];

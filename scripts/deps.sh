@@ -12,6 +12,11 @@ set -euo pipefail
 #   pmdk suite; linux-source-6.1: checkpatch.pl, and the source of the debug
 #   kernel make check builds (tests/vm/debug-kernel.sh) with flex, bison, bc,
 #   libelf-dev (objtool) and xz-utils (the source tarball)
+# libpfm4-dev, intel-cmt-cat: tgctl setup (libpfm4's event tables; libpqos
+#   and its pqos/membw tools); libmicrohttpd-dev: tgroup-exporter's HTTP;
+#   prometheus: promtool, which lints the exposition in make check (on a
+#   systemd host the package also enables a prometheus service); dkms:
+#   make install-dkms and its test
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -24,18 +29,31 @@ pkgs=(
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	flex bison bc libelf-dev xz-utils
+	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus dkms
 	perl
 )
 if [ "${1:-}" = --with-6.12 ]; then
-	# bookworm-backports carries Debian's 6.12 kernel for Debian 12.
+	# bookworm-backports carries Debian's 6.12 kernel for Debian 12. Nothing
+	# is written into the system's apt sources: if backports is not
+	# configured, apt is pointed (for these two calls only) at a private
+	# source list that adds bookworm-backports on the mirror the system
+	# already uses for bookworm (deb822 .sources or one-line .list).
 	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
-	list=/etc/apt/sources.list.d/tgroup-bookworm-backports.list
+	apt_opts=()
 	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee "$list" >/dev/null
+		mirror=$(scripts/apt-mirror.sh) || { echo "deps: no bookworm mirror in the apt sources to reuse" >&2; exit 1; }
+		state=$(mktemp -d)
+		trap 'rm -rf "$state"' EXIT
+		{ cat /etc/apt/sources.list 2>/dev/null || true
+		  echo "deb $mirror bookworm-backports main"; } > "$state/sources.list"
+		mkdir -p "$state/lists/partial"
+		# the private list and a private lists dir: apt's own state stays as it was
+		apt_opts=(-o "Dir::Etc::sourcelist=$state/sources.list" -o "Dir::State::Lists=$state/lists")
+		echo "deps: bookworm-backports from $mirror (not added to /etc/apt)"
 	fi
 	if ! ls -d /usr/src/linux-headers-6.12*-cloud-amd64 >/dev/null 2>&1; then
-		$SUDO apt-get update -q >/dev/null
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q -t bookworm-backports \
+		$SUDO apt-get "${apt_opts[@]}" update -q >/dev/null
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${apt_opts[@]}" install -y -q -t bookworm-backports \
 			linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64 >/dev/null
 	fi
 	shift

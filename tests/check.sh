@@ -12,7 +12,7 @@ failed=()
 
 # The in-guest suites, for the cloud kernel (step 5) and the debug kernel
 # (step 6, DBG_SUITES overrides).
-suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle}
+suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland}
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
@@ -90,6 +90,48 @@ if make --no-print-directory -s "$build/libtgpmem.so" "$build/test_tgpmem" >"$bu
 else
 	tail -20 "$build/pmdk.log"; ko pmdk_build "libtgpmem or its test did not build"
 fi
+
+# 3c. userland/: libtgroup's host tests (cmocka: parsers, units, a fake
+#     mount), tgctl validate's verdict (cmocka, fixture counters) and tgctl setup against the perf JSON fixtures in a private
+#     mount namespace (faked sysfs), tgroup-exporter on a fake mount (values,
+#     promtool lint, HTTP scrape). The real-mount tests are the in-guest
+#     suite "userland" (step 5).
+if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$build/userland/test_validate" \
+	>"$build/userland.log" 2>&1; then
+	ok userland_build
+	# libtgroup; tgctl validate's verdict and measurement on fixture counters
+	for u in libtgroup:test_libtgroup validate:test_validate; do
+		out=$("$build/userland/${u#*:}" 2>&1)
+		while read -r t; do ok "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
+		while read -r t; do ko "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
+		echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
+		echo "$out" | grep -q '^\[  PASSED  \]' || ko "${u%%:*}_runner" "no summary"
+	done
+	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
+	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+	echo "$out" | grep -q '^PASS ' || ko tgctl_setup "no results: $(echo "$out" | head -3)"
+	out=$(userland/tests/exporter.sh "$build/userland/tgroup-exporter" 2>&1)
+	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+	echo "$out" | grep -q '^PASS ' || ko exporter "no results: $(echo "$out" | head -3)"
+else
+	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
+fi
+
+# 3d. deps.sh --with-6.12 reuses the configured mirror (scripts/apt-mirror.sh
+#     on faked apt directories; nothing is written to /etc/apt).
+out=$(tests/apt-mirror.sh 2>&1)
+while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -q '^PASS ' || ko apt_mirror "no results"
+
+# 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
+#     units, dkms build in private trees against the cloud headers.
+out=$(tests/install.sh 2>&1)
+while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -q '^PASS ' || { echo "$out" | tail -5; ko install "no results"; }
 
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then

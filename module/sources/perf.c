@@ -4,7 +4,8 @@
  * core OCR read events (ocr.all_data_rd.l3_miss_local_dram.any_snoop and
  * ocr.all_data_rd.pmm_hit_local_pmm.any_snoop), whose raw encodings
  * tgctl setup resolves with libpfm4 and writes into tgroup.config
- * (perf_type, ocr_dram_read_config, ocr_nvm_read_config).
+ * (perf_type, ocr_{dram,nvm}_read_config and their _config1: an OCR event
+ * is its config and the value of its response MSR, perf's config1).
  *
  * Creating, reading and releasing a perf event may sleep, and the fork/exit
  * hooks may not. So:
@@ -42,6 +43,7 @@ struct tg_pcount {
 static LLIST_HEAD(tg_perf_dead);
 static u32 tg_perf_gen;			/* bumps when the encodings change */
 static u64 tg_perf_cfg[2];
+static u64 tg_perf_cfg1[2];
 static u32 tg_perf_type;
 static int tg_perf_err;			/* creation failed for this gen */
 static struct tg_pcount **tg_perf_scratch;
@@ -53,7 +55,7 @@ static struct {
 	struct task_struct	*task[TG_PERF_CREATE_MAX];	/* reference held */
 	unsigned int		nr;
 	u32			gen, type;
-	u64			cfg[2];
+	u64			cfg[2], cfg1[2];
 } tg_perf_batch = { .lock = __MUTEX_INITIALIZER(tg_perf_batch.lock) };
 
 static void tg_perf_create_fn(struct work_struct *work);
@@ -89,7 +91,7 @@ static void tg_perf_release_dead(void)
 }
 
 static struct tg_pcount *tg_pcount_create(struct task_struct *task, u32 gen,
-					  u32 type, const u64 *cfg)
+					  u32 type, const u64 *cfg, const u64 *cfg1)
 {
 	struct perf_event_attr attr = {
 		.type		= type,
@@ -105,6 +107,7 @@ static struct tg_pcount *tg_pcount_create(struct task_struct *task, u32 gen,
 	pc->gen = gen;
 	for (i = 0; i < 2; i++) {
 		attr.config = cfg[i];
+		attr.config1 = cfg1[i];
 		pc->ev[i] = perf_event_create_kernel_counter(&attr, -1, task,
 							     NULL, NULL);
 		if (IS_ERR(pc->ev[i])) {
@@ -190,7 +193,7 @@ static void tg_perf_create_fn(struct work_struct *work)
 	struct task_struct *task[TG_PERF_CREATE_MAX];
 	unsigned int i, nr;
 	u32 gen, type;
-	u64 cfg[2];
+	u64 cfg[2], cfg1[2];
 
 	mutex_lock(&tg_perf_batch.lock);
 	nr = tg_perf_batch.nr;
@@ -200,13 +203,15 @@ static void tg_perf_create_fn(struct work_struct *work)
 	type = tg_perf_batch.type;
 	cfg[0] = tg_perf_batch.cfg[0];
 	cfg[1] = tg_perf_batch.cfg[1];
+	cfg1[0] = tg_perf_batch.cfg1[0];
+	cfg1[1] = tg_perf_batch.cfg1[1];
 	mutex_unlock(&tg_perf_batch.lock);
 
 	for (i = 0; i < nr; i++) {
 		struct tg_pcount *pc = NULL;
 
 		if (!READ_ONCE(tg_perf_err) && gen == READ_ONCE(tg_perf_gen))
-			pc = tg_pcount_create(task[i], gen, type, cfg);
+			pc = tg_pcount_create(task[i], gen, type, cfg, cfg1);
 		if (pc)
 			tg_perf_adopt(task[i], pc);
 		put_task_struct(task[i]);
@@ -225,6 +230,8 @@ static void tg_perf_request(struct task_struct **need, size_t nr_need)
 		tg_perf_batch.type = tg_perf_type;
 		tg_perf_batch.cfg[0] = tg_perf_cfg[0];
 		tg_perf_batch.cfg[1] = tg_perf_cfg[1];
+		tg_perf_batch.cfg1[0] = tg_perf_cfg1[0];
+		tg_perf_batch.cfg1[1] = tg_perf_cfg1[1];
 	}
 	for (i = 0; i < nr_need; i++) {
 		for (j = 0; j < tg_perf_batch.nr; j++)
@@ -290,10 +297,14 @@ static void tg_perf_period(void)
 	tg_perf_release_dead();
 	if (tg_perf_type != tg_cfg.perf_type ||
 	    tg_perf_cfg[0] != tg_cfg.ocr_config[0] ||
-	    tg_perf_cfg[1] != tg_cfg.ocr_config[1]) {
+	    tg_perf_cfg[1] != tg_cfg.ocr_config[1] ||
+	    tg_perf_cfg1[0] != tg_cfg.ocr_config1[0] ||
+	    tg_perf_cfg1[1] != tg_cfg.ocr_config1[1]) {
 		tg_perf_type = tg_cfg.perf_type;
 		tg_perf_cfg[0] = tg_cfg.ocr_config[0];
 		tg_perf_cfg[1] = tg_cfg.ocr_config[1];
+		tg_perf_cfg1[0] = tg_cfg.ocr_config1[0];
+		tg_perf_cfg1[1] = tg_cfg.ocr_config1[1];
 		WRITE_ONCE(tg_perf_gen, tg_perf_gen + 1);
 		WRITE_ONCE(tg_perf_err, 0);
 	}

@@ -589,6 +589,46 @@ TEST(config_file)
 	EXPECT_STR(status(), "ok\n");
 }
 
+/*
+ * The OCR events' config1 (response MSR values): CLX's perf JSON MSRValues
+ * of OCR.ALL_DATA_RD.L3_MISS_LOCAL_DRAM.ANY_SNOOP (0x3f84000491) and
+ * OCR.ALL_DATA_RD.PMM_HIT_LOCAL_PMM.ANY_SNOOP (0x3f80400491), in decimal,
+ * read back exactly; bad values change nothing and say why.
+ */
+TEST(config_ocr_config1)
+{
+	char buf[4096];
+
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "\nocr_dram_read_config1=0\nocr_nvm_read_config1=0\n"), "config: %s", buf);
+	EXPECT(wr(gp("", "tgroup.config"),
+		  "ocr_dram_read_config1=272797533329 ocr_nvm_read_config1=272734618769") > 0);
+	EXPECT_STR(status(), "ok\n");
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "\nocr_dram_read_config1=272797533329\n"), "config: %s", buf);
+	EXPECT(strstr(buf, "\nocr_nvm_read_config1=272734618769\n"), "config: %s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "ocr_nvm_read_config1=18446744073709551615") > 0);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "\nocr_nvm_read_config1=18446744073709551615\n"), "config: %s", buf);
+
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "ocr_nvm_read_config1=18446744073709551616"), EINVAL);
+	EXPECT(strstr(status(), "out of range"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "ocr_dram_read_config1=-1"), EINVAL);
+	EXPECT(strstr(status(), "negative"), "status: %s", status());
+	/* all or nothing: the good key before the bad one is not applied */
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"),
+			"ocr_dram_read_config1=5 ocr_nvm_read_config1=0x3f80400491"), EINVAL);
+	EXPECT(strstr(status(), "not a decimal"), "status: %s", status());
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "ocr_dram_read_config2=5"), EINVAL);
+	EXPECT(strstr(status(), "unknown"), "status: %s", status());
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "\nocr_dram_read_config1=272797533329\n"), "config: %s", buf);
+	EXPECT(strstr(buf, "\nocr_nvm_read_config1=18446744073709551615\n"), "config: %s", buf);
+
+	EXPECT(wr(gp("", "tgroup.config"), "ocr_dram_read_config1=0 ocr_nvm_read_config1=0") > 0);
+	EXPECT_STR(status(), "ok\n");
+}
+
 /* --- permissions and namespaces --------------------------------------------- */
 
 TEST(non_root_writer)

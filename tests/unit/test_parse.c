@@ -257,6 +257,8 @@ static uint64_t cfg_get(const struct tg_config *c, const char *key)
 	if (!strcmp(key, "perf_type")) return c->perf_type;
 	if (!strcmp(key, "ocr_dram_read_config")) return c->ocr_config[0];
 	if (!strcmp(key, "ocr_nvm_read_config")) return c->ocr_config[1];
+	if (!strcmp(key, "ocr_dram_read_config1")) return c->ocr_config1[0];
+	if (!strcmp(key, "ocr_nvm_read_config1")) return c->ocr_config1[1];
 	if (!strcmp(key, "uncore_khz")) return c->uncore_khz;
 	fail_msg("no key %s", key);
 	return 0;
@@ -272,6 +274,19 @@ static const struct cfg_case cfg_cases[] = {
 	{ "dram_read_lat_ns=1\nlow_pct=99", 1, "dram_read_lat_ns", 1, NULL },
 	{ "quiet_periods=1000 relax_periods=1", 1, "relax_periods", 1, NULL },
 	{ "ocr_nvm_read_config=18446744073709551615", 1, "ocr_nvm_read_config", UINT64_MAX, NULL },
+	/* CLX: OCR.ALL_DATA_RD.L3_MISS_LOCAL_DRAM.ANY_SNOOP's MSRValue 0x3f84000491 */
+	{ "ocr_dram_read_config1=272797533329", 1, "ocr_dram_read_config1", 0x3f84000491ULL, NULL },
+	/* CLX: OCR.ALL_DATA_RD.PMM_HIT_LOCAL_PMM.ANY_SNOOP's MSRValue 0x3F80400491 */
+	{ "ocr_nvm_read_config1=272734618769", 1, "ocr_nvm_read_config1", 0x3f80400491ULL, NULL },
+	{ "ocr_nvm_read_config1=18446744073709551615", 1, "ocr_nvm_read_config1", UINT64_MAX, NULL },
+	{ "ocr_dram_read_config1=0", 1, "ocr_dram_read_config1", 0, NULL },
+	{ "ocr_dram_read_config1=18446744073709551616", 0, NULL, 0, "out of range" },
+	{ "ocr_nvm_read_config1=-1", 0, NULL, 0, "negative" },
+	{ "ocr_nvm_read_config1=0x3f80400491", 0, NULL, 0, "not a decimal" },
+	{ "ocr_nvm_read_config1=", 0, NULL, 0, "empty number" },
+	{ "ocr_dram_read_config1=1 ocr_dram_read_config1=2", 0, NULL, 0, "twice" },
+	{ "ocr_dram_read_config1=5 ocr_read_config1=5", 0, NULL, 0, "unknown" },
+	{ "ocr_dram_read_config2=5", 0, NULL, 0, "unknown" },
 	{ "perf_type=4294967295", 1, "perf_type", 4294967295u, NULL },
 	{ "perf_type=4294967296", 0, NULL, 0, "32-bit" },
 	{ "uncore_khz=2400000", 1, "uncore_khz", 2400000, NULL },
@@ -326,6 +341,7 @@ static void test_config_format_roundtrip(void **state)
 		"dram_read_lat_ns=200\nnvm_read_lat_ns=700\ndram_write_lat_ns=250\n"
 		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n"
 		"perf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
+		"ocr_dram_read_config1=0\nocr_nvm_read_config1=0\n"
 		"uncore_type=0\nuncore_dram_occupancy_config=0\nuncore_dram_inserts_config=0\n"
 		"uncore_nvm_occupancy_config=0\nuncore_nvm_inserts_config=0\nuncore_khz=2000000\n"
 		"store_sample_type=4\nstore_sample_config=0\nstore_sample_period=20011\n";
@@ -343,6 +359,8 @@ static void test_config_format_roundtrip(void **state)
 	cfg.period_ms = 1000;
 	cfg.remedial = 0;
 	cfg.threshold_ns[TG_NVM_WRITE] = 10000000;
+	cfg.ocr_config1[0] = 0x3f84000491ULL;
+	cfg.ocr_config1[1] = UINT64_MAX;
 	tg_fmt_config(buf, sizeof(buf), &cfg);
 	tg_config_default(&back);
 	assert_int_equal(tg_parse_config(buf, strlen(buf), &back, &msg), 0);

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tgctl setup - write the platform's event encodings into tgroup.config
+ * (docs/tgctl.md, "setup").
+ *
+ * Where each value comes from:
+ *  - core events (OCR reads per tier, the precise store event): libpfm4's
+ *    tables (pfm_get_os_event_encoding), except Cascade Lake's PMM-hit OCR
+ *    event, which libpfm4 4.13 lacks: its value is Intel's, from the perf
+ *    JSON table (linux-source-6.1 tools/perf/pmu-events/arch/x86/
+ *    cascadelakex/other.json, OCR.ALL_DATA_RD.PMM_HIT_LOCAL_PMM.ANY_SNOOP);
+ *  - uncore iMC RPQ events: libpfm4 4.13 has iMC events only for
+ *    Skylake-X-class uncore, and not for these models: the values are
+ *    transcribed from the perf JSON tables (uncore-memory.json of each
+ *    model) into the profile table below; userland/tests/fixtures/ keeps
+ *    the tables' entries and the setup test checks this table against them;
+ *  - PMU types: /sys/bus/event_source/devices/NAME/type;
+ *  - RDT capabilities: libpqos (intel-cmt-cat).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <pqos.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmu.h"
+#include "tgctl.h"
+
+#define EVSRC "/sys/bus/event_source/devices"
+
+/* an encoding from a vendor table: event code and umask */
+struct tab_ev {
+	const char *name;	/* the perf JSON EventName */
+	unsigned int code, umask;
+};
+
+struct profile {
+	const char *name;
+	const char *pfm_pmu;		/* libpfm4's core PMU name */
+	const char *json_dir;		/* the perf JSON tables' directory */
+	const char *ocr_dram;		/* libpfm4 event string */
+	const char *ocr_nvm;		/* libpfm4 event string, or NULL: */
+	uint64_t ocr_nvm_config, ocr_nvm_config1;	/* ... the table's value */
+	const char *ocr_nvm_table_name;
+	const char *store;		/* libpfm4 event string */
+	struct tab_ev unc[4];		/* dram occ, dram ins, nvm occ, nvm ins */
+	const char *unc_note;
+	const char *cxl_note;
+};
+
+static const struct profile profiles[] = {
+	{
+		.name = "cascadelake",
+		.pfm_pmu = "clx",
+		.json_dir = "cascadelakex",
+		.ocr_dram = "OFFCORE_RESPONSE_0:ANY_DATA_RD:L3_MISS_LOCAL:SNP_ANY",
+		.ocr_nvm = NULL,
+		/* other.json: EventCode 0xB7, UMask 0x1, MSRValue 0x3F80400491 */
+		.ocr_nvm_config = 0x01b7, .ocr_nvm_config1 = 0x3F80400491ULL,
+		.ocr_nvm_table_name = "OCR.ALL_DATA_RD.PMM_HIT_LOCAL_PMM.ANY_SNOOP",
+		.store = "MEM_INST_RETIRED:ALL_STORES:precise=2",
+		.unc = {
+			{ "UNC_M_RPQ_OCCUPANCY", 0x80, 0x00 },
+			{ "UNC_M_RPQ_INSERTS", 0x10, 0x00 },
+			{ "UNC_M_PMM_RPQ_OCCUPANCY.ALL", 0xe0, 0x01 },
+			{ "UNC_M_PMM_RPQ_INSERTS", 0xe3, 0x00 },
+		},
+		.unc_note = "one iMC channel (uncore_imc_0) per socket",
+		.cxl_note = "no CXL on this platform",
+	},
+	{
+		.name = "icelake",
+		.pfm_pmu = "icx",
+		.json_dir = "icelakex",
+		.ocr_dram = "OCR:READS_TO_CORE_LOCAL_DRAM",
+		.ocr_nvm = "OCR:READS_TO_CORE_LOCAL_PMM",
+		.store = "MEM_INST_RETIRED:ALL_STORES:precise=2",
+		.unc = {
+			{ "UNC_M_RPQ_OCCUPANCY_PCH0", 0x80, 0x00 },
+			{ "UNC_M_RPQ_INSERTS.PCH0", 0x10, 0x01 },
+			{ "UNC_M_PMM_RPQ_OCCUPANCY.ALL", 0xe0, 0x01 },
+			{ "UNC_M_PMM_RPQ_INSERTS", 0xe3, 0x00 },
+		},
+		.unc_note = "DDR4 pseudo-channel 0 of uncore_imc_0 (occupancy and inserts of the same "
+			    "pseudo-channel, so their ratio is that channel's latency)",
+		.cxl_note = "no CXL on this platform",
+	},
+	{
+		.name = "sapphirerapids",
+		.pfm_pmu = "spr",
+		.json_dir = "sapphirerapids",
+		.ocr_dram = "OCR:READS_TO_CORE_LOCAL_DRAM",
+		.ocr_nvm = "OCR:READS_TO_CORE_LOCAL_SOCKET_PMM",
+		.store = "MEM_INST_RETIRED:ALL_STORES:precise=2",
+		.unc = {
+			{ "UNC_M_RPQ_OCCUPANCY_PCH0", 0x80, 0x00 },
+			{ "UNC_M_RPQ_INSERTS.PCH0", 0x10, 0x01 },
+			{ "UNC_M_PMM_RPQ_OCCUPANCY.ALL_SCH0", 0xe0, 0x01 },
+			{ "UNC_M_PMM_RPQ_INSERTS", 0xe3, 0x00 },
+		},
+		.unc_note = "DDR5 pseudo-channel 0 / PMM scheduler 0 of uncore_imc_0",
+		.cxl_note = "no CXL read event: libpfm4 4.13 and the perf JSON tables of linux-source-6.1 "
+			    "have no CXL OCR event and no CHA TOR CXL insert/occupancy event for this model "
+			    "(only .DDR and .PMM targets); CXL reads stay unmeasured by the perf and uncore "
+			    "sources, CXL writes are seen by the store_sampling source (memory-only NUMA node)",
+	},
+};
+#define NR_PROFILES (sizeof(profiles) / sizeof(profiles[0]))
+
+static const char help_setup[] =
+	"usage: tgctl setup [--dry-run] [--profile NAME]\n"
+	"Detect the CPU with libpfm4, pick a platform profile and write the event\n"
+	"encodings into tgroup.config: the OCR read events per tier (perf source),\n"
+	"the iMC RPQ occupancy/inserts per tier and the iMC PMU type (uncore\n"
+	"source), the precise store event (store_sampling source); and report the\n"
+	"RDT capabilities libpqos sees and what tgroup does about resctrl.\n"
+	"  --dry-run        print what would be written; write nothing (no mount needed)\n"
+	"  --profile NAME   force a profile: cascadelake, icelake, sapphirerapids\n"
+	"                   (events are then encoded even if that PMU is not present)\n"
+	"Output: '# ' comment lines (sources, notes), then one key=value per line.\n";
+
+struct out {
+	char key[48];
+	uint64_t val;
+	char note[160];
+	int need_key;	/* write only if the module has this key */
+};
+
+static struct out outs[16];
+static int nouts;
+
+static void put(const char *key, uint64_t val, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put(const char *key, uint64_t val, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (nouts >= (int)(sizeof(outs) / sizeof(outs[0])))
+		return;
+	snprintf(outs[nouts].key, sizeof(outs[nouts].key), "%s", key);
+	outs[nouts].val = val;
+	va_start(ap, fmt);
+	vsnprintf(outs[nouts].note, sizeof(outs[nouts].note), fmt, ap);
+	va_end(ap);
+	nouts++;
+}
+
+/* encode "pmu::event" with libpfm4: type, config, config1, precise_ip */
+static int encode(const char *pmu, const char *ev, struct perf_event_attr *a, char *why, size_t wsize)
+{
+	pfm_perf_encode_arg_t arg;
+	char full[256];
+	int r;
+
+	snprintf(full, sizeof(full), "%s::%s", pmu, ev);
+	memset(a, 0, sizeof(*a));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = a;
+	arg.size = sizeof(arg);
+	r = pfm_get_os_event_encoding(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (r != PFM_SUCCESS) {
+		snprintf(why, wsize, "libpfm4 cannot encode %s: %s", full, pfm_strerror(r));
+		return -1;
+	}
+	return 0;
+}
+
+static int read_u32_file(const char *path, uint32_t *v)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long x;
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%lu", &x) == 1 && x <= UINT32_MAX;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* the detected core PMU's profile, or NULL (name of the PMU in pmu_name) */
+static const struct profile *detect(char *pmu_name, size_t size)
+{
+	int i;
+
+	snprintf(pmu_name, size, "none");
+	pfm_for_all_pmus(i) {
+		pfm_pmu_info_t info;
+
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(i, &info) != PFM_SUCCESS || !info.is_present ||
+		    info.type != PFM_PMU_TYPE_CORE)
+			continue;
+		snprintf(pmu_name, size, "%s", info.name);
+		for (size_t p = 0; p < NR_PROFILES; p++)
+			if (!strcmp(info.name, profiles[p].pfm_pmu))
+				return &profiles[p];
+	}
+	return NULL;
+}
+
+/* resctrl is mounted when its mount point has its files (it is empty otherwise) */
+static int resctrl_mounted(void)
+{
+	struct stat st;
+
+	return stat("/sys/fs/resctrl/info", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void pqos_log(void *ctx, const size_t size, const char *msg)
+{
+	(void)ctx;
+	(void)size;
+	(void)msg;
+}
+
+/* what libpqos says about MBM and MBA, as comment lines (in a child) */
+static void rdt_query(int rm)
+{
+	struct pqos_config cfg;
+	const struct pqos_cap *cap;
+	const struct pqos_cpuinfo *cpu;
+	const struct pqos_capability *c;
+	int rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd_log = -1;
+	cfg.callback_log = pqos_log;
+	cfg.verbose = -1;
+	/*
+	 * With resctrl mounted ask it (the OS interface reads its info/);
+	 * without, the MSR interface: CPUID only, it mounts nothing (the OS
+	 * interface would mount resctrl to look, which would stop tgroup's
+	 * RDT users).
+	 */
+	cfg.interface = rm ? PQOS_INTER_OS : PQOS_INTER_MSR;
+	rc = pqos_init(&cfg);
+	if (rc != PQOS_RETVAL_OK) {
+		printf("# libpqos: no RDT capabilities (pqos_init %s interface: error %d%s)\n",
+		       rm ? "OS" : "MSR", rc,
+		       rm ? "" : "; the MSR interface needs RDT in CPUID and /dev/cpu/*/msr (modprobe msr)");
+		return;
+	}
+	if (pqos_cap_get(&cap, &cpu) != PQOS_RETVAL_OK) {
+		printf("# libpqos: pqos_cap_get failed\n");
+		pqos_fini();
+		return;
+	}
+	if (pqos_cap_get_type(cap, PQOS_CAP_TYPE_MON, &c) == PQOS_RETVAL_OK && c->u.mon) {
+		printf("# libpqos: MBM: max RMID %u, events:", c->u.mon->max_rmid);
+		for (unsigned int i = 0; i < c->u.mon->num_events; i++) {
+			enum pqos_mon_event t = c->u.mon->events[i].type;
+
+			printf(" %s", t == PQOS_MON_EVENT_L3_OCCUP ? "llc_occupancy" :
+			       t == PQOS_MON_EVENT_LMEM_BW ? "mbm_local" :
+			       t == PQOS_MON_EVENT_TMEM_BW ? "mbm_total" :
+			       t == PQOS_MON_EVENT_RMEM_BW ? "mbm_remote" : "other");
+		}
+		printf("\n");
+	} else {
+		printf("# libpqos: no MBM\n");
+	}
+	if (pqos_cap_get_type(cap, PQOS_CAP_TYPE_MBA, &c) == PQOS_RETVAL_OK && c->u.mba) {
+		printf("# libpqos: MBA: %u CLOS, %s, step %u%%, minimum %u%%\n", c->u.mba->num_classes,
+		       c->u.mba->is_linear ? "linear" : "non-linear", c->u.mba->throttle_step,
+		       100 - c->u.mba->throttle_max);
+	} else {
+		printf("# libpqos: no MBA\n");
+	}
+	pqos_fini();
+}
+
+/*
+ * libpqos 4.5's pqos_init() frees twice on its MSR error path (seen on a
+ * CPU without RDT and without /dev/cpu/N/msr; its own pqos tool aborts the
+ * same way), so the query runs in a child process and a crash there is
+ * reported, not shared.
+ */
+static void rdt_report(void)
+{
+	int rm = resctrl_mounted(), st;
+	pid_t pid;
+
+	if (rm)
+		printf("# resctrl: mounted - tgroup leaves RDT to it: the module's rdt source and MBA "
+		       "actuator stand down while resctrl is mounted (docs/abi.md); use resctrl's "
+		       "mon_groups/schemata for MBM/MBA, or unmount resctrl and remount tgroup\n");
+	else
+		printf("# resctrl: not mounted - tgroup's rdt source and MBA actuator own RMIDs and "
+		       "CLOSes; do not mount resctrl while tgroup is mounted\n");
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("# libpqos: not queried (fork: %s)\n", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		/* libpqos's own messages and glibc's abort message stay out of the output */
+		setenv("LIBC_FATAL_STDERR_", "1", 1);
+		if (fd >= 0)
+			dup2(fd, 2);
+		rdt_query(rm);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		printf("# libpqos: lost its query process\n");
+	else if (WIFSIGNALED(st))
+		printf("# libpqos: no RDT capabilities: pqos_init crashed (signal %d; libpqos 4.5 on a CPU "
+		       "without RDT or without /dev/cpu/N/msr)\n", WTERMSIG(st));
+}
+
+#define KHZ_WINDOW_MS 200	/* iMC clockticks counted this long: a 1 GHz clock ticks 2e8 times */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * uncore_khz: the iMC's own clock, which its RPQ occupancy counts in. It
+ * is measured: the iMC PMU's clockticks event (sysfs events/clockticks),
+ * counted system-wide on the PMU's first CPU for KHZ_WINDOW_MS. 0 and why
+ * if it cannot be.
+ */
+static uint64_t imc_khz(uint32_t type, char *why, size_t n, char *how, size_t hn)
+{
+	const char *dev = EVSRC "/uncore_imc_0";
+	struct timespec ts = { 0, KHZ_WINDOW_MS * 1000000L };
+	uint64_t cfg, a, b, t0, t1, khz;
+	int cpu = pmu_first_cpu(dev), fd;
+
+	if (pmu_event_config(dev, "clockticks", &cfg, why, n))
+		return 0;
+	fd = pmu_open(type, cfg, cpu, why, n);
+	if (fd < 0)
+		return 0;
+	t0 = now_ns();
+	if (pmu_read(fd, &a)) {
+		snprintf(why, n, "reading uncore_imc_0/clockticks: %s", strerror(errno));
+		close(fd);
+		return 0;
+	}
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	if (pmu_read(fd, &b)) {
+		snprintf(why, n, "reading uncore_imc_0/clockticks: %s", strerror(errno));
+		close(fd);
+		return 0;
+	}
+	t1 = now_ns();
+	close(fd);
+	khz = b > a ? pmu_khz(b - a, t1 - t0) : 0;
+	if (!khz || khz > 10000000) {
+		snprintf(why, n, "uncore_imc_0/clockticks counted %" PRIu64 " in %" PRIu64 " ns (not a clock "
+			 "of 1 kHz..10 GHz)", b - a, t1 - t0);
+		return 0;
+	}
+	snprintf(how, hn, "measured: %s/events/clockticks (config %#" PRIx64 ") counted %" PRIu64
+		 " in %" PRIu64 " ns on cpu %d", dev, cfg, b - a, t1 - t0, cpu);
+	return khz;
+}
+
+static void hex(char *buf, size_t size, uint64_t v)
+{
+	snprintf(buf, size, "0x%" PRIx64, v);
+}
+
+int tgctl_setup(int argc, char **argv)
+{
+	const char *forced = NULL;
+	const struct profile *pr;
+	struct perf_event_attr a;
+	char pmu[64], why[300], h[32], h1[32];
+	int dry = 0, r, rc = 0;
+	uint32_t unc_type;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(help_setup, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--dry-run")) {
+			dry = 1;
+		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
+			forced = argv[++i];
+		} else {
+			fprintf(stderr, "tgctl setup: unexpected argument \"%s\" (tgctl setup --help)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (forced) {
+		for (pr = profiles; pr < profiles + NR_PROFILES && strcmp(pr->name, forced); pr++)
+			;
+		if (pr == profiles + NR_PROFILES) {
+			fprintf(stderr, "tgctl setup: no profile \"%s\" (cascadelake, icelake, sapphirerapids)\n",
+				forced);
+			return 2;
+		}
+		/* encode the forced profile's events whatever PMU this CPU has */
+		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	}
+	r = pfm_initialize();
+	if (r != PFM_SUCCESS) {
+		fprintf(stderr, "tgctl setup: libpfm4: %s\n", pfm_strerror(r));
+		return 1;
+	}
+	{
+		const struct profile *det = detect(pmu, sizeof(pmu));
+
+		if (!forced) {
+			if (!det) {
+				fprintf(stderr, "tgctl setup: no profile for this CPU (libpfm4 core PMU: %s); "
+					"profiles: cascadelake, icelake, sapphirerapids (--profile NAME)\n", pmu);
+				return 1;
+			}
+			pr = det;
+		} else if (det != pr) {
+			printf("# warning: profile %s forced; libpfm4 detects core PMU %s\n", pr->name, pmu);
+		}
+	}
+	printf("# profile %s (libpfm4 PMU %s, perf JSON tables: linux-source-6.1 "
+	       "tools/perf/pmu-events/arch/x86/%s)\n", pr->name, pr->pfm_pmu, pr->json_dir);
+
+	/* perf source: OCR reads per tier */
+	if (encode(pr->pfm_pmu, pr->ocr_dram, &a, why, sizeof(why))) {
+		printf("# perf: %s\n", why);
+		rc = 1;
+	} else {
+		uint64_t nvm_cfg, nvm_cfg1;
+		struct perf_event_attr b;
+
+		hex(h, sizeof(h), a.config);
+		hex(h1, sizeof(h1), a.config1);
+		if (pr->ocr_nvm) {
+			if (encode(pr->pfm_pmu, pr->ocr_nvm, &b, why, sizeof(why))) {
+				printf("# perf: %s\n", why);
+				rc = 1;
+				goto store;
+			}
+			nvm_cfg = b.config;
+			nvm_cfg1 = b.config1;
+		} else {
+			nvm_cfg = pr->ocr_nvm_config;
+			nvm_cfg1 = pr->ocr_nvm_config1;
+		}
+		put("perf_type", a.type, "libpfm4 perf type");
+		put("ocr_dram_read_config", a.config, "libpfm4 %s::%s config %s", pr->pfm_pmu, pr->ocr_dram, h);
+		put("ocr_dram_read_config1", a.config1, "libpfm4 %s::%s config1 %s", pr->pfm_pmu, pr->ocr_dram, h1);
+		outs[nouts - 1].need_key = 1;
+		hex(h, sizeof(h), nvm_cfg);
+		hex(h1, sizeof(h1), nvm_cfg1);
+		if (pr->ocr_nvm) {
+			put("ocr_nvm_read_config", nvm_cfg, "libpfm4 %s::%s config %s", pr->pfm_pmu, pr->ocr_nvm, h);
+			put("ocr_nvm_read_config1", nvm_cfg1, "libpfm4 %s::%s config1 %s", pr->pfm_pmu, pr->ocr_nvm, h1);
+		} else {
+			put("ocr_nvm_read_config", nvm_cfg, "perf JSON %s (not in libpfm4 4.13) config %s",
+			    pr->ocr_nvm_table_name, h);
+			put("ocr_nvm_read_config1", nvm_cfg1, "perf JSON %s MSRValue %s", pr->ocr_nvm_table_name, h1);
+		}
+		outs[nouts - 1].need_key = 1;
+	}
+store:
+	/* store_sampling source */
+	if (encode(pr->pfm_pmu, pr->store, &a, why, sizeof(why))) {
+		printf("# store_sampling: %s\n", why);
+		rc = 1;
+	} else {
+		hex(h, sizeof(h), a.config);
+		put("store_sample_type", a.type, "libpfm4 perf type");
+		put("store_sample_config", a.config, "libpfm4 %s::%s config %s precise_ip %u (the module sets "
+		    "precise_ip 2 itself)", pr->pfm_pmu, pr->store, h, (unsigned int)a.precise_ip);
+	}
+
+	/* uncore source */
+	if (read_u32_file(EVSRC "/uncore_imc_0/type", &unc_type)) {
+		printf("# uncore: no %s/uncore_imc_0/type: no iMC PMU (uncore source stays unavailable)\n", EVSRC);
+	} else {
+		static const char *const keys[4] = {
+			"uncore_dram_occupancy_config", "uncore_dram_inserts_config",
+			"uncore_nvm_occupancy_config", "uncore_nvm_inserts_config",
+		};
+
+		put("uncore_type", unc_type, "%s/uncore_imc_0/type; %s", EVSRC, pr->unc_note);
+		for (int k = 0; k < 4; k++) {
+			uint64_t cfg = pr->unc[k].code | (uint64_t)pr->unc[k].umask << 8;
+
+			hex(h, sizeof(h), cfg);
+			put(keys[k], cfg, "perf JSON %s/uncore-memory.json %s config %s", pr->json_dir,
+			    pr->unc[k].name, h);
+		}
+		{
+			char how[300];
+			uint64_t khz = imc_khz(unc_type, why, sizeof(why), how, sizeof(how));
+
+			if (khz)
+				put("uncore_khz", khz, "%s", how);
+			else
+				printf("# uncore_khz: not set (the module keeps its value; default 2000000): %s\n",
+				       why);
+		}
+	}
+	printf("# cxl: %s\n", pr->cxl_note);
+	rdt_report();
+
+	if (dry) {
+		for (int i = 0; i < nouts; i++)
+			printf("# %s: %s\n%s=%" PRIu64 "\n", outs[i].key, outs[i].note, outs[i].key, outs[i].val);
+		return rc;
+	}
+	{
+		struct tgroup *tg = tgctl_open();
+		char buf[2048], val[128];
+		size_t n = 0;
+		int have1 = 1;
+
+		if (!tg)
+			return 1;
+		/*
+		 * OCR events need their config1 (the response MSR): a module
+		 * without the config1 keys would count the wrong event, so the
+		 * OCR pair is not written then.
+		 */
+		if (tgroup_config_get(tg, "ocr_dram_read_config1", val, sizeof(val)) == -ENOENT)
+			have1 = 0;
+		for (int i = 0; i < nouts; i++) {
+			int ocr = !strncmp(outs[i].key, "ocr_", 4) || !strcmp(outs[i].key, "perf_type");
+
+			if (ocr && !have1) {
+				printf("# not written: %s=%" PRIu64 " (this tgroup.ko has no ocr_*_config1 keys; "
+				       "an OCR event without its response MSR value counts something else)\n",
+				       outs[i].key, outs[i].val);
+				continue;
+			}
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s=%" PRIu64, n ? " " : "", outs[i].key,
+				      outs[i].val);
+			printf("%s=%" PRIu64 "\n", outs[i].key, outs[i].val);
+		}
+		if (n) {
+			r = tgroup_config_set(tg, buf);
+			if (r) {
+				tgctl_err(tg, r, "setup: tgroup.config");
+				rc = 1;
+			}
+		}
+		tgroup_close(tg);
+	}
+	return rc;
+}
