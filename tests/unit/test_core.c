@@ -853,6 +853,38 @@ static bool tg_blamed_by(const struct tg_reg_cfg *cfg, const struct tg_reg_group
 	return tg_blamed(&groups[i], level, over);
 }
 
+/*
+ * The classes a group ranks in (tg_order_values()), only DRAM read over,
+ * beside a high-priority DRAM reader; levels and verdicts by hand:
+ *  - blamed only for its classes together (review round 5, escape.c): 30
+ *    MB/s of DRAM reads, 10 of NVM reads (x 3), 3 of NVM writes (x 10) -
+ *    30 in each class by the DRAM read row; level 5 % of 1090 = 54.5, each
+ *    class under it and over its third (18.17): ranked, as an NVM writer
+ *    first (MT²'s order), cut by CPU quota - not held forever;
+ *  - its NVM writes at 1 MB/s (10 weighted) under a third of 5 % of 1070
+ *    (17.83): an NVM reader, by CPU quota;
+ *  - only the kinds over count: beside 10 GB/s, 600 MB/s of DRAM reads and
+ *    12 of NVM writes; the DRAM read level is 5 % of 10720 = 536 (a third
+ *    178.67), the NVM writes weigh 120 there: a DRAM user, by MBA. By the
+ *    NVM write row (not over) they weigh 240 of a 542 level, over its
+ *    third: a law counting that kind would cut them by CPU quota;
+ *  - 60 MB/s of DRAM reads, 1 each of NVM reads and writes (3 and 10):
+ *    level 5 % of 1073 = 53.65, blamed (73), only the DRAM class over a
+ *    third (17.88): a DRAM user, by MBA.
+ */
+struct class_case {
+	u64 victim_dr, dr, nr, nw, level_dr, level_nw;
+	enum tg_mech mech;
+	enum tg_reason why;
+};
+
+static const struct class_case class_cases[] = {
+	{ 1 * GB, 30 * MB, 10 * MB, 3 * MB, 54500 * KB, 0, TG_MECH_CPU, TG_WHY_NVM_WRITE },
+	{ 1 * GB, 30 * MB, 10 * MB, 1 * MB, 53500 * KB, 0, TG_MECH_CPU, TG_WHY_NVM_READ },
+	{ 10 * GB, 600 * MB, 0, 12 * MB, 536000 * KB, 542000 * KB, TG_MECH_MBA, TG_WHY_DRAM },
+	{ 1 * GB, 60 * MB, 1 * MB, 1 * MB, 53650 * KB, 0, TG_MECH_MBA, TG_WHY_DRAM },
+};
+
 static void test_pick_follows_kind_over(void **state)
 {
 	struct tg_reg_cfg cfg;
@@ -860,6 +892,7 @@ static void test_pick_follows_kind_over(void **state)
 	struct tg_detector det;
 	struct tg_reg_group g[3];
 	u64 level[TG_NR_KINDS];
+	size_t c;
 	int p;
 
 	(void)state;
@@ -904,85 +937,26 @@ static void test_pick_follows_kind_over(void **state)
 	assert_int_equal(g[1].last.mech, TG_MECH_CPU);
 	assert_int_equal(g[1].last.why, TG_WHY_NVM_WRITE);
 
-	/*
-	 * Blamed only for its classes together (review round 5, escape.c):
-	 * only DRAM read over; beside 1 GB/s of the high-priority group's DRAM
-	 * reads, A weighs 30 MB/s in each class by the DRAM-read row (30 MB/s
-	 * DRAM read, 10 MB/s NVM read x 3, 3 MB/s NVM write x 10): level =
-	 * 5 % of 1090 MB/s = 54.5 MB/s, each class under it, each over a third
-	 * of it (18.17 MB/s). Ranked (as an NVM writer first, MT²'s order), cut
-	 * by CPU quota - not held forever.
-	 */
-	order_setup(&cfg, &r, &det, g, 3 * MB);
-	g[1].bps.v[TG_DRAM_READ] = 30 * MB;
-	g[1].bps.v[TG_NVM_READ] = 10 * MB;
-	g[2].active = false;
-	det.over = BIT(TG_DRAM_READ);
-	tg_blame_levels(&cfg, g, 3, level);
-	assert_true(level[TG_DRAM_READ] == 54500 * KB);
-	assert_true(tg_blamed_by(&cfg, g, 3, 1, det.over));
-	for (p = 0; p < TG_OVER_FILTER; p++)
-		tg_regulate(&r, &cfg, &det, g, 3);
-	assert_int_equal(r.last_group, 1);
-	assert_int_equal(g[1].last.mech, TG_MECH_CPU);
-	assert_int_equal(g[1].last.why, TG_WHY_NVM_WRITE);
+	for (c = 0; c < ARRAY_SIZE(class_cases); c++) {
+		const struct class_case *cc = &class_cases[c];
 
-	/*
-	 * Its NVM writes at 1 MB/s (10 MB/s weighted) under a third of the
-	 * level (5 % of 1070 = 53.5 MB/s, a third 17.83): not an NVM writer;
-	 * ranked as an NVM reader, cut by CPU quota.
-	 */
-	order_setup(&cfg, &r, &det, g, 1 * MB);
-	g[1].bps.v[TG_DRAM_READ] = 30 * MB;
-	g[1].bps.v[TG_NVM_READ] = 10 * MB;
-	g[2].active = false;
-	det.over = BIT(TG_DRAM_READ);
-	tg_blame_levels(&cfg, g, 3, level);
-	assert_true(level[TG_DRAM_READ] == 53500 * KB);
-	for (p = 0; p < TG_OVER_FILTER; p++)
-		tg_regulate(&r, &cfg, &det, g, 3);
-	assert_int_equal(r.last_group, 1);
-	assert_int_equal(g[1].last.mech, TG_MECH_CPU);
-	assert_int_equal(g[1].last.why, TG_WHY_NVM_READ);
-
-	/*
-	 * Only the kinds over count: beside 10 GB/s of DRAM reads, 600 MB/s
-	 * of DRAM reads and 12 MB/s of NVM writes. DRAM read over: level 5 %
-	 * of 10720 = 536 MB/s (a third 178.67); the NVM writes weigh 120 there,
-	 * under a third - a DRAM user, by MBA. By the NVM write row (not over)
-	 * they would weigh 240 of a 542 level, over its third (180.67): ranked
-	 * as an NVM writer, cut by CPU quota.
-	 */
-	order_setup(&cfg, &r, &det, g, 12 * MB);
-	g[0].bps.v[TG_DRAM_READ] = 10 * GB;
-	g[1].bps.v[TG_DRAM_READ] = 600 * MB;
-	g[2].active = false;
-	det.over = BIT(TG_DRAM_READ);
-	tg_blame_levels(&cfg, g, 3, level);
-	assert_true(level[TG_DRAM_READ] == 536000 * KB);
-	assert_true(level[TG_NVM_WRITE] == 542000 * KB);
-	for (p = 0; p < TG_OVER_FILTER; p++)
-		tg_regulate(&r, &cfg, &det, g, 3);
-	assert_int_equal(r.last_group, 1);
-	assert_int_equal(g[1].last.mech, TG_MECH_MBA);
-	assert_int_equal(g[1].last.why, TG_WHY_DRAM);
-
-	/*
-	 * 60 MB/s of DRAM reads, 1 MB/s each of NVM reads and writes (3 and 10
-	 * weighted): level 5 % of 1073 = 53.65 MB/s, blamed (73); only the
-	 * DRAM class reaches a third (17.88): a DRAM user, cut by MBA
-	 */
-	order_setup(&cfg, &r, &det, g, 1 * MB);
-	g[1].bps.v[TG_DRAM_READ] = 60 * MB;
-	g[1].bps.v[TG_NVM_READ] = 1 * MB;
-	g[2].active = false;
-	det.over = BIT(TG_DRAM_READ);
-	for (p = 0; p < TG_OVER_FILTER; p++)
-		tg_regulate(&r, &cfg, &det, g, 3);
-	assert_int_equal(r.last_group, 1);
-	assert_int_equal(g[1].last.mech, TG_MECH_MBA);
-	assert_int_equal(g[1].last.why, TG_WHY_DRAM);
-	assert_int_equal(g[1].rem.mba, 90);
+		order_setup(&cfg, &r, &det, g, cc->nw);
+		g[0].bps.v[TG_DRAM_READ] = cc->victim_dr;
+		g[1].bps.v[TG_DRAM_READ] = cc->dr;
+		g[1].bps.v[TG_NVM_READ] = cc->nr;
+		g[2].active = false;
+		det.over = BIT(TG_DRAM_READ);
+		tg_blame_levels(&cfg, g, 3, level);
+		assert_true(level[TG_DRAM_READ] == cc->level_dr);
+		assert_true(!cc->level_nw || level[TG_NVM_WRITE] == cc->level_nw);
+		assert_true(tg_blamed_by(&cfg, g, 3, 1, det.over));
+		for (p = 0; p < TG_OVER_FILTER; p++)
+			tg_regulate(&r, &cfg, &det, g, 3);
+		assert_int_equal(r.last_group, 1);
+		assert_int_equal(g[1].last.mech, cc->mech);
+		assert_int_equal(g[1].last.why, cc->why);
+	}
+	assert_int_equal(g[1].rem.mba, 90);	/* the last case: one MBA step */
 }
 
 /*
