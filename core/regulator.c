@@ -726,12 +726,15 @@ static const u32 tg_order_kinds[TG_ORDER_CLASSES] = {
  * A group's traffic of the classes in MT²'s order (NVM write, NVM read,
  * DRAM) that drives a kind over: a class counts only if its traffic alone,
  * weighted as tg_blamed() weighs it, reaches a third of the blame level of
- * a kind over - 2 MB/s of NVM writes beside 1.5 GB/s of DRAM reads does not
- * make a group an NVM writer when only DRAM read latency is over.
+ * a kind over and a third of the group's own load there - 2 MB/s of NVM
+ * writes beside 1.5 GB/s of DRAM reads does not make a group an NVM writer
+ * when only DRAM read latency is over, nor do 40 MB/s (400 MB/s weighted,
+ * a fifth of its load: review round 6, order3.c).
  *
  * A third, because a blamed group's weighted load is the sum of its three
- * classes' loads, so at least one of them carries a third of it: every
- * blamed group ranks in some class (with the full level, groups blamed
+ * classes' loads, so at least one of them carries a third of it - of its
+ * load and so of the level it reaches: every blamed group ranks in some
+ * class (with the full level, groups blamed
  * only for their classes together were ranked in none and held forever,
  * however much they made together: review round 5, escape.c). And the
  * classes a group ranks in only shrink as kinds fall out of over - a kind
@@ -744,8 +747,10 @@ static void tg_order_values(const struct tg_reg_group *g,
 			    const u64 level[TG_NR_KINDS], u32 over, u32 ppm,
 			    u64 v[TG_ORDER_CLASSES])
 {
+	u64 own[TG_NR_KINDS];
 	int o, j, k;
 
+	tg_blame_loads(g, own);
 	for (o = 0; o < TG_ORDER_CLASSES; o++) {
 		u64 rate = 0;
 
@@ -767,9 +772,11 @@ static void tg_order_values(const struct tg_reg_group *g,
 				load = tg_sat_add(load, tg_sat_mul_w(b, tg_blame_w[k][j]));
 				ch = tg_sat_add(ch, tg_sat_mul_w(b, ch_w[j]));
 			}
-			if (tg_sat_mul_w(load, TG_ORDER_CLASSES) >= level[k] ||
-			    ((BIT(k) & TG_NVM_KINDS) &&
-			     tg_sat_mul_w(ch, TG_ORDER_CLASSES) >= level[TG_BLAME_CHANNEL]))
+			load = tg_sat_mul_w(load, TG_ORDER_CLASSES);
+			ch = tg_sat_mul_w(ch, TG_ORDER_CLASSES);
+			if ((load >= level[k] && load >= own[k]) ||
+			    ((BIT(k) & TG_NVM_KINDS) && ch >= level[TG_BLAME_CHANNEL] &&
+			     ch >= own[TG_BLAME_CHANNEL]))
 				v[o] = rate;
 		}
 	}

@@ -52,6 +52,9 @@ mutants=(
 	'regulator.c;;s/(tg_order_values\(const[\s\S]*?)if \(!\(over & BIT\(k\)\)\)\n\t\t\t\tcontinue;/$1;/;;the pick: a class ranks by the kinds over only'
 	'regulator.c;;s/ppm < TG_PPM && \(g->prev_settle\.kinds & BIT\(kind\)\)/ppm < TG_PPM/;;pending prediction: only the kinds the step'"'"'s mechanism reduces (MBA: DRAM)'
 	'regulator.c;;s/from = from < lo \? from : lo;\n\tto = to < lo \? to : lo;/;/;;pending prediction: a preventive MBA step acts through the remedial MBA level (above it, no drop)'
+	'regulator.c;;s/load = tg_sat_mul_w\(load, TG_ORDER_CLASSES\);/load = tg_sat_mul_w(load, 2);/;;the pick: a class counts at a third of the level (half: blamed groups ranked in none)'
+	'regulator.c;;s/load = tg_sat_mul_w\(load, TG_ORDER_CLASSES\);/load = tg_sat_mul_w(load, 4);/;;the pick: a class counts at a third of the level (a quarter: small classes jump the order)'
+	'regulator.c;;s/\(load >= level\[k\] && load >= own\[k\]\)/(load >= level[k])/;;the pick: a class carries a third of the group'"'"'s own load too'
 )
 
 want=("$@")

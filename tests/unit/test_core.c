@@ -803,19 +803,10 @@ static void test_pending_prediction_kinds(void **state)
  * nvm_write. In a closed loop (traffic follows MBA and quota, over while
  * the low groups' DRAM reads exceed 12 GB/s) A is never cut by CPU quota
  * for NVM writes. And with NVM write latency over, a 200 MB/s NVM writer
- * beside them still goes first (NVM write row: 4 GB/s of 25.54 GB/s weighed
+ * beside them still goes first (NVM write row: 4 GB/s of 26.5 GB/s weighed
  * - its NVM writes alone reach the level), by CPU quota.
  *
- * A group blamed only for its classes together is not ranked (round 5,
- * plant seed 947452: ranked in the class that weighed most, it was opened
- * an MBA move when the NVM kinds fell out of over at the end of the noise,
- * and cut on smoothed rates that still showed the noise). Only DRAM write
- * over; a high-priority 1 GB/s DRAM writer; L makes 45 MB/s of DRAM writes
- * and 13 MB/s of NVM reads. By hand, DRAM write row: 1000 + 45 + 3 x 13 =
- * 1084 MB/s weighed, level 5 % = 54.2 MB/s; L weighs 84 (blamed), but its
- * DRAM class 45 and its NVM read class 39 are each under it: nothing is
- * cut. At 60 MB/s of DRAM writes: level 5 % of 1099 = 54.95, its DRAM
- * class 60 reaches it - cut by MBA (90), reason dram.
+ * Then the classes a group ranks in, by hand (class_cases below).
  */
 static u64 order_q(u64 v, const struct tg_throttle *t)
 {
@@ -868,6 +859,18 @@ static bool tg_blamed_by(const struct tg_reg_cfg *cfg, const struct tg_reg_group
  *    178.67), the NVM writes weigh 120 there: a DRAM user, by MBA. By the
  *    NVM write row (not over) they weigh 240 of a 542 level, over its
  *    third: a law counting that kind would cut them by CPU quota;
+ *  - the boundary, beside 1710 MB/s: 30 MB/s of DRAM reads, 10 of NVM
+ *    reads, 3 of NVM writes - level 5 % of 1800 = 90, the group's load 90
+ *    (blamed), each class exactly a third of both: ranked (an NVM writer
+ *    first); with half instead of a third, ranked in none;
+ *  - 70 MB/s of DRAM reads, 2.9 of NVM writes (29 weighted): level 5 % of
+ *    1809 = 90.45, load 99; the NVM writes under a third (30.15 and 33): a
+ *    DRAM user, by MBA (a quarter would make them an NVM writer);
+ *  - a third of the group's own load too (review round 6, order3.c): 1.5
+ *    GB/s of DRAM reads and 40 MB/s of NVM writes beside 10 GB/s - level
+ *    5 % of 11900 = 595, the writes weigh 400, over a third of the level
+ *    but a fifth of the group's 1900: a DRAM user, by MBA, not cut by CPU
+ *    quota for its NVM writes;
  *  - 60 MB/s of DRAM reads, 1 each of NVM reads and writes (3 and 10):
  *    level 5 % of 1073 = 53.65, blamed (73), only the DRAM class over a
  *    third (17.88): a DRAM user, by MBA.
@@ -882,6 +885,9 @@ static const struct class_case class_cases[] = {
 	{ 1 * GB, 30 * MB, 10 * MB, 3 * MB, 54500 * KB, 0, TG_MECH_CPU, TG_WHY_NVM_WRITE },
 	{ 1 * GB, 30 * MB, 10 * MB, 1 * MB, 53500 * KB, 0, TG_MECH_CPU, TG_WHY_NVM_READ },
 	{ 10 * GB, 600 * MB, 0, 12 * MB, 536000 * KB, 542000 * KB, TG_MECH_MBA, TG_WHY_DRAM },
+	{ 1710 * MB, 30 * MB, 10 * MB, 3 * MB, 90 * MB, 0, TG_MECH_CPU, TG_WHY_NVM_WRITE },
+	{ 1710 * MB, 70 * MB, 0, 2900 * KB, 90450 * KB, 0, TG_MECH_MBA, TG_WHY_DRAM },
+	{ 10 * GB, 1500 * MB, 0, 40 * MB, 595 * MB, 0, TG_MECH_MBA, TG_WHY_DRAM },
 	{ 1 * GB, 60 * MB, 1 * MB, 1 * MB, 53650 * KB, 0, TG_MECH_MBA, TG_WHY_DRAM },
 };
 
