@@ -93,12 +93,12 @@ $(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
 	@mkdir -p $(UL)
 	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 -o $@ $(LIBTG_SRC)
 
-$(UL)/test_libtgroup: userland/tests/test_libtgroup.c $(UL)/libtgroup.a
+$(UL)/test_libtgroup: userland/tests/test_libtgroup.c userland/tests/fake_files.h $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
 
 # tgctl validate's verdict and measurement (vcheck.c) and the sysfs PMU
 # reader (pmu.c), against fixture counters (cmocka)
-$(UL)/test_validate: userland/tests/test_validate.c userland/tgctl/vcheck.c userland/tgctl/pmu.c userland/tgctl/vcheck.h userland/tgctl/pmu.h
+$(UL)/test_validate: userland/tests/test_validate.c userland/tests/fake_files.h userland/tgctl/vcheck.c userland/tgctl/pmu.c userland/tgctl/vcheck.h userland/tgctl/pmu.h
 	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -O1 -o $@ userland/tests/test_validate.c userland/tgctl/vcheck.c userland/tgctl/pmu.c -lcmocka
 
 TGCTL_SRC := $(wildcard userland/tgctl/*.c)

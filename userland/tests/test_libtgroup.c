@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host-side unit tests of libtgroup (cmocka): the parsers and units
- * against hand-computed values, and the file plumbing against a fake
+ * against hand-computed values, and the file plumbing against a fake_root
  * mount (a temporary directory with the files a mount has). Kernel
  * behaviour (errno, last_cmd_status from the module) is the in-guest
  * suite's job (tests/guest/libtgroup_test.c).
@@ -187,21 +187,9 @@ static void names(void **state)
 	assert_false(tgroup_valid_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 }
 
-/* ---- a fake mount: a directory with the files ---- */
+/* ---- a fake_root mount: a directory with the files ---- */
 
-static char fake[64];
-
-static void put(const char *rel, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", fake, rel);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
+#include "fake_files.h"
 
 static char *get(const char *rel)
 {
@@ -210,7 +198,7 @@ static char *get(const char *rel)
 	FILE *f;
 	size_t n;
 
-	snprintf(p, sizeof(p), "%s/%s", fake, rel);
+	snprintf(p, sizeof(p), "%s/%s", fake_root, rel);
 	f = fopen(p, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -222,8 +210,8 @@ static char *get(const char *rel)
 static int fake_setup(void **state)
 {
 	(void)state;
-	snprintf(fake, sizeof(fake), "/tmp/libtgroup-test.XXXXXX");
-	if (!mkdtemp(fake))
+	snprintf(fake_root, sizeof(fake_root), "/tmp/libtgroup-test.XXXXXX");
+	if (!mkdtemp(fake_root))
 		return -1;
 	put("last_cmd_status", "ok\n");
 	put("tgroup.config", "period_ms=10\nenabled=1\nsource_perf=unavailable: no encodings\n");
@@ -236,7 +224,7 @@ static int fake_teardown(void **state)
 	char cmd[128];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fake);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fake_root);
 	return system(cmd);
 }
 
@@ -250,15 +238,15 @@ static void open_checks_mount(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_null(tgroup_open("/tmp"));	/* no last_cmd_status: not a mount */
 	assert_int_equal(errno, ENODEV);
-	tg = tgroup_open(fake);
+	tg = tgroup_open(fake_root);
 	assert_non_null(tg);
-	assert_string_equal(tgroup_mount_path(tg), fake);
+	assert_string_equal(tgroup_mount_path(tg), fake_root);
 	tgroup_close(tg);
 }
 
 static void groups_and_files(void **state)
 {
-	struct tgroup *tg = tgroup_open(fake);
+	struct tgroup *tg = tgroup_open(fake_root);
 	struct tgroup_limits l = { .mask = 0 };
 	char **v, val[64];
 	pid_t *pids;

@@ -276,19 +276,7 @@ static void measure_missing_counters(void **state)
 
 /* ---- pmu.c on a fake sysfs PMU directory ---- */
 
-static char dir[64];
-
-static void put(const char *rel, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
+#include "fake_files.h"
 
 static void pmu_sysfs(void **state)
 {
@@ -297,11 +285,11 @@ static void pmu_sysfs(void **state)
 	uint32_t type = 0;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/tgctl-pmu-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(p, sizeof(p), "%s/format", dir);
+	snprintf(fake_root, sizeof(fake_root), "/tmp/tgctl-pmu-XXXXXX");
+	assert_non_null(mkdtemp(fake_root));
+	snprintf(p, sizeof(p), "%s/format", fake_root);
 	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/events", dir);
+	snprintf(p, sizeof(p), "%s/events", fake_root);
 	mkdir(p, 0755);
 	/* the kernel's strings (6.1 uncore_snbep.c): SKX-class and ICX iMC */
 	put("format/event", "config:0-7\n");
@@ -318,32 +306,32 @@ static void pmu_sysfs(void **state)
 	put("events/c1", "event=0x04,ch_mask=1\n");
 	put("type", "17\n");
 	put("cpumask", "0,28\n");
-	assert_int_equal(pmu_event_config(dir, "cas_count_read", &c, why, sizeof(why)), 0);
+	assert_int_equal(pmu_event_config(fake_root, "cas_count_read", &c, why, sizeof(why)), 0);
 	assert_int_equal(c, 0x304);
-	assert_int_equal(pmu_event_config(dir, "cas_count_write", &c, why, sizeof(why)), 0);
+	assert_int_equal(pmu_event_config(fake_root, "cas_count_write", &c, why, sizeof(why)), 0);
 	assert_int_equal(c, 0xc04);
-	assert_int_equal(pmu_event_config(dir, "icx_cas_read", &c, why, sizeof(why)), 0);
+	assert_int_equal(pmu_event_config(fake_root, "icx_cas_read", &c, why, sizeof(why)), 0);
 	assert_int_equal(c, 0xf04);
-	assert_int_equal(pmu_event_config(dir, "clockticks", &c, why, sizeof(why)), 0);
+	assert_int_equal(pmu_event_config(fake_root, "clockticks", &c, why, sizeof(why)), 0);
 	assert_int_equal(c, 0);
-	assert_int_equal(pmu_event_config(dir, "edgy", &c, why, sizeof(why)), 0);
+	assert_int_equal(pmu_event_config(fake_root, "edgy", &c, why, sizeof(why)), 0);
 	assert_int_equal(c, 0x40010);			/* bit 18 + 0x10 */
-	assert_int_equal(pmu_event_config(dir, "wide", &c, why, sizeof(why)), -1);
+	assert_int_equal(pmu_event_config(fake_root, "wide", &c, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "does not fit"));
-	assert_int_equal(pmu_event_config(dir, "nofmt", &c, why, sizeof(why)), -1);
+	assert_int_equal(pmu_event_config(fake_root, "nofmt", &c, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "term thresh"));
-	assert_int_equal(pmu_event_config(dir, "c1", &c, why, sizeof(why)), -1);
+	assert_int_equal(pmu_event_config(fake_root, "c1", &c, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "not a config field"));
-	assert_int_equal(pmu_event_config(dir, "absent", &c, why, sizeof(why)), -1);
+	assert_int_equal(pmu_event_config(fake_root, "absent", &c, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "events/absent"));
-	assert_int_equal(pmu_type(dir, &type, why, sizeof(why)), 0);
+	assert_int_equal(pmu_type(fake_root, &type, why, sizeof(why)), 0);
 	assert_int_equal(type, 17);
-	assert_int_equal(pmu_first_cpu(dir), 0);
+	assert_int_equal(pmu_first_cpu(fake_root), 0);
 	put("cpumask", "28-55\n");
-	assert_int_equal(pmu_first_cpu(dir), 28);
+	assert_int_equal(pmu_first_cpu(fake_root), 28);
 	put("type", "4294967296\n");
-	assert_int_equal(pmu_type(dir, &type, why, sizeof(why)), -1);
-	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	assert_int_equal(pmu_type(fake_root, &type, why, sizeof(why)), -1);
+	snprintf(p, sizeof(p), "rm -rf %s", fake_root);
 	assert_int_equal(system(p), 0);
 }
 
