@@ -198,6 +198,7 @@ done
 pass=$(grep -c '^TGTEST: PASS ' "$log.txt")
 fail=$(grep -c '^TGTEST: FAIL ' "$log.txt")
 grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
+grep -E '^TGTEST-INFO: suite .* took ' "$log.txt" | sed 's/^TGTEST-INFO: /  /' | tr '\n' ';' | sed 's/;$/\n/; s/;  /;/g'
 if [ $noboot = 1 ]; then
 	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
 elif [ -s "$log.stall.txt" ]; then
