@@ -34,6 +34,12 @@ type Plugin struct {
 	owned    map[string]bool            // groups this plugin created
 	members  map[string]map[string]bool // group -> container IDs placed in it
 	ctrGroup map[string]string          // container ID -> group
+	pending  map[string]pendingCtr      // containers left out by max_groups, by ID
+}
+
+type pendingCtr struct {
+	pod *api.PodSandbox
+	ctr *api.Container
 }
 
 func (p *Plugin) logf(format string, args ...any) {
@@ -54,6 +60,7 @@ func (p *Plugin) init() {
 	p.owned = map[string]bool{}
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
+	p.pending = map[string]pendingCtr{}
 	if p.Defaults == nil {
 		p.Defaults = DefaultPriorities
 	}
@@ -113,9 +120,9 @@ func (p *Plugin) why(err error) string {
 	return s
 }
 
-// ensureGroup creates group unless it exists. false: it does not exist
+// ensureGroup creates group unless it exists. An error: it does not exist
 // and could not be made (logged).
-func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) bool {
+func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) error {
 	fresh := !p.owned[group]
 	if fresh {
 		// recorded before mkdir: a crash between the two leaves a name
@@ -127,13 +134,13 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) bool {
 	switch {
 	case err == nil:
 		p.logf("pod %s: created group %s", podName(pod), group)
-		return true
+		return nil
 	case errors.Is(err, syscall.EEXIST):
 		if fresh { // someone else's group: never ours to remove
 			delete(p.owned, group)
 			p.saveState()
 		}
-		return true
+		return nil
 	}
 	if fresh {
 		delete(p.owned, group)
@@ -141,11 +148,11 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) bool {
 	}
 	if errors.Is(err, syscall.ENOSPC) {
 		p.logf("EVENT max_groups: pod %s: group %s not created: the mount already has max_groups groups (%s); "+
-			"the pod runs in the root group, unthrottled and unprotected, until a group is free and the plugin resyncs", podName(pod), group, p.why(err))
+			"the pod runs in the root group, unthrottled and unprotected, until the plugin removes a group or resyncs", podName(pod), group, p.why(err))
 	} else {
 		p.logf("pod %s: group %s not created: %s; the pod runs in the root group", podName(pod), group, p.why(err))
 	}
-	return false
+	return err
 }
 
 // place puts ctr's init pid into its pod's group with the pod's policy.
@@ -161,9 +168,13 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 		p.logf("%s: pod %s container %s: no pid yet, nothing to move", event, podName(pod), ctr.GetName())
 		return
 	}
-	if !p.ensureGroup(pod, pol.Group) {
+	if err := p.ensureGroup(pod, pol.Group); err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			p.pending[ctr.GetId()] = pendingCtr{pod, ctr}
+		}
 		return
 	}
+	delete(p.pending, ctr.GetId())
 	if err := p.FS.Write(pol.Group, "tgroup.limit", FormatLimit(pol.Limit)); err != nil {
 		p.logf("pod %s: group %s: tgroup.limit %q: %s", podName(pod), pol.Group, FormatLimit(pol.Limit), p.why(err))
 	}
@@ -213,6 +224,7 @@ func (p *Plugin) removeIfOurs(group, why string) {
 	switch {
 	case err == nil:
 		p.logf("removed group %s (%s)", group, why)
+		defer p.retryPending()
 	case errors.Is(err, syscall.ENOENT):
 	case errors.Is(err, syscall.EBUSY):
 		p.logf("group %s: not removed, it still has tasks (%s); kept as ours, the next sync retries", group, why)
@@ -223,6 +235,21 @@ func (p *Plugin) removeIfOurs(group, why string) {
 	}
 	delete(p.owned, group)
 	p.saveState()
+}
+
+// retryPending places the containers max_groups left out, oldest ID
+// first, now that a group is free.
+func (p *Plugin) retryPending() {
+	var ids []string
+	for id := range p.pending {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if pc, ok := p.pending[id]; ok {
+			p.place("retry after max_groups", pc.pod, pc.ctr)
+		}
+	}
 }
 
 // StartContainer: the runtime's init pid exists, the workload has not run.
@@ -249,6 +276,7 @@ func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
+	delete(p.pending, ctr.GetId())
 	g := p.leave(ctr.GetId())
 	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s removed", ctr.GetName(), podName(pod)))
 	return nil
@@ -264,6 +292,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	p.init()
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
+	p.pending = map[string]pendingCtr{}
 	byID := map[string]*api.PodSandbox{}
 	for _, pod := range pods {
 		byID[pod.GetId()] = pod

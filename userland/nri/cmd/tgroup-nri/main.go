@@ -45,7 +45,9 @@ func main() {
 
 	p := &tgnri.Plugin{FS: tgnri.Mount{Root: *mount}, Defaults: d, StatePath: *state}
 	opts := []stub.Option{stub.WithPluginName(*name), stub.WithPluginIdx(*idx),
-		stub.WithOnClose(func() { log.Printf("connection to the runtime closed: exiting (restarted by the DaemonSet; Synchronize repairs)") })}
+		stub.WithOnClose(func() {
+			log.Printf("connection to the runtime closed: exiting (restarted by the DaemonSet; Synchronize repairs)")
+		})}
 	if *socket != "" {
 		opts = append(opts, stub.WithSocketPath(*socket))
 	}
