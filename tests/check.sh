@@ -119,6 +119,29 @@ else
 	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
 
+# 3f. userland/nri: tgroup-nri (Go). go vet, the binary, and go test: a
+#     fake runtime (nri's adaptation on a unix socket) driving the plugin
+#     against a directory stand-in of the mount, the DaemonSet manifest
+#     parsed and checked. Offline: the modules come from the cache make deps
+#     filled (GOPROXY=off); the toolchain from scripts/go.sh.
+if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
+	export GOTOOLCHAIN=local
+	mkdir -p "$build/userland"
+	if out=$(cd userland/nri && GOPROXY=off GOFLAGS=-mod=readonly GOMAXPROCS=${NRI_GOMAXPROCS:-1} nice -n 10 \
+		"$gobin" vet ./... 2>&1); then ok nri/vet; else echo "$out" | head -20; ko nri/vet; fi
+	if out=$(cd userland/nri && GOPROXY=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOMAXPROCS=${NRI_GOMAXPROCS:-1} nice -n 10 \
+		"$gobin" build -o "$build/userland/tgroup-nri" ./cmd/tgroup-nri 2>&1); then ok nri/build
+	else echo "$out" | head -20; ko nri/build; fi
+	out=$(cd userland/nri && GOPROXY=off GOFLAGS=-mod=readonly GOMAXPROCS=${NRI_GOMAXPROCS:-1} nice -n 10 \
+		"$gobin" test -count=1 -v ./... 2>&1)
+	while read -r t; do ok "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- PASS: \([^ ]*\) .*/\1/p')
+	while read -r t; do ko "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- FAIL: \([^ ]*\) .*/\1/p')
+	echo "$out" | grep -E '^\s+\S+_test.go:[0-9]+: ' | grep -v 'plugin: ' | head -20
+	echo "$out" | grep -qE '^ok\s+tgroup/userland/nri\s' || { echo "$out" | tail -5; ko nri/go_test "no ok line"; }
+else
+	cat "$build/nri-go.log"; ko nri_toolchain "no Go toolchain (make deps)"
+fi
+
 # 3d. deps.sh --with-6.12 reuses the configured mirror (scripts/apt-mirror.sh
 #     on faked apt directories; nothing is written to /etc/apt).
 out=$(tests/apt-mirror.sh 2>&1)
