@@ -12,7 +12,7 @@ failed=()
 
 # The in-guest suites, for the cloud kernel (step 5) and the debug kernel
 # (step 6, DBG_SUITES overrides).
-suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland}
+suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland,nri}
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
