@@ -36,7 +36,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user userland install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -126,9 +126,17 @@ $(BUILD)/guest/libtgroup_test: tests/guest/libtgroup_test.c tests/guest/harness.
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Iuserland/lib -o $@ $< $(LIBTG_SRC)
 
+NRI_SRC := $(wildcard userland/nri/*.go userland/nri/go.mod userland/nri/go.sum)
+# tgroup-nri, the Kubernetes NRI plugin (docs/kubernetes.md): static, Go from
+# scripts/go.sh (make deps), modules from the cache.
+nri: $(UL)/tgroup-nri
+$(UL)/tgroup-nri: $(NRI_SRC) $(wildcard userland/nri/cmd/tgroup-nri/*.go)
+	@mkdir -p $(dir $@)
+	go=$$(scripts/go.sh) && cd userland/nri && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+		$$go build -ldflags='-s -w' -o $@ ./cmd/tgroup-nri
+
 # userland/nri's go test binary for the guest suite "nri" (static). Without a
 # Go toolchain (make deps) it is not built and that suite fails saying so.
-NRI_SRC := $(wildcard userland/nri/*.go userland/nri/go.mod userland/nri/go.sum)
 NRI_TEST := $(BUILD)/guest/nri_test
 $(NRI_TEST): $(NRI_SRC)
 	@mkdir -p $(dir $@)
