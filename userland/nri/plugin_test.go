@@ -162,6 +162,28 @@ func TestStartAndPostStartAreIdempotent(t *testing.T) {
 	}
 }
 
+// A plugin that connects between a container's StartContainer and its
+// PostStartContainer: the runtime's Synchronize still reports the
+// container as created (not placed: not running yet), PostStartContainer
+// places it.
+func TestPostStartPlacesAContainerStartedBeforeTheConnect(t *testing.T) {
+	e := newEnv(t, 256)
+	p := pod("ns", "late", Guaranteed, nil)
+	c := &api.Container{Id: p.Id + "/c", PodSandboxId: p.Id, Name: "c", Pid: 601, State: api.ContainerState_CONTAINER_CREATED}
+	e.rt.mu.Lock()
+	e.rt.pods[p.Id], e.rt.ctrs[c.Id] = p, c
+	e.rt.mu.Unlock()
+	e.rt.Connect(e.plugin())
+	if e.exists("k8s.ns.late") {
+		t.Fatal("Synchronize placed a container that is not running")
+	}
+	c.State = api.ContainerState_CONTAINER_RUNNING
+	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expect("k8s.ns.late", "high", allMax, 601)
+}
+
 func TestLastContainerRemovesTheGroup(t *testing.T) {
 	e := newEnv(t, 256)
 	e.rt.Connect(e.plugin())
