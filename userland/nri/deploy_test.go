@@ -37,6 +37,7 @@ type manifest struct {
 					Name     string `yaml:"name"`
 					HostPath struct {
 						Path string `yaml:"path"`
+						Type string `yaml:"type"`
 					} `yaml:"hostPath"`
 				} `yaml:"volumes"`
 			} `yaml:"spec"`
@@ -101,6 +102,13 @@ func TestDaemonSetManifest(t *testing.T) {
 	vols := map[string]string{}
 	for _, v := range s.Volumes {
 		vols[v.Name] = v.HostPath.Path
+		// /sys/fs/tgroup appears when the init container loads the module;
+		// the kubelet checks a typed hostPath when it sets the pod up,
+		// before any init container runs: typed, the pod never starts
+		// on a node where the module is not loaded yet
+		if v.HostPath.Path == "/sys/fs/tgroup" && v.HostPath.Type != "" {
+			t.Errorf("volume %s: hostPath /sys/fs/tgroup with type %s: the kubelet checks it before the init container has loaded the module", v.Name, v.HostPath.Type)
+		}
 	}
 	mounts := func(c ctrSpec) map[string]string {
 		ms := map[string]string{}
@@ -118,6 +126,9 @@ func TestDaemonSetManifest(t *testing.T) {
 		t.Fatalf("%d init containers, want 1 (module + mount)", len(s.InitContainers))
 	}
 	ic := s.InitContainers[0]
+	if len(ic.VolumeMounts) != 0 {
+		t.Errorf("init container mounts %v: it works in the host's mount namespace and needs none", ic.VolumeMounts)
+	}
 	script := strings.Join(ic.Command, " ")
 	if !ic.SecurityContext.Privileged || !strings.Contains(script, "nsenter --target=1 --mount") ||
 		!strings.Contains(script, "modprobe tgroup") || !strings.Contains(script, "mount -t tgroup tgroup /sys/fs/tgroup") {
