@@ -125,7 +125,7 @@ fi
 #     parsed and checked. Offline: the modules come from the cache make deps
 #     filled (GOPROXY=off); the toolchain from scripts/go.sh. CGO_ENABLED=0
 #     throughout, as the guest's nri_test (step 5): one set of compiled
-#     packages in Go's build cache (first run about 80 s, then about 3 s).
+#     packages in Go's build cache (first run about 80 s, then about 2 s).
 if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 	export GOTOOLCHAIN=local
 	mkdir -p "$build/userland"
