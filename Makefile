@@ -36,7 +36,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user userland install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -126,21 +126,41 @@ $(BUILD)/guest/libtgroup_test: tests/guest/libtgroup_test.c tests/guest/harness.
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -Iuserland/lib -o $@ $< $(LIBTG_SRC)
 
+NRI_SRC := $(wildcard userland/nri/*.go userland/nri/go.mod userland/nri/go.sum)
+# tgroup-nri, the Kubernetes NRI plugin (docs/kubernetes.md): static, Go from
+# scripts/go.sh (make deps), modules from the cache.
+nri: $(UL)/tgroup-nri
+$(UL)/tgroup-nri: $(NRI_SRC) $(wildcard userland/nri/cmd/tgroup-nri/*.go)
+	@mkdir -p $(dir $@)
+	go=$$(scripts/go.sh) && cd userland/nri && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+		$$go build -ldflags='-s -w' -o $@ ./cmd/tgroup-nri
+
+# userland/nri's go test binary for the guest suite "nri" (static). Without a
+# Go toolchain (make deps) it is not built and that suite fails saying so.
+NRI_TEST := $(BUILD)/guest/nri_test
+$(NRI_TEST): $(NRI_SRC)
+	@mkdir -p $(dir $@)
+	@if go=$$(scripts/go.sh); then \
+		cd userland/nri && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly CGO_ENABLED=0 GOMAXPROCS=1 \
+			nice -n 10 $$go test -c -ldflags=-s\ -w -o $@ . ; \
+	else echo "nri_test: no Go toolchain (make deps): the guest suite nri will fail"; fi
+
 guest: $(GUEST_BIN)
 
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
 GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
+	if [ -e $(NRI_TEST) ]; then cp $(NRI_TEST) $(GK)/suites/; fi
 	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
 
 initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
 
 # In-guest suites; VM_SUITES picks a subset.
-VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle,userland
+VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle,userland,nri
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
 
@@ -160,15 +180,19 @@ $(DBG)/tgroup.ko: $(KSRC) $(wildcard $(DBG_KDIR)/.config)
 	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/src W=1 modules
 	cp $(DBG)/src/tgroup.ko $@
 
-$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
+$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(DBG)/suites && mkdir -p $(DBG)/suites
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/suites/
+	if [ -e $(NRI_TEST) ]; then cp $(NRI_TEST) $(DBG)/suites/; fi
 	tests/vm/mkinitramfs.sh $@ none $(DBG)/tgroup.ko $(DBG)/suites $(GUEST_HOST_PROGS)
 
 dbg-initramfs: $(DBG_INITRAMFS)
 	@echo $(DBG_INITRAMFS)
 
-DBG_SUITES ?= $(VM_SUITES)
+# the debug lane leaves nri out by default (as tests/check.sh step 6 does):
+# the kernel paths it drives are fs's and userland's, run there already
+comma := ,
+DBG_SUITES ?= $(patsubst %$(comma),%,$(patsubst $(comma)%,%,$(subst $(comma)nri$(comma),$(comma),$(comma)$(VM_SUITES)$(comma))))
 dbg-check:
 	@TG_DBG_SUITES=$(DBG_SUITES) tests/vm/dbg-lane.sh
 

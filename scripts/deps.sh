@@ -58,6 +58,12 @@ if [ "${1:-}" = --with-6.12 ]; then
 	fi
 	shift
 fi
+# Go for userland/nri (tgroup-nri): a Go >= the one its go.mod names, else
+# Debian's golang-1.19-go fetching that toolchain (the golang.org/toolchain
+# module) through the Go module proxy; then the plugin's modules into the
+# module cache (scripts/go.sh). Not fatal here: make check reports it.
+scripts/go.sh --install --modules >/dev/null ||
+	echo "deps: no Go toolchain or modules for userland/nri (make check reports nri_toolchain failed)" >&2
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -1,0 +1,334 @@
+package tgnri
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/containerd/nri/pkg/api"
+)
+
+// Plugin is tgroup-nri: it implements the stub interfaces for the events
+// it handles (StartContainer, PostStartContainer, RemoveContainer,
+// Synchronize). It never fails a pod: every problem is logged and the
+// container keeps running where it is.
+type Plugin struct {
+	FS       FS
+	Defaults Defaults
+	// StatePath keeps the names of the groups the plugin created, so that
+	// after a restart it removes only those (never a group an admin made).
+	// "" keeps them in memory only.
+	StatePath string
+	// Logf logs one line (log.Printf when nil).
+	Logf func(format string, args ...any)
+
+	mu       sync.Mutex
+	loaded   bool
+	owned    map[string]bool            // groups this plugin created
+	members  map[string]map[string]bool // group -> container IDs placed in it
+	ctrGroup map[string]string          // container ID -> group
+	pending  map[string]pendingCtr      // containers left out by max_groups, by ID
+}
+
+type pendingCtr struct {
+	pod *api.PodSandbox
+	ctr *api.Container
+}
+
+func (p *Plugin) logf(format string, args ...any) {
+	if p.Logf != nil {
+		p.Logf(format, args...)
+	} else {
+		log.Printf(format, args...)
+	}
+}
+
+func podName(pod *api.PodSandbox) string { return pod.GetNamespace() + "/" + pod.GetName() }
+
+func (p *Plugin) init() {
+	if p.loaded {
+		return
+	}
+	p.loaded = true
+	p.owned = map[string]bool{}
+	p.members = map[string]map[string]bool{}
+	p.ctrGroup = map[string]string{}
+	p.pending = map[string]pendingCtr{}
+	if p.Defaults == nil {
+		p.Defaults = DefaultPriorities
+	}
+	if p.StatePath == "" {
+		return
+	}
+	b, err := os.ReadFile(p.StatePath)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			p.logf("state %s: %v (starting with no owned groups)", p.StatePath, err)
+		}
+		return
+	}
+	for _, g := range strings.Fields(string(b)) {
+		if ValidGroupName(g) {
+			p.owned[g] = true
+		}
+	}
+}
+
+func (p *Plugin) saveState() {
+	if p.StatePath == "" {
+		return
+	}
+	var gs []string
+	for g := range p.owned {
+		gs = append(gs, g)
+	}
+	sort.Strings(gs)
+	data := strings.Join(gs, "\n")
+	if data != "" {
+		data += "\n"
+	}
+	tmp := p.StatePath + ".tmp"
+	err := os.MkdirAll(filepath.Dir(p.StatePath), 0o755)
+	if err == nil {
+		err = os.WriteFile(tmp, []byte(data), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, p.StatePath)
+	}
+	if err != nil {
+		p.logf("state %s: %v (a restart may leave a group it made behind)", p.StatePath, err)
+	}
+}
+
+// errno names the kernel's error, and adds last_cmd_status when the
+// module set it.
+func (p *Plugin) why(err error) string {
+	var en syscall.Errno
+	s := err.Error()
+	if errors.As(err, &en) {
+		if st := p.FS.LastCmdStatus(); st != "" && st != "ok" && (en == syscall.EINVAL || en == syscall.ENOSPC) {
+			s += ": " + st
+		}
+	}
+	return s
+}
+
+// ensureGroup creates group unless it exists. An error: it does not exist
+// and could not be made (logged).
+func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) error {
+	fresh := !p.owned[group]
+	if fresh {
+		// recorded before mkdir: a crash between the two leaves a name
+		// that Synchronize drops (ENOENT), never an unrecorded group
+		p.owned[group] = true
+		p.saveState()
+	}
+	err := p.FS.Mkdir(group)
+	switch {
+	case err == nil:
+		p.logf("pod %s: created group %s", podName(pod), group)
+		return nil
+	case errors.Is(err, syscall.EEXIST):
+		if fresh { // someone else's group: never ours to remove
+			delete(p.owned, group)
+			p.saveState()
+		}
+		return nil
+	}
+	if fresh {
+		delete(p.owned, group)
+		p.saveState()
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		p.logf("EVENT max_groups: pod %s: group %s not created: the mount already has max_groups groups (%s); "+
+			"the pod runs in the root group, unthrottled and unprotected, until the plugin removes a group or resyncs", podName(pod), group, p.why(err))
+	} else {
+		p.logf("pod %s: group %s not created: %s; the pod runs in the root group", podName(pod), group, p.why(err))
+	}
+	return err
+}
+
+// place puts ctr's init pid into its pod's group with the pod's policy.
+// Idempotent: StartContainer, PostStartContainer and Synchronize all call
+// it for the same container.
+func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
+	pol := PolicyFor(pod, p.Defaults)
+	for _, pr := range pol.Problems {
+		p.logf("pod %s: invalid annotation %s", podName(pod), pr)
+	}
+	pid := ctr.GetPid()
+	if pid == 0 {
+		p.logf("%s: pod %s container %s: no pid yet, nothing to move", event, podName(pod), ctr.GetName())
+		return
+	}
+	if err := p.ensureGroup(pod, pol.Group); err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			p.pending[ctr.GetId()] = pendingCtr{pod, ctr}
+		}
+		return
+	}
+	delete(p.pending, ctr.GetId())
+	if err := p.FS.Write(pol.Group, "tgroup.limit", FormatLimit(pol.Limit)); err != nil {
+		p.logf("pod %s: group %s: tgroup.limit %q: %s", podName(pod), pol.Group, FormatLimit(pol.Limit), p.why(err))
+	}
+	if err := p.FS.Write(pol.Group, "tgroup.priority", pol.Priority); err != nil {
+		p.logf("pod %s: group %s: tgroup.priority %s: %s", podName(pod), pol.Group, pol.Priority, p.why(err))
+	}
+	if err := MovePid(p.FS, pol.Group, pid); err != nil {
+		p.logf("%s: pod %s container %s: moving pid %d into %s: %s", event, podName(pod), ctr.GetName(), pid, pol.Group, p.why(err))
+		// still a member: the group is the pod's, removal decides by it
+	}
+	if old, ok := p.ctrGroup[ctr.GetId()]; ok && old != pol.Group {
+		p.leave(ctr.GetId())
+	}
+	if p.members[pol.Group] == nil {
+		p.members[pol.Group] = map[string]bool{}
+	}
+	if !p.members[pol.Group][ctr.GetId()] {
+		p.logf("%s: pod %s container %s pid %d -> group %s (priority %s from %s, limit %s from %s)", event,
+			podName(pod), ctr.GetName(), pid, pol.Group, pol.Priority, pol.Source["priority"],
+			FormatLimit(pol.Limit), pol.Source["limit"])
+	}
+	p.members[pol.Group][ctr.GetId()] = true
+	p.ctrGroup[ctr.GetId()] = pol.Group
+}
+
+// leave forgets container id; returns its group if that is now empty.
+func (p *Plugin) leave(id string) string {
+	g, ok := p.ctrGroup[id]
+	if !ok {
+		return ""
+	}
+	delete(p.ctrGroup, id)
+	delete(p.members[g], id)
+	if len(p.members[g]) > 0 {
+		return ""
+	}
+	delete(p.members, g)
+	return g
+}
+
+// removeIfOurs removes an empty group the plugin created.
+func (p *Plugin) removeIfOurs(group, why string) {
+	if group == "" || !p.owned[group] || len(p.members[group]) > 0 {
+		return
+	}
+	err := p.FS.Rmdir(group)
+	switch {
+	case err == nil:
+		p.logf("removed group %s (%s)", group, why)
+		defer p.retryPending()
+	case errors.Is(err, syscall.ENOENT):
+	case errors.Is(err, syscall.EBUSY):
+		p.logf("group %s: not removed, it still has tasks (%s); kept as ours, the next sync retries", group, why)
+		return
+	default:
+		p.logf("group %s: not removed: %s", group, p.why(err))
+		return
+	}
+	delete(p.owned, group)
+	p.saveState()
+}
+
+// retryPending places the containers max_groups left out, oldest ID
+// first, now that a group is free.
+func (p *Plugin) retryPending() {
+	var ids []string
+	for id := range p.pending {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if pc, ok := p.pending[id]; ok {
+			p.place("retry after max_groups", pc.pod, pc.ctr)
+		}
+	}
+}
+
+// StartContainer: the runtime's init pid exists, the workload has not run.
+func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	p.place("StartContainer", pod, ctr)
+	return nil
+}
+
+// PostStartContainer places the container again (idempotent): covers a
+// plugin that connected between the two events.
+func (p *Plugin) PostStartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	p.place("PostStartContainer", pod, ctr)
+	return nil
+}
+
+// RemoveContainer: the last container of a group the plugin made removes it.
+func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	delete(p.pending, ctr.GetId())
+	g := p.leave(ctr.GetId())
+	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s removed", ctr.GetName(), podName(pod)))
+	return nil
+}
+
+// Synchronize is called when the plugin (re)connects: every running
+// container is placed again (group, limit, priority, pid: repairs whatever
+// happened while the plugin was away), and every group the plugin made
+// that no container uses any more is removed.
+func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	p.members = map[string]map[string]bool{}
+	p.ctrGroup = map[string]string{}
+	p.pending = map[string]pendingCtr{}
+	byID := map[string]*api.PodSandbox{}
+	for _, pod := range pods {
+		byID[pod.GetId()] = pod
+	}
+	n := 0
+	for _, ctr := range ctrs {
+		pod := byID[ctr.GetPodSandboxId()]
+		if pod == nil || ctr.GetState() != api.ContainerState_CONTAINER_RUNNING || ctr.GetPid() == 0 {
+			continue
+		}
+		p.place("Synchronize", pod, ctr)
+		n++
+	}
+	var stale []string
+	for g := range p.owned {
+		if len(p.members[g]) == 0 {
+			stale = append(stale, g)
+		}
+	}
+	sort.Strings(stale)
+	for _, g := range stale {
+		p.removeIfOurs(g, "no running container uses it after sync")
+	}
+	p.logf("Synchronize: %d running containers placed, %d groups owned", n, len(p.owned))
+	return nil, nil
+}
+
+// Owned lists the groups the plugin created and still keeps (sorted).
+func (p *Plugin) Owned() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	var gs []string
+	for g := range p.owned {
+		gs = append(gs, g)
+	}
+	sort.Strings(gs)
+	return gs
+}

@@ -1,0 +1,332 @@
+package tgnri
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/containerd/nri/pkg/api"
+)
+
+const allMax = "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=max"
+
+// env: a fake runtime, a stand-in mount, a state file, and the plugin's log.
+type env struct {
+	t     *testing.T
+	rt    *fakeRuntime
+	fs    *standin
+	state string
+	log   *logBuf
+}
+
+func newEnv(t *testing.T, maxGroups int) *env {
+	return &env{t: t, rt: newFakeRuntime(t), fs: newStandin(t, maxGroups),
+		state: filepath.Join(t.TempDir(), "groups"), log: &logBuf{t: t}}
+}
+
+// plugin is a fresh tgroup-nri process, as after a (re)start.
+func (e *env) plugin() *Plugin {
+	return &Plugin{FS: e.fs, StatePath: e.state, Logf: e.log.logf}
+}
+
+func (e *env) file(group, f string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.fs.Root, group, f))
+	if err != nil {
+		e.t.Fatalf("group %s: %v", group, err)
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+func (e *env) exists(group string) bool {
+	_, err := os.Stat(filepath.Join(e.fs.Root, group))
+	return err == nil
+}
+
+// expect asserts a group's priority, limit file and processes.
+func (e *env) expect(group, prio, limit string, pids ...uint64) {
+	e.t.Helper()
+	if !e.exists(group) {
+		gs, _ := e.fs.Groups()
+		e.t.Fatalf("group %s does not exist (groups: %v)", group, gs)
+	}
+	if got := e.file(group, "tgroup.priority"); got != prio {
+		e.t.Errorf("group %s: priority %q, want %q", group, got, prio)
+	}
+	if got := e.file(group, "tgroup.limit"); got != limit {
+		e.t.Errorf("group %s: limit %q, want %q", group, got, limit)
+	}
+	if got := e.fs.procs(group); !slices.Equal(got, pids) {
+		e.t.Errorf("group %s: cgroup.procs %v, want %v", group, got, pids)
+	}
+}
+
+func (e *env) expectGone(group string) {
+	e.t.Helper()
+	if e.exists(group) {
+		e.t.Errorf("group %s still exists", group)
+	}
+}
+
+func TestPodsWithoutAnnotationsGetTheirQoSDefault(t *testing.T) {
+	e := newEnv(t, 256)
+	e.rt.Connect(e.plugin())
+	e.rt.Start(pod("prod", "db-0", Guaranteed, nil), "db", 101)
+	e.rt.Start(pod("prod", "web-1", Burstable, nil), "nginx", 102)
+	e.rt.Start(pod("batch", "etl", BestEffort, nil), "job", 103)
+	e.rt.Start(pod("x", "no-cgroup-parent", "", nil), "c", 104)
+
+	e.expect("k8s.prod.db-0", "high", allMax, 101)
+	e.expect("k8s.prod.web-1", "low", allMax, 102)
+	e.expect("k8s.batch.etl", "low", allMax, 103)
+	e.expect("k8s.x.no-cgroup-parent", "low", allMax, 104)
+	if got := e.fs.procs(""); len(got) != 0 {
+		t.Errorf("root group holds %v, want every pid moved out", got)
+	}
+	if l := e.log.has("k8s.prod.db-0", "priority high from default (Guaranteed)"); l == "" {
+		t.Error("no log line saying where db-0's priority came from")
+	}
+}
+
+func TestAnnotationsSetGroupPriorityAndLimit(t *testing.T) {
+	e := newEnv(t, 256)
+	e.rt.Connect(e.plugin())
+	ann := map[string]string{AnnGroup: "db", AnnPriority: "low", AnnLimit: "dram_rbps=1G nvm_wbps=2.5GB/s"}
+	e.rt.Start(pod("prod", "db-0", Guaranteed, ann), "postgres", 201)
+	// the limit in bytes/s: 1G = 10^9, 2.5GB/s = 2.5 * 10^9 (SI, docs/tgctl.md)
+	e.expect("db", "low", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2500000000", 201)
+
+	ann2 := map[string]string{AnnPriority: "high", AnnLimit: "nvm_rbps=1.5GiB/s dram_wbps=500M"}
+	e.rt.Start(pod("prod", "cache", BestEffort, ann2), "redis", 202)
+	// 1.5 GiB = 1.5 * 2^30 = 1610612736
+	e.expect("k8s.prod.cache", "high", "dram_rbps=max dram_wbps=500000000 nvm_rbps=1610612736 nvm_wbps=max", 202)
+}
+
+func TestBadAnnotationsStartThePodWithTheDefault(t *testing.T) {
+	cases := []struct {
+		name        string
+		ann         map[string]string
+		qos         QoS
+		group, prio string
+		limit       string
+		logged      []string
+	}{
+		{"group with slash", map[string]string{AnnGroup: "a/b"}, Guaranteed, "k8s.ns.p", "high", allMax,
+			[]string{`tgroup.io/group="a/b"`, "not a group name", "using k8s.ns.p"}},
+		{"group too long", map[string]string{AnnGroup: strings.Repeat("g", 65)}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"tgroup.io/group", "not a group name"}},
+		{"priority word", map[string]string{AnnPriority: "urgent"}, Guaranteed, "k8s.ns.p", "high", allMax,
+			[]string{`tgroup.io/priority="urgent"`, "must be high or low", "using high (Guaranteed default)"}},
+		{"limit unknown key", map[string]string{AnnLimit: "cpu=1G", AnnPriority: "high"}, BestEffort, "k8s.ns.p", "high", allMax,
+			[]string{`tgroup.io/limit="cpu=1G"`, `unknown key "cpu"`, "using no limit"}},
+		{"limit fraction of a byte", map[string]string{AnnLimit: "dram_rbps=1.5"}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"dram_rbps=1.5", "not a whole number of bytes"}},
+		{"limit overflow", map[string]string{AnnLimit: "nvm_wbps=18446744073709551615"}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"nvm_wbps", "out of range"}},
+		{"limit negative", map[string]string{AnnLimit: "nvm_wbps=-1"}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"nvm_wbps=-1", "not a size"}},
+		{"limit twice", map[string]string{AnnLimit: "dram_rbps=1G dram_rbps=2G"}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"dram_rbps given twice"}},
+		{"limit empty", map[string]string{AnnLimit: " "}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"tgroup.io/limit", "empty"}},
+		{"all bad, valid group kept", map[string]string{AnnGroup: "shared", AnnPriority: "HIGH", AnnLimit: "dram_rbps"}, BestEffort,
+			"shared", "low", allMax, []string{`"dram_rbps" is not key=value`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, 256)
+			e.rt.Connect(e.plugin())
+			e.rt.Start(pod("ns", "p", c.qos, c.ann), "c", 300) // fails the test if the pod does not start
+			e.expect(c.group, c.prio, c.limit, 300)
+			if l := e.log.has(append([]string{"pod ns/p: invalid annotation"}, c.logged...)...); l == "" {
+				t.Errorf("no log line with %q", c.logged)
+			}
+		})
+	}
+}
+
+func TestStartAndPostStartAreIdempotent(t *testing.T) {
+	e := newEnv(t, 256)
+	e.rt.Connect(e.plugin())
+	p := pod("ns", "twice", Guaranteed, nil)
+	c := e.rt.Start(p, "c", 401) // StartContainer then PostStartContainer
+	// the runtime's events again (a replayed or duplicated event)
+	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expect("k8s.ns.twice", "high", allMax, 401)
+	if gs, _ := e.fs.Groups(); len(gs) != 1 {
+		t.Errorf("groups %v, want one", gs)
+	}
+}
+
+// A plugin that connects between a container's StartContainer and its
+// PostStartContainer: the runtime's Synchronize still reports the
+// container as created (not placed: not running yet), PostStartContainer
+// places it.
+func TestPostStartPlacesAContainerStartedBeforeTheConnect(t *testing.T) {
+	e := newEnv(t, 256)
+	p := pod("ns", "late", Guaranteed, nil)
+	c := &api.Container{Id: p.Id + "/c", PodSandboxId: p.Id, Name: "c", Pid: 601, State: api.ContainerState_CONTAINER_CREATED}
+	e.rt.mu.Lock()
+	e.rt.pods[p.Id], e.rt.ctrs[c.Id] = p, c
+	e.rt.mu.Unlock()
+	e.rt.Connect(e.plugin())
+	if e.exists("k8s.ns.late") {
+		t.Fatal("Synchronize placed a container that is not running")
+	}
+	c.State = api.ContainerState_CONTAINER_RUNNING
+	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expect("k8s.ns.late", "high", allMax, 601)
+}
+
+func TestLastContainerRemovesTheGroup(t *testing.T) {
+	e := newEnv(t, 256)
+	e.rt.Connect(e.plugin())
+	p := pod("ns", "two", Burstable, nil)
+	a := e.rt.Start(p, "app", 501)
+	b := e.rt.Start(p, "sidecar", 502)
+	e.expect("k8s.ns.two", "low", allMax, 501, 502)
+
+	// the container's processes exit when it stops: the kernel takes them
+	// out of the group before RemoveContainer
+	_ = e.fs.setProcs("k8s.ns.two", []uint64{502})
+	e.rt.Remove(a)
+	e.expect("k8s.ns.two", "low", allMax, 502)
+
+	_ = e.fs.setProcs("k8s.ns.two", nil)
+	e.rt.Remove(b)
+	e.expectGone("k8s.ns.two")
+	if got := e.plugin().Owned(); len(got) != 0 { // a new process reads the state file
+		t.Errorf("state file still names %v", got)
+	}
+}
+
+func TestSharedGroupStaysUntilItsLastPodAndAdminGroupsStay(t *testing.T) {
+	e := newEnv(t, 256)
+	if err := e.fs.Mkdir("admin"); err != nil { // made by hand before the plugin ran
+		t.Fatal(err)
+	}
+	e.rt.Connect(e.plugin())
+	a := e.rt.Start(pod("ns", "a", Burstable, map[string]string{AnnGroup: "db"}), "c", 601)
+	b := e.rt.Start(pod("ns", "b", Burstable, map[string]string{AnnGroup: "db"}), "c", 602)
+	c := e.rt.Start(pod("ns", "c", Guaranteed, map[string]string{AnnGroup: "admin"}), "c", 603)
+	e.expect("db", "low", allMax, 601, 602)
+	e.expect("admin", "high", allMax, 603)
+
+	_ = e.fs.setProcs("db", []uint64{602})
+	e.rt.Remove(a)
+	e.expect("db", "low", allMax, 602)
+	_ = e.fs.setProcs("db", nil)
+	e.rt.Remove(b)
+	e.expectGone("db")
+
+	_ = e.fs.setProcs("admin", nil)
+	e.rt.Remove(c)
+	if !e.exists("admin") {
+		t.Error("the plugin removed a group it did not create")
+	}
+}
+
+func TestRestartSynchronizeRepairs(t *testing.T) {
+	e := newEnv(t, 256)
+	stop := e.rt.Connect(e.plugin())
+	gone := e.rt.Start(pod("ns", "gone", Burstable, nil), "c", 701)
+	e.rt.Start(pod("ns", "kept", Guaranteed, map[string]string{AnnLimit: "dram_wbps=2G"}), "c", 702)
+	e.expect("k8s.ns.gone", "low", allMax, 701)
+	e.expect("k8s.ns.kept", "high", "dram_rbps=max dram_wbps=2000000000 nvm_rbps=max nvm_wbps=max", 702)
+
+	stop() // the plugin crashes: no cleanup, the runtime goes on
+	// while it is away: a pod is removed, a pod starts, someone edits a group
+	_ = e.fs.setProcs("k8s.ns.gone", nil)
+	e.rt.Remove(gone)
+	e.rt.Start(pod("ns", "new", BestEffort, map[string]string{AnnPriority: "high"}), "c", 703)
+	if err := e.fs.Write("k8s.ns.kept", "tgroup.priority", "low"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fs.Write("k8s.ns.kept", "tgroup.limit", "dram_wbps=max"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fs.Write("", "cgroup.procs", "702"); err != nil { // moved back to the root by hand
+		t.Fatal(err)
+	}
+	e.expectGone("k8s.ns.new")
+	e.expect("k8s.ns.gone", "low", allMax)
+
+	e.rt.Connect(e.plugin()) // restarted: a new process, the same state file
+	e.expectGone("k8s.ns.gone")
+	e.expect("k8s.ns.new", "high", allMax, 703)
+	e.expect("k8s.ns.kept", "high", "dram_rbps=max dram_wbps=2000000000 nvm_rbps=max nvm_wbps=max", 702)
+	if got, want := e.plugin().Owned(), []string{"k8s.ns.kept", "k8s.ns.new"}; !slices.Equal(got, want) {
+		t.Errorf("owned groups after repair %v, want %v", got, want)
+	}
+}
+
+func TestStateNamesAGroupThatWasNeverMade(t *testing.T) {
+	// a crash between recording a name and mkdir: the next sync drops it
+	e := newEnv(t, 256)
+	if err := os.WriteFile(e.state, []byte("k8s.ns.never\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.rt.Connect(e.plugin())
+	if got := e.plugin().Owned(); len(got) != 0 {
+		t.Errorf("owned %v after sync, want none", got)
+	}
+}
+
+func TestMaxGroupsNeverFailsThePod(t *testing.T) {
+	e := newEnv(t, 2)
+	e.rt.Connect(e.plugin())
+	a := e.rt.Start(pod("ns", "a", Guaranteed, nil), "c", 801)
+	e.rt.Start(pod("ns", "b", Guaranteed, nil), "c", 802)
+	e.rt.Start(pod("ns", "c", Guaranteed, nil), "c", 803) // fails the test if the pod does not start
+
+	e.expect("k8s.ns.a", "high", allMax, 801)
+	e.expect("k8s.ns.b", "high", allMax, 802)
+	e.expectGone("k8s.ns.c")
+	if got := e.fs.procs(""); !slices.Equal(got, nil) {
+		t.Errorf("root cgroup.procs %v: the stand-in's root only lists pids written to it", got)
+	}
+	if l := e.log.has("EVENT max_groups", "pod ns/c", "k8s.ns.c", "max_groups (2) reached"); l == "" {
+		t.Error("no max_groups event naming the pod, the group and last_cmd_status")
+	}
+	if got := e.plugin().Owned(); slices.Contains(got, "k8s.ns.c") {
+		t.Error("a group that was not made is recorded as owned")
+	}
+
+	// a group is freed: the waiting pod gets it at once
+	_ = e.fs.setProcs("k8s.ns.a", nil)
+	e.rt.Remove(a)
+	e.expectGone("k8s.ns.a")
+	e.expect("k8s.ns.c", "high", allMax, 803)
+}
+
+func TestMaxGroupsAfterRestartSyncPlacesWhatFits(t *testing.T) {
+	e := newEnv(t, 1)
+	stop := e.rt.Connect(e.plugin())
+	stop()
+	// started while the plugin was away; only one group fits
+	e.rt.Start(pod("ns", "a", Burstable, nil), "c", 811)
+	e.rt.Start(pod("ns", "b", Burstable, nil), "c", 812)
+	e.rt.Connect(e.plugin())
+	e.expect("k8s.ns.a", "low", allMax, 811) // sync goes in container ID order
+	e.expectGone("k8s.ns.b")
+	if e.log.has("EVENT max_groups", "pod ns/b") == "" {
+		t.Error("no max_groups event for ns/b")
+	}
+}
+
+func TestDefaultPrioritiesAreConfigurable(t *testing.T) {
+	e := newEnv(t, 256)
+	p := e.plugin()
+	p.Defaults = Defaults{Guaranteed: "low", Burstable: "high", BestEffort: "low", Unknown: "low"}
+	e.rt.Connect(p)
+	e.rt.Start(pod("ns", "g", Guaranteed, nil), "c", 901)
+	e.rt.Start(pod("ns", "b", Burstable, nil), "c", 902)
+	e.expect("k8s.ns.g", "low", allMax, 901)
+	e.expect("k8s.ns.b", "high", allMax, 902)
+}

@@ -1,0 +1,77 @@
+package tgnri
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/containerd/nri/pkg/api"
+)
+
+func TestParseSize(t *testing.T) {
+	// docs/tgctl.md's examples and libtgroup's rules
+	ok := map[string]uint64{
+		"0": 0, "123": 123, "1G": 1000000000, "500M": 500000000, "2.5GB/s": 2500000000,
+		"1.5GiB/s": 1610612736, "1.5k": 1500, "1K": 1000, "1Ki": 1024, "3MBps": 3000000,
+		"1.0": 1, "2T": 2000000000000, "1Pi": 1 << 50, "max": Max,
+		"18446744073709551614": 18446744073709551614,
+	}
+	for in, want := range ok {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	bad := []string{"", "1.5", "-1", "G", "1g", "1 G", "1GB/sec", "1.", ".5G", "1e9", "MAX",
+		"18446744073709551615", "18446744073709551616", "20000P", "1.0000000000000000001G"}
+	for _, in := range bad {
+		if got, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestQoSFromCgroupParent(t *testing.T) {
+	cases := map[string]QoS{
+		"/kubepods/pod1234":                  Guaranteed,
+		"/kubepods/burstable/pod1234":        Burstable,
+		"/kubepods/besteffort/pod1234":       BestEffort,
+		"kubepods-pod1234.slice":             Guaranteed,
+		"kubepods-burstable-pod1234.slice":   Burstable,
+		"kubepods-besteffort-pod1234.slice":  BestEffort,
+		"/kubepods.slice/kubepods-burstable": Burstable,
+		"":                                   Unknown,
+		"/system.slice/foo":                  Unknown,
+	}
+	for cg, want := range cases {
+		p := &api.PodSandbox{Linux: &api.LinuxPodSandbox{CgroupParent: cg}}
+		if got := QoSOf(p); got != want {
+			t.Errorf("QoSOf(%q) = %s, want %s", cg, got, want)
+		}
+	}
+}
+
+func TestDefaultGroupName(t *testing.T) {
+	long := strings.Repeat("n", 63)
+	cases := []struct {
+		ns, name, uid, want string
+	}{
+		{"default", "web-0", "u", "k8s.default.web-0"},
+		{long, "web-0", "5f1c9b2a-0000-4000-8000-000000000001", "k8s.5f1c9b2a-0000-4000-8000-000000000001"},
+	}
+	for _, c := range cases {
+		got := DefaultGroup(&api.PodSandbox{Namespace: c.ns, Name: c.name, Uid: c.uid})
+		if got != c.want || !ValidGroupName(got) {
+			t.Errorf("DefaultGroup(%s/%s) = %q, want %q", c.ns, c.name, got, c.want)
+		}
+	}
+}
+
+func TestFormatLimit(t *testing.T) {
+	l, err := ParseLimit("nvm_wbps=1G dram_rbps=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := FormatLimit(l), "dram_rbps=0 dram_wbps=max nvm_rbps=max nvm_wbps=1000000000"; got != want {
+		t.Errorf("FormatLimit = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,234 @@
+package tgnri
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	nri "github.com/containerd/nri/pkg/adaptation"
+	"github.com/containerd/nri/pkg/api"
+	"github.com/containerd/nri/pkg/stub"
+)
+
+// fakeRuntime is a container runtime as far as NRI sees one: nri's
+// adaptation.Adaptation (what containerd and CRI-O embed) on a unix socket
+// in a temporary directory, with the pods and containers it reports at
+// Synchronize. Re-created after nri's own pkg/adaptation/suite_test.go
+// (mockRuntime), which is not importable.
+type fakeRuntime struct {
+	t    *testing.T
+	dir  string
+	nri  *nri.Adaptation
+	mu   sync.Mutex
+	pods map[string]*api.PodSandbox
+	ctrs map[string]*api.Container
+}
+
+func newFakeRuntime(t *testing.T) *fakeRuntime {
+	t.Helper()
+	// short path: unix socket names are limited to 108 bytes
+	dir, err := os.MkdirTemp("", "tgnri-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, d := range []string{"plugins", "conf.d"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &fakeRuntime{t: t, dir: dir, pods: map[string]*api.PodSandbox{}, ctrs: map[string]*api.Container{}}
+	r.nri, err = nri.New("fake-runtime", "0.1", r.synchronize,
+		func(context.Context, []*nri.ContainerUpdate) ([]*nri.ContainerUpdate, error) { return nil, nil },
+		nri.WithPluginPath(filepath.Join(dir, "plugins")),
+		nri.WithPluginConfigPath(filepath.Join(dir, "conf.d")),
+		nri.WithSocketPath(r.Socket()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.nri.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.nri.Stop)
+	return r
+}
+
+func (r *fakeRuntime) Socket() string { return filepath.Join(r.dir, "nri.sock") }
+
+func (r *fakeRuntime) synchronize(ctx context.Context, cb nri.SyncCB) error {
+	r.mu.Lock()
+	var pods []*api.PodSandbox
+	var ctrs []*api.Container
+	for _, p := range r.pods {
+		pods = append(pods, p)
+	}
+	for _, c := range r.ctrs {
+		ctrs = append(ctrs, c)
+	}
+	r.mu.Unlock()
+	sort.Slice(pods, func(i, j int) bool { return pods[i].Id < pods[j].Id })
+	sort.Slice(ctrs, func(i, j int) bool { return ctrs[i].Id < ctrs[j].Id })
+	_, err := cb(ctx, pods, ctrs)
+	return err
+}
+
+// pod describes a pod: QoS class (via kubelet's cgroup parent naming) and
+// annotations.
+func pod(ns, name string, qos QoS, ann map[string]string) *api.PodSandbox {
+	uid := fmt.Sprintf("%08x-0000-4000-8000-%012x", len(ns)*7919+len(name), len(name)*104729)
+	parent := map[QoS]string{
+		Guaranteed: "/kubepods/pod" + uid,
+		Burstable:  "/kubepods/burstable/pod" + uid,
+		BestEffort: "kubepods-besteffort-pod" + strings.ReplaceAll(uid, "-", "_") + ".slice",
+	}[qos]
+	return &api.PodSandbox{Id: "sandbox-" + ns + "-" + name, Name: name, Namespace: ns, Uid: uid,
+		Annotations: ann, Linux: &api.LinuxPodSandbox{CgroupParent: parent}}
+}
+
+// Start runs a container of pod through the runtime's events up to
+// PostStartContainer, as containerd does: created (pid 0), then started
+// with its init pid.
+func (r *fakeRuntime) Start(p *api.PodSandbox, name string, pid uint32) *api.Container {
+	r.t.Helper()
+	ctx := context.Background()
+	r.mu.Lock()
+	first := r.pods[p.Id] == nil
+	r.pods[p.Id] = p
+	r.mu.Unlock()
+	if first {
+		if err := r.nri.RunPodSandbox(ctx, &api.RunPodSandboxRequest{Pod: p}); err != nil {
+			r.t.Fatalf("RunPodSandbox: %v", err)
+		}
+	}
+	c := &api.Container{Id: p.Id + "/" + name, PodSandboxId: p.Id, Name: name, State: api.ContainerState_CONTAINER_CREATED}
+	if _, err := r.nri.CreateContainer(ctx, &api.CreateContainerRequest{Pod: p, Container: c}); err != nil {
+		r.t.Fatalf("CreateContainer: %v", err)
+	}
+	c.Pid = pid
+	if err := r.nri.StartContainer(ctx, &api.StartContainerRequest{Pod: p, Container: c}); err != nil {
+		r.t.Fatalf("StartContainer %s: the pod must start, got %v", c.Id, err)
+	}
+	c.State = api.ContainerState_CONTAINER_RUNNING
+	r.mu.Lock()
+	r.ctrs[c.Id] = c
+	r.mu.Unlock()
+	if err := r.nri.PostStartContainer(ctx, &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+		r.t.Fatalf("PostStartContainer: %v", err)
+	}
+	return c
+}
+
+// Remove stops and removes a container (and its pod after its last one).
+func (r *fakeRuntime) Remove(c *api.Container) {
+	r.t.Helper()
+	ctx := context.Background()
+	r.mu.Lock()
+	p := r.pods[c.PodSandboxId]
+	delete(r.ctrs, c.Id)
+	last := true
+	for _, o := range r.ctrs {
+		if o.PodSandboxId == c.PodSandboxId {
+			last = false
+		}
+	}
+	if last {
+		delete(r.pods, c.PodSandboxId)
+	}
+	r.mu.Unlock()
+	c.State = api.ContainerState_CONTAINER_STOPPED
+	if _, err := r.nri.StopContainer(ctx, &api.StopContainerRequest{Pod: p, Container: c}); err != nil {
+		r.t.Fatalf("StopContainer: %v", err)
+	}
+	if err := r.nri.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: p, Container: c}); err != nil {
+		r.t.Fatalf("RemoveContainer: %v", err)
+	}
+	if last {
+		if err := r.nri.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: p}); err != nil {
+			r.t.Fatalf("StopPodSandbox: %v", err)
+		}
+		if err := r.nri.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: p}); err != nil {
+			r.t.Fatalf("RemovePodSandbox: %v", err)
+		}
+	}
+}
+
+// syncedPlugin reports when the runtime's Synchronize reached it.
+type syncedPlugin struct {
+	*Plugin
+	synced chan struct{}
+}
+
+func (s *syncedPlugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
+	u, err := s.Plugin.Synchronize(ctx, pods, ctrs)
+	close(s.synced)
+	return u, err
+}
+
+// logBuf collects the plugin's log lines.
+type logBuf struct {
+	mu    sync.Mutex
+	lines []string
+	t     *testing.T
+}
+
+func (l *logBuf) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := fmt.Sprintf(format, args...)
+	l.lines = append(l.lines, s)
+	l.t.Log("plugin: " + s)
+}
+
+// has is the first line containing every one of parts.
+func (l *logBuf) has(parts ...string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+next:
+	for _, s := range l.lines {
+		for _, p := range parts {
+			if !strings.Contains(s, p) {
+				continue next
+			}
+		}
+		return s
+	}
+	return ""
+}
+
+// Connect starts p as an NRI plugin on the runtime's socket (as
+// tgroup-nri's main does) and waits for its Synchronize. The returned
+// stop closes the connection as a crash would (no cleanup runs).
+func (r *fakeRuntime) Connect(p *Plugin) (stop func()) {
+	r.t.Helper()
+	sp := &syncedPlugin{Plugin: p, synced: make(chan struct{})}
+	s, err := stub.New(sp, stub.WithPluginName("tgroup"), stub.WithPluginIdx("50"), stub.WithSocketPath(r.Socket()))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		r.t.Fatal(err)
+	}
+	select {
+	case <-sp.synced:
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("no Synchronize within 10 s")
+	}
+	// registration completes after the sync: wait for it as nri's tests do
+	r.nri.BlockPluginSync().Unblock()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			s.Stop()
+			s.Wait()
+		}
+	}
+	r.t.Cleanup(stop)
+	return stop
+}

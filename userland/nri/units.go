@@ -1,0 +1,89 @@
+// Package tgnri is tgroup's NRI plugin: it puts Kubernetes pods into
+// TGroups as the container runtime (containerd 2.x, CRI-O) starts them.
+package tgnri
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"strings"
+)
+
+// Max is the value of "max" (no limit), as in tgroup.limit and libtgroup.
+const Max = math.MaxUint64
+
+var (
+	errSyntax = errors.New("not a size: a decimal number, optional fraction, optional k/M/G/T/P (x1000) or Ki/Mi/Gi/Ti/Pi (x1024), optional B and /s or ps, or max")
+	errRange  = errors.New("out of range (must be below 2^64-1 bytes/s)")
+	errFrac   = errors.New("not a whole number of bytes")
+)
+
+// ParseSize reads a rate or size the way libtgroup's tgroup_parse_size()
+// and tgctl do (docs/tgctl.md, "Units"): "max", or a decimal number with an
+// optional fraction, an optional SI prefix k/K, M, G, T, P (powers of 1000)
+// or binary prefix Ki, Mi, Gi, Ti, Pi (powers of 1024), then an optional
+// "B" and an optional "/s" or "ps". The result must be a whole number of
+// bytes and below 2^64-1. Exact (integer arithmetic).
+func ParseSize(s string) (uint64, error) {
+	if s == "max" {
+		return Max, nil
+	}
+	p := 0
+	for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+		p++
+	}
+	if p == 0 {
+		return 0, errSyntax
+	}
+	whole, ok := new(big.Int).SetString(s[:p], 10)
+	if !ok {
+		return 0, errSyntax
+	}
+	frac, fdiv := big.NewInt(0), big.NewInt(1)
+	if p < len(s) && s[p] == '.' {
+		p++
+		q := p
+		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+			p++
+		}
+		if p == q || p-q > 18 {
+			return 0, errSyntax
+		}
+		frac.SetString(s[q:p], 10)
+		fdiv.Exp(big.NewInt(10), big.NewInt(int64(p-q)), nil)
+	}
+	mult := big.NewInt(1)
+	if p < len(s) {
+		if pow := strings.IndexByte("kMGTP", s[p]) + 1; pow > 0 || s[p] == 'K' {
+			if s[p] == 'K' {
+				pow = 1
+			}
+			p++
+			base := int64(1000)
+			if p < len(s) && s[p] == 'i' {
+				base = 1024
+				p++
+			}
+			mult.Exp(big.NewInt(base), big.NewInt(int64(pow)), nil)
+		}
+	}
+	if p < len(s) && s[p] == 'B' {
+		p++
+	}
+	if rest := s[p:]; rest == "/s" || rest == "ps" {
+		p += 2
+	}
+	if p != len(s) {
+		return 0, errSyntax
+	}
+	v := new(big.Int).Mul(whole, mult)
+	f := new(big.Int).Mul(frac, mult)
+	if new(big.Int).Mod(f, fdiv).Sign() != 0 {
+		return 0, errFrac
+	}
+	v.Add(v, f.Div(f, fdiv))
+	if !v.IsUint64() || v.Uint64() == Max {
+		return 0, errRange
+	}
+	return v.Uint64(), nil
+}
