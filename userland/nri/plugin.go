@@ -252,23 +252,24 @@ func (p *Plugin) retryPending() {
 	}
 }
 
-// StartContainer: the runtime's init pid exists, the workload has not run.
-func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+// placeOn places a container for the event named ev, under the lock.
+func (p *Plugin) placeOn(ev string, pod *api.PodSandbox, ctr *api.Container) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
-	p.place("StartContainer", pod, ctr)
+	p.place(ev, pod, ctr)
 	return nil
+}
+
+// StartContainer: the runtime's init pid exists, the workload has not run.
+func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	return p.placeOn("StartContainer", pod, ctr)
 }
 
 // PostStartContainer places the container again (idempotent): covers a
 // plugin that connected between the two events.
 func (p *Plugin) PostStartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.init()
-	p.place("PostStartContainer", pod, ctr)
-	return nil
+	return p.placeOn("PostStartContainer", pod, ctr)
 }
 
 // RemoveContainer: the last container of a group the plugin made removes it.
