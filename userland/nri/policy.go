@@ -49,9 +49,18 @@ type Policy struct {
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // ValidGroupName is the filesystem's rule: 1-64 bytes of [A-Za-z0-9._-]
-// (and not "." or "..", which mkdir cannot create).
+// (and not "." or "..", which mkdir cannot create), and not a name the
+// mount's own files use or may use (docs/abi.md): "tasks",
+// "last_cmd_status", or anything starting "tgroup." or "cgroup."
+// (cgroup.procs, tgroup.config, tgroup.stat, ...).
 func ValidGroupName(s string) bool {
-	return nameRE.MatchString(s) && s != "." && s != ".."
+	if !nameRE.MatchString(s) || s == "." || s == ".." {
+		return false
+	}
+	if s == "tasks" || s == "last_cmd_status" || strings.HasPrefix(s, "tgroup.") || strings.HasPrefix(s, "cgroup.") {
+		return false
+	}
+	return true
 }
 
 // QoSOf tells the pod's QoS class from its cgroup parent, which kubelet
@@ -155,7 +164,7 @@ func PolicyFor(pod *api.PodSandbox, d Defaults) Policy {
 		if ValidGroupName(g) {
 			p.Group, p.Source["group"] = g, "annotation"
 		} else {
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-]); using %s", AnnGroup, g, p.Group))
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*); using %s", AnnGroup, g, p.Group))
 		}
 	}
 

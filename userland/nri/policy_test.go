@@ -75,3 +75,23 @@ func TestFormatLimit(t *testing.T) {
 		t.Errorf("FormatLimit = %q, want %q", got, want)
 	}
 }
+
+// The mount's root holds files next to the groups (docs/abi.md): a group
+// may not take their names or the prefixes they (and future ones) use.
+func TestGroupNamesOfRootFilesAreInvalid(t *testing.T) {
+	for _, n := range []string{"tgroup.config", "tgroup.interference", "tgroup.stat", "tgroup.priority",
+		"tgroup.limit", "tgroup.x", "cgroup.procs", "cgroup.x", "tasks", "last_cmd_status", ".", "..", "", "a/b"} {
+		if ValidGroupName(n) {
+			t.Errorf("ValidGroupName(%q) = true, want false", n)
+		}
+	}
+	for _, n := range []string{"db", "tgroup", "cgroup", "tasks2", "my.tgroup.x", "last_cmd_status_", "k8s.ns.p"} {
+		if !ValidGroupName(n) {
+			t.Errorf("ValidGroupName(%q) = false, want true", n)
+		}
+	}
+	pol := PolicyFor(&api.PodSandbox{Namespace: "ns", Name: "p", Annotations: map[string]string{AnnGroup: "tgroup.config"}}, DefaultPriorities)
+	if pol.Group != "k8s.ns.p" || len(pol.Problems) != 1 {
+		t.Errorf("annotation tgroup.config: group %q, problems %q; want the default k8s.ns.p and one problem", pol.Group, pol.Problems)
+	}
+}
