@@ -82,6 +82,10 @@ func QoSOf(pod *api.PodSandbox) QoS {
 	}
 }
 
+// DefaultPrefix starts every default group name; it is reserved: an
+// annotation may name no k8s.* group but its own pod's default.
+const DefaultPrefix = "k8s."
+
 // DefaultGroup is the group of a pod without a valid tgroup.io/group:
 // "k8s.<namespace>.<name>" when that is a valid name, else "k8s.<uid>".
 func DefaultGroup(pod *api.PodSandbox) string {
@@ -161,9 +165,14 @@ func PolicyFor(pod *api.PodSandbox, d Defaults) Policy {
 
 	p.Group, p.Source["group"] = DefaultGroup(pod), "default"
 	if g, ok := ann[AnnGroup]; ok {
-		if ValidGroupName(g) {
+		switch {
+		case ValidGroupName(g) && strings.HasPrefix(g, DefaultPrefix) && g != p.Group:
+			// the plugin's default names are reserved: a pod must not
+			// join (and set the limits of) another pod's default group
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: names starting %q are reserved for the plugin's default groups (only this pod's own %s may be named); using %s", AnnGroup, g, DefaultPrefix, p.Group, p.Group))
+		case ValidGroupName(g):
 			p.Group, p.Source["group"] = g, "annotation"
-		} else {
+		default:
 			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*); using %s", AnnGroup, g, p.Group))
 		}
 	}

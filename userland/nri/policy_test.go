@@ -95,3 +95,22 @@ func TestGroupNamesOfRootFilesAreInvalid(t *testing.T) {
 		t.Errorf("annotation tgroup.config: group %q, problems %q; want the default k8s.ns.p and one problem", pol.Group, pol.Problems)
 	}
 }
+
+// A pod may not join another pod's default group (and set its limits):
+// the k8s. prefix is the plugin's.
+func TestDefaultGroupPrefixIsReserved(t *testing.T) {
+	mk := func(g string) Policy {
+		return PolicyFor(&api.PodSandbox{Namespace: "evil", Name: "p", Annotations: map[string]string{AnnGroup: g}}, DefaultPriorities)
+	}
+	for _, g := range []string{"k8s.prod.db-0", "k8s.evil.other", "k8s.x"} {
+		if pol := mk(g); pol.Group != "k8s.evil.p" || len(pol.Problems) != 1 || !strings.Contains(pol.Problems[0], "reserved") {
+			t.Errorf("annotation %s: group %q, problems %q; want k8s.evil.p and a 'reserved' problem", g, pol.Group, pol.Problems)
+		}
+	}
+	if pol := mk("k8s.evil.p"); pol.Group != "k8s.evil.p" || len(pol.Problems) != 0 {
+		t.Errorf("its own default name: group %q, problems %q", pol.Group, pol.Problems)
+	}
+	if pol := mk("k8sdb"); pol.Group != "k8sdb" || len(pol.Problems) != 0 {
+		t.Errorf("k8sdb (no dot): group %q, problems %q", pol.Group, pol.Problems)
+	}
+}
