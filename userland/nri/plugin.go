@@ -175,11 +175,25 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 		return
 	}
 	delete(p.pending, ctr.GetId())
-	if err := p.FS.Write(pol.Group, "tgroup.limit", FormatLimit(pol.Limit)); err != nil {
-		p.logf("pod %s: group %s: tgroup.limit %q: %s", podName(pod), pol.Group, FormatLimit(pol.Limit), p.why(err))
+	// A group the plugin made gets the whole policy, defaults included. A
+	// group it did not make (an admin's, tgctl's) keeps its settings: only
+	// what the pod's annotations say is written, only the limit keys named.
+	limit, prio := FormatLimit(pol.Limit), pol.Priority
+	if !p.owned[pol.Group] {
+		limit = formatLimitKeys(pol.Limit, pol.LimitNamed)
+		if pol.Source["priority"] != "annotation" {
+			prio = ""
+		}
 	}
-	if err := p.FS.Write(pol.Group, "tgroup.priority", pol.Priority); err != nil {
-		p.logf("pod %s: group %s: tgroup.priority %s: %s", podName(pod), pol.Group, pol.Priority, p.why(err))
+	if limit != "" {
+		if err := p.FS.Write(pol.Group, "tgroup.limit", limit); err != nil {
+			p.logf("pod %s: group %s: tgroup.limit %q: %s", podName(pod), pol.Group, limit, p.why(err))
+		}
+	}
+	if prio != "" {
+		if err := p.FS.Write(pol.Group, "tgroup.priority", prio); err != nil {
+			p.logf("pod %s: group %s: tgroup.priority %s: %s", podName(pod), pol.Group, prio, p.why(err))
+		}
 	}
 	if err := MovePid(p.FS, pol.Group, pid); err != nil {
 		p.logf("%s: pod %s container %s: moving pid %d into %s: %s", event, podName(pod), ctr.GetName(), pid, pol.Group, p.why(err))
@@ -192,9 +206,14 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 		p.members[pol.Group] = map[string]bool{}
 	}
 	if !p.members[pol.Group][ctr.GetId()] {
-		p.logf("%s: pod %s container %s pid %d -> group %s (priority %s from %s, limit %s from %s)", event,
-			podName(pod), ctr.GetName(), pid, pol.Group, pol.Priority, pol.Source["priority"],
-			FormatLimit(pol.Limit), pol.Source["limit"])
+		if p.owned[pol.Group] {
+			p.logf("%s: pod %s container %s pid %d -> group %s (priority %s from %s, limit %s from %s)", event,
+				podName(pod), ctr.GetName(), pid, pol.Group, pol.Priority, pol.Source["priority"],
+				FormatLimit(pol.Limit), pol.Source["limit"])
+		} else {
+			p.logf("%s: pod %s container %s pid %d -> group %s (not the plugin's: kept its settings, wrote priority %q, limit %q from the annotations)", event,
+				podName(pod), ctr.GetName(), pid, pol.Group, prio, limit)
+		}
 	}
 	p.members[pol.Group][ctr.GetId()] = true
 	p.ctrGroup[ctr.GetId()] = pol.Group

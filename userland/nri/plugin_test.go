@@ -216,7 +216,7 @@ func TestSharedGroupStaysUntilItsLastPodAndAdminGroupsStay(t *testing.T) {
 	b := e.rt.Start(pod("ns", "b", Burstable, map[string]string{AnnGroup: "db"}), "c", 602)
 	c := e.rt.Start(pod("ns", "c", Guaranteed, map[string]string{AnnGroup: "admin"}), "c", 603)
 	e.expect("db", "low", allMax, 601, 602)
-	e.expect("admin", "high", allMax, 603)
+	e.expect("admin", "low", allMax, 603) // the admin's group keeps its priority (not the QoS default)
 
 	_ = e.fs.setProcs("db", []uint64{602})
 	e.rt.Remove(a)
@@ -329,4 +329,38 @@ func TestDefaultPrioritiesAreConfigurable(t *testing.T) {
 	e.rt.Start(pod("ns", "b", Burstable, nil), "c", 902)
 	e.expect("k8s.ns.g", "low", allMax, 901)
 	e.expect("k8s.ns.b", "high", allMax, 902)
+}
+
+// A group the plugin did not make keeps the admin's settings: a pod that
+// joins it writes only what its annotations say, only the limit keys named.
+func TestAdminGroupKeepsItsSettings(t *testing.T) {
+	e := newEnv(t, 256)
+	if err := e.fs.Mkdir("batch"); err != nil { // tgctl create batch --priority high --limit dram_rbps=1G
+		t.Fatal(err)
+	}
+	if err := e.fs.Write("batch", "tgroup.priority", "high"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fs.Write("batch", "tgroup.limit", "dram_rbps=1000000000"); err != nil {
+		t.Fatal(err)
+	}
+	const adminLimit = "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=max"
+	stop := e.rt.Connect(e.plugin())
+	e.rt.Start(pod("ns", "plain", BestEffort, map[string]string{AnnGroup: "batch"}), "c", 1001)
+	e.expect("batch", "high", adminLimit, 1001) // neither the BestEffort default (low) nor "no limit"
+
+	e.rt.Start(pod("ns", "lim", BestEffort, map[string]string{AnnGroup: "batch", AnnLimit: "nvm_wbps=2G"}), "c", 1002)
+	e.expect("batch", "high", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2000000000", 1001, 1002)
+
+	e.rt.Start(pod("ns", "prio", Guaranteed, map[string]string{AnnGroup: "batch", AnnPriority: "low"}), "c", 1003)
+	e.expect("batch", "low", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2000000000", 1001, 1002, 1003)
+
+	// a restart's Synchronize writes the annotations again (prio's low),
+	// never the defaults: the admin's dram_rbps stays
+	stop()
+	if err := e.fs.Write("batch", "tgroup.priority", "high"); err != nil {
+		t.Fatal(err)
+	}
+	e.rt.Connect(e.plugin())
+	e.expect("batch", "low", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2000000000", 1001, 1002, 1003)
 }

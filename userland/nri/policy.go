@@ -41,6 +41,9 @@ type Policy struct {
 	Group    string
 	Priority string            // "high" or "low"
 	Limit    [4]uint64         // bytes/s per LimitKeys, Max = no limit
+	// LimitNamed: the keys tgroup.io/limit named (all false without a
+	// valid annotation)
+	LimitNamed [4]bool
 	QoS      QoS               // the class the default came from
 	Problems []string          // invalid annotations, each with why (the default was used)
 	Source   map[string]string // "priority"/"limit"/"group" -> "annotation" or "default (...)"
@@ -110,16 +113,22 @@ func DefaultGroup(pod *api.PodSandbox) string {
 // pairs with tgroup.limit's keys, each at most once, values in tgctl's
 // units. Keys not named are "max".
 func ParseLimit(s string) ([4]uint64, error) {
+	l, _, err := parseLimit(s)
+	return l, err
+}
+
+// parseLimit is ParseLimit, also telling which keys the value named.
+func parseLimit(s string) ([4]uint64, [4]bool, error) {
 	l := [4]uint64{Max, Max, Max, Max}
 	seen := [4]bool{}
 	fields := strings.Fields(s)
 	if len(fields) == 0 {
-		return l, fmt.Errorf("empty")
+		return l, seen, fmt.Errorf("empty")
 	}
 	for _, f := range fields {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return l, fmt.Errorf("%q is not key=value", f)
+			return l, seen, fmt.Errorf("%q is not key=value", f)
 		}
 		i := -1
 		for j, key := range LimitKeys {
@@ -128,30 +137,37 @@ func ParseLimit(s string) ([4]uint64, error) {
 			}
 		}
 		if i < 0 {
-			return l, fmt.Errorf("unknown key %q (keys: %s)", k, strings.Join(LimitKeys[:], ", "))
+			return l, seen, fmt.Errorf("unknown key %q (keys: %s)", k, strings.Join(LimitKeys[:], ", "))
 		}
 		if seen[i] {
-			return l, fmt.Errorf("%s given twice", k)
+			return l, seen, fmt.Errorf("%s given twice", k)
 		}
 		seen[i] = true
 		n, err := ParseSize(v)
 		if err != nil {
-			return l, fmt.Errorf("%s=%s: %v", k, v, err)
+			return l, seen, fmt.Errorf("%s=%s: %v", k, v, err)
 		}
 		l[i] = n
 	}
-	return l, nil
+	return l, seen, nil
 }
 
 // FormatLimit is the tgroup.limit write for l: all four keys, in bytes/s
 // or max.
 func FormatLimit(l [4]uint64) string {
-	parts := make([]string, 4)
+	return formatLimitKeys(l, [4]bool{true, true, true, true})
+}
+
+// formatLimitKeys writes only the keys in which ("" if none).
+func formatLimitKeys(l [4]uint64, which [4]bool) string {
+	var parts []string
 	for i, k := range LimitKeys {
-		if l[i] == Max {
-			parts[i] = k + "=max"
-		} else {
-			parts[i] = fmt.Sprintf("%s=%d", k, l[i])
+		switch {
+		case !which[i]:
+		case l[i] == Max:
+			parts = append(parts, k+"=max")
+		default:
+			parts = append(parts, fmt.Sprintf("%s=%d", k, l[i]))
 		}
 	}
 	return strings.Join(parts, " ")
@@ -192,8 +208,8 @@ func PolicyFor(pod *api.PodSandbox, d Defaults) Policy {
 
 	p.Source["limit"] = "default (none)"
 	if v, ok := ann[AnnLimit]; ok {
-		if l, err := ParseLimit(v); err == nil {
-			p.Limit, p.Source["limit"] = l, "annotation"
+		if l, named, err := parseLimit(v); err == nil {
+			p.Limit, p.LimitNamed, p.Source["limit"] = l, named, "annotation"
 		} else {
 			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using no limit", AnnLimit, v, err))
 		}
