@@ -16,8 +16,8 @@ import (
 )
 
 // Plugin is tgroup-nri: it implements the stub interfaces for the events
-// it handles (StartContainer, PostStartContainer, RemoveContainer,
-// Synchronize). It never fails a pod: every problem is logged and the
+// it handles (StartContainer, PostStartContainer, StopContainer,
+// RemoveContainer, Synchronize). It never fails a pod: every problem is logged and the
 // container keeps running where it is.
 type Plugin struct {
 	FS       FS
@@ -35,6 +35,8 @@ type Plugin struct {
 	members  map[string]map[string]bool // group -> container IDs placed in it
 	ctrGroup map[string]string          // container ID -> group
 	pending  map[string]pendingCtr      // containers left out by max_groups, by ID
+	stopped  map[string]string          // container ID -> group it left at StopContainer
+	logged   map[string]map[string]bool // container ID -> kinds of line logged once
 }
 
 type pendingCtr struct {
@@ -61,6 +63,8 @@ func (p *Plugin) init() {
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
 	p.pending = map[string]pendingCtr{}
+	p.stopped = map[string]string{}
+	p.logged = map[string]map[string]bool{}
 	if p.Defaults == nil {
 		p.Defaults = DefaultPriorities
 	}
@@ -291,15 +295,42 @@ func (p *Plugin) PostStartContainer(_ context.Context, pod *api.PodSandbox, ctr 
 	return p.placeOn("PostStartContainer", pod, ctr)
 }
 
+// StopContainer: the container's processes are gone (or going). It is no
+// longer waiting for a group (its pid may be reused: a later retry must
+// not move that pid) and no longer a member: the last container of a
+// group the plugin made removes it, as RemoveContainer does.
+func (p *Plugin) StopContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) ([]*api.ContainerUpdate, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	p.gone("stopped", pod, ctr)
+	return nil, nil
+}
+
 // RemoveContainer: the last container of a group the plugin made removes it.
 func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
-	delete(p.pending, ctr.GetId())
-	g := p.leave(ctr.GetId())
-	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s removed", ctr.GetName(), podName(pod)))
+	p.gone("removed", pod, ctr)
+	delete(p.stopped, ctr.GetId())
 	return nil
+}
+
+// gone forgets a stopped or removed container. A group whose rmdir failed
+// at StopContainer (a process still exiting: EBUSY) is tried again at
+// RemoveContainer.
+func (p *Plugin) gone(how string, pod *api.PodSandbox, ctr *api.Container) {
+	id := ctr.GetId()
+	delete(p.pending, id)
+	delete(p.logged, id)
+	g := p.leave(id)
+	if g == "" {
+		g = p.stopped[id]
+	} else if how == "stopped" {
+		p.stopped[id] = g
+	}
+	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s %s", ctr.GetName(), podName(pod), how))
 }
 
 // Synchronize is called when the plugin (re)connects: every running
@@ -313,6 +344,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
 	p.pending = map[string]pendingCtr{}
+	p.stopped = map[string]string{}
 	byID := map[string]*api.PodSandbox{}
 	for _, pod := range pods {
 		byID[pod.GetId()] = pod

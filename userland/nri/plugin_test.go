@@ -364,3 +364,65 @@ func TestAdminGroupKeepsItsSettings(t *testing.T) {
 	e.rt.Connect(e.plugin())
 	e.expect("batch", "low", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2000000000", 1001, 1002, 1003)
 }
+
+// A container max_groups left out that stops must not stay pending: its
+// pid may be reused, and a retry after a group frees would move that pid.
+func TestStoppedContainerIsNoLongerPending(t *testing.T) {
+	e := newEnv(t, 1)
+	e.rt.Connect(e.plugin())
+	a := e.rt.Start(pod("ns", "a", Burstable, nil), "c", 1101)
+	bp := pod("ns", "b", Burstable, nil)
+	b := e.rt.Start(bp, "c", 1102) // left out: max_groups
+	e.expectGone("k8s.ns.b")
+	// b exits: the runtime sends StopContainer (RemoveContainer may come much later)
+	b.State = api.ContainerState_CONTAINER_STOPPED
+	if _, err := e.rt.nri.StopContainer(t.Context(), &api.StopContainerRequest{Pod: bp, Container: b}); err != nil {
+		t.Fatal(err)
+	}
+	// pid 1102 is reused by an unrelated process; a group frees
+	_ = e.fs.setProcs("k8s.ns.a", nil)
+	e.rt.Remove(a)
+	e.expectGone("k8s.ns.a")
+	if e.exists("k8s.ns.b") {
+		t.Errorf("the stopped container's group was made and (maybe) its old pid moved: procs %v", e.fs.procs("k8s.ns.b"))
+	}
+	if err := e.rt.nri.RemoveContainer(t.Context(), &api.RemoveContainerRequest{Pod: bp, Container: b}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// StopContainer of a group's last container removes the plugin's group
+// (as RemoveContainer does); one whose process is still exiting (EBUSY)
+// is tried again at RemoveContainer.
+func TestStopContainerRemovesTheGroup(t *testing.T) {
+	e := newEnv(t, 256)
+	e.rt.Connect(e.plugin())
+	p := pod("ns", "s", Burstable, nil)
+	c := e.rt.Start(p, "c", 1201)
+	c.State = api.ContainerState_CONTAINER_STOPPED
+	// the process is still exiting at StopContainer
+	if _, err := e.rt.nri.StopContainer(t.Context(), &api.StopContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expect("k8s.ns.s", "low", allMax, 1201)
+	if e.log.has("group k8s.ns.s: not removed, it still has tasks") == "" {
+		t.Error("no log line for the EBUSY rmdir at StopContainer")
+	}
+	_ = e.fs.setProcs("k8s.ns.s", nil) // it exited
+	if err := e.rt.nri.RemoveContainer(t.Context(), &api.RemoveContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expectGone("k8s.ns.s")
+
+	q := pod("ns", "t", Burstable, nil)
+	d := e.rt.Start(q, "c", 1202)
+	_ = e.fs.setProcs("k8s.ns.t", nil) // exited before the stop event
+	d.State = api.ContainerState_CONTAINER_STOPPED
+	if _, err := e.rt.nri.StopContainer(t.Context(), &api.StopContainerRequest{Pod: q, Container: d}); err != nil {
+		t.Fatal(err)
+	}
+	e.expectGone("k8s.ns.t")
+	if got := e.plugin().Owned(); len(got) != 0 {
+		t.Errorf("state file still names %v", got)
+	}
+}

@@ -39,14 +39,14 @@ var DefaultPriorities = Defaults{Guaranteed: "high", Burstable: "low", BestEffor
 // Policy is what a pod's group should look like.
 type Policy struct {
 	Group    string
-	Priority string            // "high" or "low"
-	Limit    [4]uint64         // bytes/s per LimitKeys, Max = no limit
+	Priority string    // "high" or "low"
+	Limit    [4]uint64 // bytes/s per LimitKeys, Max = no limit
 	// LimitNamed: the keys tgroup.io/limit named (all false without a
 	// valid annotation)
 	LimitNamed [4]bool
-	QoS      QoS               // the class the default came from
-	Problems []string          // invalid annotations, each with why (the default was used)
-	Source   map[string]string // "priority"/"limit"/"group" -> "annotation" or "default (...)"
+	QoS        QoS               // the class the default came from
+	Problems   []string          // invalid annotations, each with why (the default was used)
+	Source     map[string]string // "priority"/"limit"/"group" -> "annotation" or "default (...)"
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
