@@ -18,6 +18,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("TGNRI_CHILD") == "tree" { // a wrapper init (tini, sh -c) with a child
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), "TGNRI_CHILD=1")
+		if c.Start() != nil {
+			os.Exit(1)
+		}
+	}
 	if os.Getenv("TGNRI_CHILD") != "" { // a container's init process
 		for {
 			time.Sleep(time.Hour)
@@ -170,6 +177,55 @@ func TestGuestPodsOnTheRealMount(t *testing.T) {
 	}
 	if g.exists("k8s.prod.web") {
 		t.Error("k8s.prod.web not removed")
+	}
+}
+
+// A container whose init forked before the plugin ran (started while the
+// plugin was down): the reconnect's Synchronize moves the child too,
+// found through the real /proc/PID/task/TID/children.
+func TestGuestSynchronizeMovesTheInitsChildren(t *testing.T) {
+	g := newGuest(t)
+	init := exec.Command(os.Args[0])
+	init.Env = append(os.Environ(), "TGNRI_CHILD=tree")
+	init.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := init.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-init.Process.Pid, syscall.SIGKILL); _ = init.Wait() })
+	var kids []int
+	for i := 0; i < 500 && len(kids) == 0; i++ {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(init.Process.Pid) + "/task/" + strconv.Itoa(init.Process.Pid) + "/children")
+		kids = ids(string(b))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(kids) != 1 {
+		t.Fatalf("the wrapper's child did not appear in /proc (children %v)", kids)
+	}
+	stop := g.rt.Connect(g.plugin())
+	stop() // the plugin is down while the container starts
+	c := g.rt.Start(pod("ns", "wrapped", Burstable, nil), "c", uint32(init.Process.Pid))
+	if g.exists("k8s.ns.wrapped") {
+		t.Fatal("placed while the plugin was down")
+	}
+	g.rt.Connect(g.plugin())
+	want := []int{init.Process.Pid, kids[0]}
+	sort.Ints(want)
+	if got := ids(g.read("k8s.ns.wrapped", "cgroup.procs")); !slices.Equal(got, want) {
+		t.Errorf("k8s.ns.wrapped cgroup.procs %v, want the init and its child %v", got, want)
+	}
+	if root := ids(g.read("", "cgroup.procs")); slices.Contains(root, kids[0]) {
+		t.Errorf("the child %d is still in the root group", kids[0])
+	}
+	// both exit, the container is removed: the group goes (it must not
+	// hold one of TestGuestMaxGroups' few groups)
+	_ = syscall.Kill(-init.Process.Pid, syscall.SIGKILL)
+	_ = init.Wait()
+	for i := 0; i < 500 && len(ids(g.read("k8s.ns.wrapped", "cgroup.procs"))) > 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	g.rt.Remove(c)
+	if g.exists("k8s.ns.wrapped") {
+		t.Error("k8s.ns.wrapped not removed after its processes exited")
 	}
 }
 

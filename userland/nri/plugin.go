@@ -20,7 +20,10 @@ import (
 // RemoveContainer, Synchronize). It never fails a pod: every problem is logged and the
 // container keeps running where it is.
 type Plugin struct {
-	FS       FS
+	FS FS
+	// Proc finds the processes a container's init forked before the
+	// plugin placed it (ProcDir{"/proc"} when nil).
+	Proc     Procs
 	Defaults Defaults
 	// StatePath keeps the names of the groups the plugin created, so that
 	// after a restart it removes only those (never a group an admin made).
@@ -159,10 +162,12 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) error {
 	return err
 }
 
-// place puts ctr's init pid into its pod's group with the pod's policy.
-// Idempotent: StartContainer, PostStartContainer and Synchronize all call
-// it for the same container.
-func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
+// place puts ctr's init pid into its pod's group with the pod's policy,
+// and with tree its descendants too (a container that ran before the
+// plugin placed it: its init may have forked; at StartContainer the
+// workload has not run). Idempotent: StartContainer, PostStartContainer
+// and Synchronize all call it for the same container.
+func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container, tree bool) {
 	pol := PolicyFor(pod, p.Defaults)
 	for _, pr := range pol.Problems {
 		p.logf("pod %s: invalid annotation %s", podName(pod), pr)
@@ -202,6 +207,8 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 	if err := MovePid(p.FS, pol.Group, pid); err != nil {
 		p.logf("%s: pod %s container %s: moving pid %d into %s: %s", event, podName(pod), ctr.GetName(), pid, pol.Group, p.why(err))
 		// still a member: the group is the pod's, removal decides by it
+	} else if tree {
+		p.moveDescendants(event, pod, ctr, pol.Group, pid)
 	}
 	if old, ok := p.ctrGroup[ctr.GetId()]; ok && old != pol.Group {
 		p.leave(ctr.GetId())
@@ -221,6 +228,49 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 	}
 	p.members[pol.Group][ctr.GetId()] = true
 	p.ctrGroup[ctr.GetId()] = pol.Group
+}
+
+// moveDescendants moves every live descendant of pid (moved already) into
+// group: each process is moved before its own children are listed, so one
+// it forks after that inherits the group (the module's fork inheritance)
+// and one it forked before is listed. A process that is gone by then
+// (ESRCH, ENOENT) is skipped silently; moving one already there is a no-op.
+func (p *Plugin) moveDescendants(event string, pod *api.PodSandbox, ctr *api.Container, group string, pid uint32) {
+	proc := p.Proc
+	if proc == nil {
+		proc = ProcDir{Root: "/proc"}
+	}
+	seen := map[uint32]bool{pid: true}
+	queue := []uint32{pid}
+	moved := 0
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		kids, err := proc.Children(cur)
+		if err != nil {
+			if !errors.Is(err, syscall.ESRCH) && !errors.Is(err, os.ErrNotExist) {
+				p.logf("%s: pod %s container %s: children of pid %d not moved: %v", event, podName(pod), ctr.GetName(), cur, err)
+			}
+			continue
+		}
+		for _, k := range kids {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if err := MovePid(p.FS, group, k); err != nil {
+				if !errors.Is(err, syscall.ESRCH) {
+					p.logf("%s: pod %s container %s: moving pid %d (a descendant of %d) into %s: %s", event, podName(pod), ctr.GetName(), k, pid, group, p.why(err))
+				}
+				continue
+			}
+			moved++
+			queue = append(queue, k)
+		}
+	}
+	if moved > 0 && !p.members[group][ctr.GetId()] {
+		p.logf("%s: pod %s container %s: %d descendants of pid %d moved into %s too", event, podName(pod), ctr.GetName(), moved, pid, group)
+	}
 }
 
 // leave forgets container id; returns its group if that is now empty.
@@ -270,29 +320,31 @@ func (p *Plugin) retryPending() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		if pc, ok := p.pending[id]; ok {
-			p.place("retry after max_groups", pc.pod, pc.ctr)
+			p.place("retry after max_groups", pc.pod, pc.ctr, true)
 		}
 	}
 }
 
-// placeOn places a container for the event named ev, under the lock.
-func (p *Plugin) placeOn(ev string, pod *api.PodSandbox, ctr *api.Container) error {
+// placeOn places a container (with tree, its descendants too) for the
+// event named ev, under the lock.
+func (p *Plugin) placeOn(ev string, pod *api.PodSandbox, ctr *api.Container, tree bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
-	p.place(ev, pod, ctr)
+	p.place(ev, pod, ctr, tree)
 	return nil
 }
 
 // StartContainer: the runtime's init pid exists, the workload has not run.
 func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	return p.placeOn("StartContainer", pod, ctr)
+	return p.placeOn("StartContainer", pod, ctr, false)
 }
 
-// PostStartContainer places the container again (idempotent): covers a
-// plugin that connected between the two events.
+// PostStartContainer places the container again (idempotent), with the
+// processes its init forked: covers a plugin that connected between the
+// two events (the workload has run by now).
 func (p *Plugin) PostStartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	return p.placeOn("PostStartContainer", pod, ctr)
+	return p.placeOn("PostStartContainer", pod, ctr, true)
 }
 
 // StopContainer: the container's processes are gone (or going). It is no
@@ -355,7 +407,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		if pod == nil || ctr.GetState() != api.ContainerState_CONTAINER_RUNNING || ctr.GetPid() == 0 {
 			continue
 		}
-		p.place("Synchronize", pod, ctr)
+		p.place("Synchronize", pod, ctr, true)
 		n++
 	}
 	var stale []string

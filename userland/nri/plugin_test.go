@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/containerd/nri/pkg/api"
@@ -19,16 +21,29 @@ type env struct {
 	fs    *standin
 	state string
 	log   *logBuf
+	procs fakeProcs
+}
+
+// fakeProcs is /proc's children files: pid -> its children. A pid not in
+// it is gone (ENOENT, as /proc/PID/task is).
+type fakeProcs map[uint32][]uint32
+
+func (f fakeProcs) Children(pid uint32) ([]uint32, error) {
+	k, ok := f[pid]
+	if !ok {
+		return nil, perr("open", "/proc/"+strconv.FormatUint(uint64(pid), 10)+"/task", syscall.ENOENT)
+	}
+	return k, nil
 }
 
 func newEnv(t *testing.T, maxGroups int) *env {
 	return &env{t: t, rt: newFakeRuntime(t), fs: newStandin(t, maxGroups),
-		state: filepath.Join(t.TempDir(), "groups"), log: &logBuf{t: t}}
+		state: filepath.Join(t.TempDir(), "groups"), log: &logBuf{t: t}, procs: fakeProcs{}}
 }
 
 // plugin is a fresh tgroup-nri process, as after a (re)start.
 func (e *env) plugin() *Plugin {
-	return &Plugin{FS: e.fs, StatePath: e.state, Logf: e.log.logf}
+	return &Plugin{FS: e.fs, Proc: e.procs, StatePath: e.state, Logf: e.log.logf}
 }
 
 func (e *env) file(group, f string) string {
@@ -424,5 +439,44 @@ func TestStopContainerRemovesTheGroup(t *testing.T) {
 	e.expectGone("k8s.ns.t")
 	if got := e.plugin().Owned(); len(got) != 0 {
 		t.Errorf("state file still names %v", got)
+	}
+}
+
+// A container whose init forked before the plugin placed it (a wrapper
+// like tini or sh -c, a pod running before the plugin's first deploy or
+// started while it was down): Synchronize and PostStartContainer move the
+// init's descendants too; one that exited meanwhile is skipped silently.
+func TestSynchronizeAndPostStartMoveTheInitsDescendants(t *testing.T) {
+	e := newEnv(t, 256)
+	// 1301 (init, e.g. tini) -> 1302 (the workload) -> 1303 (its worker);
+	// 1304 is listed as 1301's child but exits before it is moved
+	e.procs[1301] = []uint32{1302, 1304}
+	e.procs[1302] = []uint32{1303}
+	e.procs[1303] = nil
+	e.fs.gone = map[uint64]bool{1304: true}
+	// 1401 -> 1402, started between StartContainer and the plugin's connect
+	e.procs[1401] = []uint32{1402}
+	e.procs[1402] = nil
+
+	stop := e.rt.Connect(e.plugin())
+	stop()
+	e.rt.Start(pod("ns", "early", Burstable, nil), "c", 1301) // while the plugin is down
+	e.rt.Connect(e.plugin())
+	e.expect("k8s.ns.early", "low", allMax, 1301, 1302, 1303)
+	if l := e.log.has("1304"); l != "" {
+		t.Errorf("a vanished descendant is logged: %q", l)
+	}
+	if got := e.fs.procs(""); len(got) != 0 {
+		t.Errorf("root group still holds %v", got)
+	}
+
+	p := pod("ns", "late", Guaranteed, nil)
+	c := &api.Container{Id: p.Id + "/c", PodSandboxId: p.Id, Name: "c", Pid: 1401, State: api.ContainerState_CONTAINER_RUNNING}
+	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expect("k8s.ns.late", "high", allMax, 1401, 1402)
+	if e.log.has("PostStartContainer", "1 descendants of pid 1401 moved into k8s.ns.late") == "" {
+		t.Error("no log line for the descendants PostStartContainer moved")
 	}
 }

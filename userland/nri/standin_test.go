@@ -18,7 +18,8 @@ import (
 // read its files directly.
 type standin struct {
 	Mount
-	max int
+	max  int
+	gone map[uint64]bool // pids that exited: ESRCH on a move
 }
 
 func newStandin(t *testing.T, max int) *standin {
@@ -108,6 +109,9 @@ func (s *standin) Write(group, file, data string) error {
 		if err != nil || pid == 0 {
 			s.status("cgroup.procs: not a pid")
 			return perr("write", file, syscall.EINVAL)
+		}
+		if s.gone[pid] {
+			return perr("write", file, syscall.ESRCH)
 		}
 		// a pid is in exactly one group: leave the others (the root too)
 		gs, _ := s.Groups()
