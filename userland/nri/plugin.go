@@ -129,7 +129,7 @@ func (p *Plugin) why(err error) string {
 
 // ensureGroup creates group unless it exists. An error: it does not exist
 // and could not be made (logged).
-func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) error {
+func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group string) error {
 	fresh := !p.owned[group]
 	if fresh {
 		// recorded before mkdir: a crash between the two leaves a name
@@ -154,6 +154,9 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) error {
 		p.saveState()
 	}
 	if errors.Is(err, syscall.ENOSPC) {
+		if !p.once(id, "max_groups") {
+			return err
+		}
 		p.logf("EVENT max_groups: pod %s: group %s not created: the mount already has max_groups groups (%s); "+
 			"the pod runs in the root group, unthrottled and unprotected, until the plugin removes a group or resyncs", podName(pod), group, p.why(err))
 	} else {
@@ -169,15 +172,17 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, group string) error {
 // and Synchronize all call it for the same container.
 func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container, tree bool) {
 	pol := PolicyFor(pod, p.Defaults)
-	for _, pr := range pol.Problems {
-		p.logf("pod %s: invalid annotation %s", podName(pod), pr)
+	if len(pol.Problems) > 0 && p.once(ctr.GetId(), "annotations") {
+		for _, pr := range pol.Problems {
+			p.logf("pod %s: invalid annotation %s", podName(pod), pr)
+		}
 	}
 	pid := ctr.GetPid()
 	if pid == 0 {
 		p.logf("%s: pod %s container %s: no pid yet, nothing to move", event, podName(pod), ctr.GetName())
 		return
 	}
-	if err := p.ensureGroup(pod, pol.Group); err != nil {
+	if err := p.ensureGroup(pod, ctr.GetId(), pol.Group); err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
 			p.pending[ctr.GetId()] = pendingCtr{pod, ctr}
 		}
@@ -271,6 +276,20 @@ func (p *Plugin) moveDescendants(event string, pod *api.PodSandbox, ctr *api.Con
 	if moved > 0 && !p.members[group][ctr.GetId()] {
 		p.logf("%s: pod %s container %s: %d descendants of pid %d moved into %s too", event, podName(pod), ctr.GetName(), moved, pid, group)
 	}
+}
+
+// once is true the first time it is asked about container id and kind:
+// lines that every event for the same container would repeat are logged
+// once per container (forgotten when it stops or is removed).
+func (p *Plugin) once(id, kind string) bool {
+	if p.logged[id][kind] {
+		return false
+	}
+	if p.logged[id] == nil {
+		p.logged[id] = map[string]bool{}
+	}
+	p.logged[id][kind] = true
+	return true
 }
 
 // leave forgets container id; returns its group if that is now empty.
@@ -385,8 +404,8 @@ func (p *Plugin) gone(how string, pod *api.PodSandbox, ctr *api.Container) {
 	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s %s", ctr.GetName(), podName(pod), how))
 }
 
-// Synchronize is called when the plugin (re)connects: every running
-// container is placed again (group, limit, priority, pid: repairs whatever
+// Synchronize is called when the plugin (re)connects: every running (or
+// paused: its processes are there, frozen) container is placed again (group, limit, priority, pid: repairs whatever
 // happened while the plugin was away), and every group the plugin made
 // that no container uses any more is removed.
 func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
@@ -402,13 +421,21 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		byID[pod.GetId()] = pod
 	}
 	n := 0
+	live := map[string]bool{}
 	for _, ctr := range ctrs {
 		pod := byID[ctr.GetPodSandboxId()]
-		if pod == nil || ctr.GetState() != api.ContainerState_CONTAINER_RUNNING || ctr.GetPid() == 0 {
+		st := ctr.GetState()
+		if pod == nil || (st != api.ContainerState_CONTAINER_RUNNING && st != api.ContainerState_CONTAINER_PAUSED) || ctr.GetPid() == 0 {
 			continue
 		}
+		live[ctr.GetId()] = true
 		p.place("Synchronize", pod, ctr, true)
 		n++
+	}
+	for id := range p.logged {
+		if !live[id] {
+			delete(p.logged, id)
+		}
 	}
 	var stale []string
 	for g := range p.owned {

@@ -480,3 +480,45 @@ func TestSynchronizeAndPostStartMoveTheInitsDescendants(t *testing.T) {
 		t.Error("no log line for the descendants PostStartContainer moved")
 	}
 }
+
+// The lines every event for one container would repeat (invalid
+// annotations, max_groups) are logged once per container; a paused
+// container is placed by Synchronize like a running one.
+func TestLinesLoggedOncePerContainerAndPausedIsPlaced(t *testing.T) {
+	e := newEnv(t, 1)
+	stop := e.rt.Connect(e.plugin())
+	e.rt.Start(pod("ns", "a", Burstable, map[string]string{AnnPriority: "urgent"}), "c", 1501)
+	bp := pod("ns", "b", Burstable, nil)
+	b := e.rt.Start(bp, "c", 1502) // max_groups
+	for i := 0; i < 2; i++ {       // events repeated
+		if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: bp, Container: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.log.count("invalid annotation", "pod ns/a"); n != 1 {
+		t.Errorf("the invalid annotation logged %d times (StartContainer + PostStartContainer), want once", n)
+	}
+	if n := e.log.count("EVENT max_groups", "pod ns/b"); n != 1 {
+		t.Errorf("the max_groups event for ns/b logged %d times over 4 events, want once", n)
+	}
+	// another container of the same pod is its own container: logged again
+	e.rt.Start(bp, "d", 1503)
+	if n := e.log.count("EVENT max_groups", "pod ns/b"); n != 2 {
+		t.Errorf("max_groups events for ns/b after a second container: %d, want 2", n)
+	}
+
+	// paused while the plugin is away, then the plugin restarts
+	stop()
+	pp := pod("ns", "p", Guaranteed, nil)
+	e.rt.mu.Lock()
+	for id := range e.rt.ctrs { // only the paused one, so it fits max_groups
+		delete(e.rt.ctrs, id)
+	}
+	e.rt.pods[pp.Id] = pp
+	e.rt.ctrs[pp.Id+"/c"] = &api.Container{Id: pp.Id + "/c", PodSandboxId: pp.Id, Name: "c", Pid: 1504, State: api.ContainerState_CONTAINER_PAUSED}
+	e.rt.mu.Unlock()
+	_ = e.fs.setProcs("k8s.ns.a", nil)
+	e.rt.Connect(e.plugin())
+	e.expectGone("k8s.ns.a") // not reported any more: its group went, which made room
+	e.expect("k8s.ns.p", "high", allMax, 1504)
+}

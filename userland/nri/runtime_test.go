@@ -185,6 +185,23 @@ func (l *logBuf) logf(format string, args ...any) {
 	l.t.Log("plugin: " + s)
 }
 
+// count is how many lines contain every one of parts.
+func (l *logBuf) count(parts ...string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+next:
+	for _, s := range l.lines {
+		for _, p := range parts {
+			if !strings.Contains(s, p) {
+				continue next
+			}
+		}
+		n++
+	}
+	return n
+}
+
 // has is the first line containing every one of parts.
 func (l *logBuf) has(parts ...string) string {
 	l.mu.Lock()
