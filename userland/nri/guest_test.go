@@ -208,6 +208,13 @@ func TestGuestSynchronizeMovesTheInitsChildren(t *testing.T) {
 		t.Fatal("placed while the plugin was down")
 	}
 	g.rt.Connect(g.plugin())
+	// the child now: the first one seen may have been the Go runtime's
+	// short-lived probe child (syscall's checkClonePidfd forks one that
+	// exits at once, before the real fork)
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(init.Process.Pid) + "/task/" + strconv.Itoa(init.Process.Pid) + "/children")
+	if kids = ids(string(b)); len(kids) != 1 {
+		t.Fatalf("the wrapper has children %v after the sync, want one", kids)
+	}
 	want := []int{init.Process.Pid, kids[0]}
 	sort.Ints(want)
 	if got := ids(g.read("k8s.ns.wrapped", "cgroup.procs")); !slices.Equal(got, want) {
