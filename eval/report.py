@@ -1,0 +1,375 @@
+#!/usr/bin/python3
+"""eval/report.py - tables, plots and checks from eval/run.sh's CSV files.
+
+    report.py demo DIR             the demo's table (tgroup / none / mba_MBps) + timeline.png
+    report.py quick DIR            eval-quick's assertions (exit 1 when one fails)
+    report.py summary DIR PROFILE  DIR/summary.md and every PNG
+
+Debian's python3-matplotlib (Agg backend); run with /usr/bin/python3.
+"""
+import csv
+import os
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MODES = ["none", "static", "mbps", "memguard", "tgroup"]
+MODE_NAME = {"none": "no control", "static": "static MBA (pqos)", "mbps": "resctrl mba_MBps",
+             "memguard": "MemGuard-style", "tgroup": "tgroup"}
+KINDS = ["nvm_read", "nvm_write", "dram_read", "dram_write"]
+SHORT = {"dram_read": "DR", "dram_write": "DW", "nvm_read": "NR", "nvm_write": "NW"}
+PERIOD_MS = 10          # tgroup.config period_ms (the guest rounds it to jiffies: ~12 ms)
+BACK_PCT = 95           # "victim back within 5 % of solo"
+ROLL = 5                # samples (50 ms each) in the rolling mean for "back"
+
+# eval-quick's assertions (issue 12)
+QUICK_MIN_PCT = 90.0    # tgroup's victim >= 90 % of solo in every pair
+QUICK_TOL_PTS = 2.0     # "no worse than any baseline": within this many points (run-to-run noise)
+
+
+def rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def fnum(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+# ---- matrix -------------------------------------------------------------
+
+def solo_map(d):
+    return {r["kind"]: float(r["gbps"]) for r in rows(os.path.join(d, "solo.csv"))}
+
+
+def matrix(d):
+    """{(victim, noisy, mode): (victim % of solo, noisy GB/s)}"""
+    solo = solo_map(d)
+    out = {}
+    by = {}
+    for r in rows(os.path.join(d, "matrix.csv")):
+        by.setdefault((r["label"], r["mode"]), {})[r["prio"]] = r
+    for (label, mode), g in by.items():
+        v, n = label.split("+")
+        if "high" in g and "low" in g and v in solo and solo[v] > 0:
+            out[(v, n, mode)] = (100 * float(g["high"]["gbps"]) / solo[v], float(g["low"]["gbps"]),
+                                 g["low"]["final_quota"], g["low"]["final_mba"])
+    return out
+
+
+def matrix_table(m, modes):
+    pairs = sorted({(v, n) for v, n, _ in m}, key=lambda p: (KINDS.index(p[0]), KINDS.index(p[1])))
+    hdr = "| victim ← noisy | " + " | ".join(MODE_NAME[x] for x in modes) + " | best baseline | tgroup − best |"
+    lines = [hdr, "|" + "---|" * (len(modes) + 3)]
+    for v, n in pairs:
+        cells, base = [], []
+        for x in modes:
+            e = m.get((v, n, x))
+            cells.append(f"{e[0]:.1f} %" if e else "–")
+            if e and x not in ("tgroup",):
+                base.append((e[0], x))
+        best = max(base) if base else None
+        t = m.get((v, n, "tgroup"))
+        diff = f"{t[0] - best[0]:+.1f}" if (best and t) else "–"
+        lines.append(f"| {SHORT[v]} ← {SHORT[n]} | " + " | ".join(cells) +
+                     (f" | {MODE_NAME[best[1]]} {best[0]:.1f} %" if best else " | –") + f" | {diff} |")
+    return "\n".join(lines)
+
+
+def matrix_png(m, path, modes):
+    pairs = sorted({(v, n) for v, n, _ in m}, key=lambda p: (KINDS.index(p[0]), KINDS.index(p[1])))
+    fig, ax = plt.subplots(figsize=(max(6, len(pairs) * 0.9), 4))
+    w = 0.8 / len(modes)
+    for i, x in enumerate(modes):
+        ys = [m.get((v, n, x), (0,))[0] for v, n in pairs]
+        ax.bar([j + i * w for j in range(len(pairs))], ys, w, label=MODE_NAME[x])
+    ax.set_xticks([j + 0.4 - w / 2 for j in range(len(pairs))])
+    ax.set_xticklabels([f"{SHORT[v]}←{SHORT[n]}" for v, n in pairs])
+    ax.axhline(100, color="k", lw=0.5)
+    ax.axhline(97, color="g", lw=0.5, ls="--")
+    ax.set_ylabel("victim throughput, % of solo")
+    ax.set_title("victim (1 thread, high) beside a noisy neighbour (low)")
+    ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# ---- timeline -----------------------------------------------------------
+
+def timeline(d, mode, arrive, leave):
+    ts = rows(os.path.join(d, f"timeline_{mode}.csv"))
+    if not ts:
+        return None
+    t = [float(r["t_s"]) for r in ts]
+    v = [float(r["victim_gbps"]) for r in ts]
+    ref = [x for tt, x in zip(t, v) if 1 <= tt < arrive]
+    solo = sum(ref) / len(ref) if ref else 0
+    pct = [100 * x / solo if solo else 0 for x in v]
+    roll = [sum(pct[max(0, i - ROLL + 1):i + 1]) / len(pct[max(0, i - ROLL + 1):i + 1]) for i in range(len(pct))]
+    during = [p for tt, p in zip(t, pct) if arrive + 2 <= tt < leave]
+    res = {"t": t, "pct": pct, "roll": roll, "solo": solo, "rows": ts,
+           "during": sum(during) / len(during) if during else 0,
+           "noisy": sum(float(r["noisy_gbps"]) for r in ts if arrive + 2 <= float(r["t_s"]) < leave) /
+           max(1, len([1 for r in ts if arrive + 2 <= float(r["t_s"]) < leave]))}
+    # detection: first sample at/after arrival with the detector hot
+    det = next((tt for tt, r in zip(t, ts) if tt >= arrive and r["state"] != "none"), None)
+    # first throttle of the neighbour
+    thr = next((tt for tt, r in zip(t, ts) if tt >= arrive and
+                (r["noisy_quota"] not in ("max", "-") or fnum(r["noisy_mba"]) not in (None, 100.0))), None)
+    # back: first time after arrival from which the rolling mean stays >= BACK_PCT for 0.5 s
+    back = None
+    for i, tt in enumerate(t):
+        if tt < arrive or tt >= leave:
+            continue
+        win = [roll[j] for j in range(i, len(t)) if t[j] < min(tt + 0.5, leave)]
+        if win and min(win) >= BACK_PCT:
+            back = tt
+            break
+    rel = next((tt for tt, r in zip(t, ts) if tt >= leave and r["noisy_quota"] in ("max", "-") and
+                fnum(r["noisy_mba"]) in (None, 100.0)), None)
+    res.update(detect=det, throttle=thr, back=back, release=rel, arrive=arrive, leave=leave)
+    return res
+
+
+def ms_periods(a, b):
+    if a is None or b is None:
+        return "never"
+    ms = 1000 * (b - a)
+    return f"{ms:.0f} ms ({ms / PERIOD_MS:.0f} periods)"
+
+
+def timeline_png(d, modes, arrive, leave, path, kind_lat="lat_nvm_read"):
+    tl = {m: timeline(d, m, arrive, leave) for m in modes}
+    tl = {m: x for m, x in tl.items() if x}
+    if not tl:
+        return
+    fig, ax = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    for m, x in tl.items():
+        ax[0].plot(x["t"], x["roll"], label=MODE_NAME[m], lw=1)
+        ax[1].plot(x["t"], [float(r[kind_lat]) for r in x["rows"]], label=MODE_NAME[m], lw=0.8)
+    for a in ax:
+        a.axvspan(arrive, leave, color="0.92")
+    ax[0].set_ylabel("victim, % of solo\n(250 ms mean)")
+    ax[0].axhline(BACK_PCT, color="g", lw=0.5, ls="--")
+    ax[0].legend(fontsize=7, ncol=3)
+    ax[1].set_ylabel(kind_lat.replace("lat_", "") + " latency, ns")
+    if "tgroup" in tl:
+        x = tl["tgroup"]
+        q = []
+        for r in x["rows"]:
+            qq = r["noisy_quota"]
+            q.append(100.0 if qq in ("max", "-") else 100 * float(qq) / (PERIOD_MS * 1000))
+        ax[2].plot(x["t"], q, label="tgroup: neighbour's CPU quota, % of one CPU")
+        ax[2].plot(x["t"], [fnum(r["noisy_mba"]) or 100 for r in x["rows"]], label="tgroup: neighbour's MBA %")
+        hot = [1 if r["state"] != "none" else 0 for r in x["rows"]]
+        ax[2].fill_between(x["t"], 0, [h * 5 for h in hot], color="r", alpha=0.3, step="mid",
+                           label="detector hot")
+    if "mbps" in tl:
+        ax[2].plot(tl["mbps"]["t"], [fnum(r["noisy_mba"]) or 100 for r in tl["mbps"]["rows"]],
+                   label="mba_MBps: neighbour's MBA %", ls="--")
+    ax[2].set_ylabel("throttle")
+    ax[2].set_xlabel("s (grey: the noisy neighbour runs)")
+    ax[2].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return tl
+
+
+def timeline_table(tl):
+    lines = ["| mode | victim during noise (% of solo) | neighbour GB/s | detected after | first throttle after | victim back (≥95 %) after | released after leaving |",
+             "|---|---|---|---|---|---|---|"]
+    for m in MODES:
+        x = tl.get(m)
+        if not x:
+            continue
+        a = x["arrive"]
+        lines.append(f"| {MODE_NAME[m]} | {x['during']:.1f} % | {x['noisy']:.2f} | "
+                     + (f"{ms_periods(a, x['detect'])} | {ms_periods(a, x['throttle'])} | " if m == "tgroup" else "– | – | ")
+                     + f"{ms_periods(a, x['back'])} | "
+                     + (ms_periods(x["leave"], x["release"]) if m == "tgroup" else "–") + " |")
+    return "\n".join(lines)
+
+
+# ---- commands -----------------------------------------------------------
+
+def cmd_demo(d):
+    tl = timeline_png(d, ["tgroup", "none", "mbps"], 4, 14, os.path.join(d, "timeline.png"))
+    if not tl:
+        print("demo: no timeline data")
+        return 1
+    print()
+    print(f"{'':24s} victim during the noise   noisy neighbour")
+    for m in ["tgroup", "none", "mbps"]:
+        if m in tl:
+            print(f"  {MODE_NAME[m]:22s} {tl[m]['during']:6.1f} % of solo        {tl[m]['noisy']:5.2f} GB/s")
+    x = tl.get("tgroup")
+    if x:
+        print(f"  tgroup: detected {ms_periods(x['arrive'], x['detect'])} after the arrival, victim back within"
+              f" 5 % {ms_periods(x['arrive'], x['back'])} after it; throttle released"
+              f" {ms_periods(x['leave'], x['release'])} after the neighbour left")
+    print(f"  timeline plot: {os.path.abspath(os.path.join(d, 'timeline.png'))}")
+    return 0
+
+
+def cmd_quick(d):
+    m = matrix(d)
+    pairs = sorted({(v, n) for v, n, _ in m})
+    bad = []
+    if not pairs:
+        bad.append("no matrix results")
+    print(matrix_table(m, MODES))
+    for v, n in pairs:
+        t = m.get((v, n, "tgroup"))
+        if not t:
+            bad.append(f"{v}+{n}: no tgroup run")
+            continue
+        if t[0] < QUICK_MIN_PCT:
+            bad.append(f"{SHORT[v]} victim beside {SHORT[n]}: tgroup {t[0]:.1f} % of solo < {QUICK_MIN_PCT:.0f} %")
+        for x in MODES[:-1]:
+            b = m.get((v, n, x))
+            if not b:
+                bad.append(f"{v}+{n}: no {x} run")
+            elif t[0] < b[0] - QUICK_TOL_PTS:
+                bad.append(f"{SHORT[v]} victim beside {SHORT[n]}: tgroup {t[0]:.1f} % < {MODE_NAME[x]} {b[0]:.1f} %"
+                           f" (tolerance {QUICK_TOL_PTS} points)")
+    for b in bad:
+        print("FAIL eval_quick:", b)
+    if not bad:
+        print(f"PASS eval_quick: {len(pairs)} pairs, tgroup >= {QUICK_MIN_PCT:.0f} % of solo and no worse than"
+              f" any baseline (tolerance {QUICK_TOL_PTS} points)")
+    return 1 if bad else 0
+
+
+def cmd_summary(d, profile):
+    out = [f"# eval results: `{profile}`", "",
+           "Produced by `make eval` (eval/run.sh, eval/guest.sh, eval/report.py) on the emulated platform in the QEMU",
+           "guest (TCG, 2 vCPUs, a busy 2-core host): numbers carry run-to-run noise of a few points.",
+           "Victims run 1 thread at high priority, noisy neighbours the profile's `noisy_threads` at low",
+           "priority; \"% of solo\" is against the victim alone in the same guest. Modes: " +
+           ", ".join(f"{MODE_NAME[x]} (`{x}`)" for x in MODES) + " (docs/eval.md).", ""]
+    m = matrix(d)
+    if m:
+        modes = [x for x in MODES if any(k[2] == x for k in m)]
+        matrix_png(m, os.path.join(d, "matrix.png"), modes)
+        out += ["## MT²'s matrix: victim throughput, % of solo", "", matrix_table(m, modes), "",
+                "![matrix](matrix.png)", ""]
+        t = [v[0] for k, v in m.items() if k[2] == "tgroup"]
+        if t:
+            miss = [(k, v[0]) for k, v in m.items() if k[2] == "tgroup" and v[0] < 97]
+            out += [f"Goal: victim ≥ 97 % of solo in all pairs. tgroup: min {min(t):.1f} %, mean {sum(t) / len(t):.1f} %;"
+                    f" {len(miss)} of {len(t)} pairs under 97 %"
+                    + (": " + ", ".join(f"{SHORT[k[0]]}←{SHORT[k[1]]} {v:.1f} % (−{97 - v:.1f})" for k, v in sorted(miss))
+                       if miss else "") + ".", ""]
+            nq = [(k, v[1], v[2], v[3]) for k, v in m.items() if k[2] == "tgroup"]
+            out += ["Neighbour under tgroup (GB/s; final CPU quota µs per period, MBA %): " +
+                    ", ".join(f"{SHORT[k[0]]}←{SHORT[k[1]]} {g:.2f} ({q}, {b})" for k, g, q, b in sorted(nq)), ""]
+    tl = timeline_png(d, MODES, 4, 14, os.path.join(d, "timeline.png"))
+    if tl:
+        out += ["## Timeline: an NVM-write neighbour arrives at 4 s and leaves at 14 s", "",
+                timeline_table(tl), "",
+                f"Victim \"during noise\" is the mean from 6 s to 14 s; \"back\" is the first time its 250 ms mean"
+                f" stays ≥ {BACK_PCT} % of solo for 0.5 s; periods are the nominal {PERIOD_MS} ms. Goal: reaction"
+                " ≤ 5 periods after detection.", "", "![timeline](timeline.png)", ""]
+    al = rows(os.path.join(d, "alloc.csv"))
+    if al:
+        out += ["## Bandwidth allocation: one task of each kind, limits on three", "",
+                "| mode | task | GB/s | limit (GB/s) | within ±5 %? |", "|---|---|---|---|---|"]
+        lim = {"nr": 1.5, "nw": 0.4, "dr": 3.0}
+        for r in al:
+            lv = lim.get(r["workload"]) if r["mode"] == "tgroup" else None
+            g = float(r["gbps"])
+            ok = "–" if lv is None else ("yes" if abs(g - lv) <= 0.05 * lv else
+                                         ("under (demand below limit)" if g < lv else f"no ({100 * (g / lv - 1):+.1f} %)"))
+            out.append(f"| {MODE_NAME[r['mode']]} | {r['kind']} | {g:.2f} | {lv if lv else '–'} | {ok} |")
+        out += ["", "MT²: the DRAM writer falls from 7.4 GB/s alone to 2.5 GB/s beside the other three; with"
+                " limits on the others it gets its guarantee.", ""]
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        ks = ["dw", "nr", "nw", "dr"]
+        for i, mo in enumerate(["none", "tgroup"]):
+            ys = [next((float(r["gbps"]) for r in al if r["mode"] == mo and r["workload"] == k), 0) for k in ks]
+            ax.bar([j + i * 0.4 for j in range(4)], ys, 0.4, label=MODE_NAME[mo])
+        ax.set_xticks([j + 0.2 for j in range(4)])
+        ax.set_xticklabels(["DRAM write", "NVM read\n(limit 1.5)", "NVM write\n(limit 0.4)", "DRAM read\n(limit 3)"])
+        ax.set_ylabel("GB/s")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, "alloc.png"), dpi=100)
+        plt.close(fig)
+        out += ["![alloc](alloc.png)", ""]
+    wr = rows(os.path.join(d, "writers.csv"))
+    if wr:
+        solo = solo_map(d).get("nvm_read")
+        out += ["## Growing numbers of noisy NVM writers beside an NVM-read victim", "",
+                "| writers | mode | victim GB/s | victim % of solo | victim NVM read latency (ns) | writers GB/s |",
+                "|---|---|---|---|---|---|"]
+        pts = {}
+        by = {}
+        for r in wr:
+            by.setdefault((r["label"], r["mode"]), {})[r["prio"]] = r
+        for (n, mo), g in sorted(by.items(), key=lambda x: (int(x[0][0]), x[0][1])):
+            v, w = g.get("high"), g.get("low")
+            if not v or not w:
+                continue
+            pct = f"{100 * float(v['gbps']) / solo:.1f} %" if solo else "–"
+            out.append(f"| {n} | {MODE_NAME[mo]} | {float(v['gbps']):.2f} | {pct} | {float(v['lat_ns']):.0f} | {float(w['gbps']):.2f} |")
+            pts.setdefault(mo, []).append((float(v["lat_ns"]), float(v["gbps"]), n))
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for mo, p in pts.items():
+            ax.plot([x[0] for x in p], [x[1] for x in p], "o-", label=MODE_NAME[mo])
+            for x in p:
+                ax.annotate(x[2], (x[0], x[1]), fontsize=7)
+        ax.set_xlabel("victim's NVM read latency, ns")
+        ax.set_ylabel("victim GB/s")
+        ax.set_title("1-8 noisy NVM writers (labels: writer threads)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, "writers.png"), dpi=100)
+        plt.close(fig)
+        out += ["", "![writers](writers.png)", ""]
+    op = rows(os.path.join(d, "overhead_period.csv"))
+    if op:
+        out += ["## Overhead", "", "Regulation period's own work vs groups (1 sleeping task each; TCG guest):", "",
+                "| groups | period_last_us | period_max_us |", "|---|---|---|"]
+        out += [f"| {r['groups']} | {r['period_last_us']} | {r['period_max_us']} |" for r in op]
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        ax.plot([int(r["groups"]) for r in op], [fnum(r["period_last_us"]) or 0 for r in op], "o-")
+        ax.set_xscale("log")
+        ax.set_xlabel("groups")
+        ax.set_ylabel("period work, µs (TCG)")
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, "overhead.png"), dpi=100)
+        plt.close(fig)
+        out += ["", "![overhead](overhead.png)", ""]
+    ob = os.path.join(d, "overhead_bench.txt")
+    if os.path.exists(ob):
+        out += ["Fork/exit, thread and context-switch rates (`make bench`'s guest half):", "", "```"]
+        out += [line.rstrip() for line in open(ob) if line.strip()]
+        out += ["```", ""]
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(os.path.join(d, "summary.md"))
+    return 0
+
+
+def main(a):
+    if len(a) >= 2 and a[0] == "demo":
+        return cmd_demo(a[1])
+    if len(a) >= 2 and a[0] == "quick":
+        return cmd_quick(a[1])
+    if len(a) >= 3 and a[0] == "summary":
+        return cmd_summary(a[1], a[2])
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
