@@ -34,7 +34,10 @@ CC ?= gcc
 # Debian's python3 (python3-matplotlib), not one a version manager put first
 PYTHON ?= /usr/bin/python3
 DEMO_PROFILE ?= optane-clx
+# make eval's time budget (20 min on 2 cores): the second profile runs a
+# smaller plan, in fewer modes
 EVAL_OTHER_PLAN ?= matrix,timeline,writers
+EVAL_OTHER_MODES ?= none+mbps+tgroup
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
 GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread -Ipmdk-hooks
 
@@ -215,10 +218,10 @@ eval: deps
 eval-run:
 	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
 	@for p in $(EVAL_PROFILES); do \
-		plan=full; [ $$p = optane-clx ] || plan=$(EVAL_OTHER_PLAN); \
-		echo "eval: $$p ($$plan)"; \
+		plan=full; modes=; [ $$p = optane-clx ] || { plan=$(EVAL_OTHER_PLAN); modes="tg.modes=$(EVAL_OTHER_MODES)"; }; \
+		echo "eval: $$p ($$plan $$modes)"; \
 		rm -rf eval/results/$$p.new; \
-		KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p eval/results/$$p.new || exit 1; \
+		TG_GUEST_ARGS="$$modes" KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p eval/results/$$p.new || exit 1; \
 		rm -rf eval/results/$$p && mv eval/results/$$p.new eval/results/$$p; \
 		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
 	done

@@ -15,6 +15,8 @@ profile=$(arg tg.profile)
 P=./profiles/$profile.prof
 KINDS="nvm_read nvm_write dram_read dram_write"
 MODES="none static mbps memguard tgroup"
+# tg.modes=a+b+c: a subset of modes for the matrix and the timeline
+[ -z "$(arg tg.modes)" ] || MODES=$(arg tg.modes | tr '+' ' ')
 failed=0
 
 load() {
@@ -41,13 +43,15 @@ solos() {
 }
 
 # MT²'s matrix: victim (1 thread, high priority) x noisy (NT threads, low)
-# in every mode; the noisy starts with the victim
+# in every mode. The victim runs alone for 2.5 s first: its solo in the same
+# run (ref_gbps; the guest's CPU availability drifts on a busy host), then the
+# noisy neighbour joins; the victim is measured over MEASURE.
 matrix() {	# victims noisies modes duration measure
 	for v in $1; do
 		for n in $2; do
 			for m in $3; do
 				ev --mode "$m" --exp matrix --label "$v+$n" --duration "$4" --measure "$5" \
-					"v_$(short $v):$v:1:high:0:0" "n_$(short $n):$n:$NT:low:0:0"
+					--ref 0.5:2.5 "v_$(short $v):$v:1:high:0:0" "n_$(short $n):$n:$NT:low:2.5:0"
 			done
 		done
 	done
@@ -81,10 +85,8 @@ esac
 
 case " $plan " in *" quick "*)
 	load
-	SOLO_DUR=4
-	solos "nvm_read dram_read"
-	matrix nvm_read "nvm_write dram_read" "$MODES" 7 3:7
-	matrix dram_read nvm_write "$MODES" 7 3:7
+	matrix nvm_read "nvm_write dram_read" "$MODES" 7 4:7
+	matrix dram_read nvm_write "$MODES" 7 4:7
 	unload
 	;;
 esac
@@ -93,7 +95,7 @@ case " $plan " in *" full "*|*" matrix "*)
 	load
 	SOLO_DUR=5
 	solos "$KINDS"
-	matrix "$KINDS" "$KINDS" "${EVAL_MODES:-$MODES}" 8 3:8
+	matrix "$KINDS" "$KINDS" "$MODES" 6.5 4:6.5
 	unload
 	;;
 esac

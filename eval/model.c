@@ -148,14 +148,15 @@ double mba_factor(const struct profile *p, int kind, double level)
 	return p->mba[kind][a] + (p->mba[kind][a + 1] - p->mba[kind][a]) * (i - a);
 }
 
-void model_solve(const struct profile *p, struct mload *l, int n, double *x)
+static void solve(const struct profile *p, struct mload *l, int n, double *x, int iters, int warm)
 {
 	double tk[NK], nth[NK], d[64], u;
 	int it, i, k, j;
 
 	for (i = 0; i < n && i < 64; i++) {
 		d[i] = l[i].cpu * l[i].threads * p->d1[l[i].kind] * mba_factor(p, l[i].kind, l[i].mba);
-		l[i].t = d[i];
+		if (!warm || l[i].t < 0 || l[i].t > d[i])
+			l[i].t = d[i];
 	}
 	for (k = 0; k < NK; k++) {
 		nth[k] = 0;
@@ -163,7 +164,7 @@ void model_solve(const struct profile *p, struct mload *l, int n, double *x)
 	}
 	for (i = 0; i < n; i++)	/* threads that issue requests: throttled ones count less */
 		nth[l[i].kind] += l[i].threads * (l[i].cpu < 1 ? l[i].cpu : 1);
-	for (it = 0; it < 300; it++) {
+	for (it = 0; it < iters; it++) {
 		for (k = 0; k < NK; k++)
 			tk[k] = 0;
 		for (i = 0; i < n; i++)
@@ -183,6 +184,16 @@ void model_solve(const struct profile *p, struct mload *l, int n, double *x)
 		for (i = 0; i < n; i++)
 			l[i].t = 0.7 * l[i].t + 0.3 * d[i] / x[l[i].kind];
 	}
+}
+
+void model_solve(const struct profile *p, struct mload *l, int n, double *x)
+{
+	solve(p, l, n, x, 300, 0);
+}
+
+void model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters)
+{
+	solve(p, l, n, x, iters, 1);
 }
 
 double model_solo(const struct profile *p, int kind, double threads, double *lat_ns)

@@ -53,6 +53,9 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen);
 double mba_factor(const struct profile *p, int kind, double level);
 /* solve the fixed point; x[NK] out (latency / idle latency) */
 void model_solve(const struct profile *p, struct mload *l, int n, double *x);
+/* the same from l[].t as a first guess, iters damped iterations (the guest
+ * runs under TCG, where floating point is emulated: warm starts are cheap) */
+void model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters);
 /* a solo workload of kind k with n threads: GB/s, and its latency in ns */
 double model_solo(const struct profile *p, int kind, double threads, double *lat_ns);
 int kind_parse(const char *s);

@@ -58,8 +58,12 @@ def matrix(d):
         by.setdefault((r["label"], r["mode"]), {})[r["prio"]] = r
     for (label, mode), g in by.items():
         v, n = label.split("+")
-        if "high" in g and "low" in g and v in solo and solo[v] > 0:
-            out[(v, n, mode)] = (100 * float(g["high"]["gbps"]) / solo[v], float(g["low"]["gbps"]),
+        if "high" not in g or "low" not in g:
+            continue
+        # the victim alone at the start of the same run, else the solo run
+        ref = fnum(g["high"].get("ref_gbps")) or solo.get(v)
+        if ref:
+            out[(v, n, mode)] = (100 * float(g["high"]["gbps"]) / ref, float(g["low"]["gbps"]),
                                  g["low"]["final_quota"], g["low"]["final_mba"])
     return out
 

@@ -12,7 +12,7 @@
  * dram_write, nvm_read, nvm_write; PRIO high|low; START/STOP in seconds,
  * STOP 0 = until the end; LIMIT a tgroup.limit line with ',' for ' ').
  * Each workload is a real process in its own tgroup group (named NAME) that
- * spins for `duty` of one CPU in every 5 ms window. Every step (2 ms; 1 ms
+ * spins for `duty` of one CPU in every 2 ms window. Every step (2 ms; 1 ms
  * for memguard) the platform reads the CPU time each got (/proc/PID/
  * schedstat), the MBA level of its group (tgroup.stat mba_percent, or the
  * baseline controller's), computes the traffic it made (eval/model.h) and
@@ -59,10 +59,10 @@
 #define MAXW 16
 #define UNCORE_KHZ 2000000ull
 #define SAMPLE_BYTES 65536.0	/* one store sample per 64 KiB written */
-#define WINDOW_NS 5000000ll	/* a workload's duty window */
+#define WINDOW_NS 2000000ll	/* a workload's duty window */
 /*
  * Latency follows traffic with this time constant: a workload runs in bursts
- * (its duty of every 5 ms window, cut into 2 ms steps), which a real
+ * (its duty of every 2 ms window, seen in 2 ms steps), which a real
  * memory-bound thread would spread; smoothing over a few windows keeps that
  * artifact out of the latency the detector sees.
  */
@@ -92,7 +92,9 @@ struct wl {
 	char quota[24];
 	int mod_mba;
 	double period_us;
-	double solo;		/* model: GB/s alone */
+	double solo;
+	double last_t;		/* the model's last answer: next step's first guess */
+	int fd_sched, fd_stat;	/* kept open, read with pread */		/* model: GB/s alone */
 };
 
 static struct profile prof;
@@ -176,13 +178,21 @@ static long rd(const char *path, char *buf, size_t size)
 	return n;
 }
 
-static unsigned long long runtime_ns(pid_t pid)
+/* a kept-open file read again from the start (system calls are slow under TCG) */
+static long prd(int fd, char *buf, size_t size)
 {
-	char path[64], buf[128];
+	ssize_t r = pread(fd, buf, size - 1, 0);
+
+	buf[r > 0 ? r : 0] = 0;
+	return r;
+}
+
+static unsigned long long runtime_ns(struct wl *w)
+{
+	char buf[128];
 	unsigned long long ns = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	if (rd(path, buf, sizeof(buf)) > 0)
+	if (prd(w->fd_sched, buf, sizeof(buf)) > 0)
 		sscanf(buf, "%llu", &ns);
 	return ns;
 }
@@ -235,8 +245,13 @@ static void start_wl(struct wl *w)
 		snprintf(cg, sizeof(cg), CG2 "/%.31s/cgroup.procs", w->name);
 		wrx(cg, "%d", w->pid);
 	}
-	w->last_rt = runtime_ns(w->pid);
+	snprintf(cg, sizeof(cg), "/proc/%d/schedstat", w->pid);
+	w->fd_sched = open(cg, O_RDONLY);
+	if (w->fd_sched < 0)
+		die("%s: %s", cg, strerror(errno));
+	w->last_rt = runtime_ns(w);
 	w->cpu = 1;
+	w->last_t = -1;
 	w->state = 1;
 }
 
@@ -244,6 +259,7 @@ static void stop_wl(struct wl *w)
 {
 	kill(w->pid, SIGKILL);
 	waitpid(w->pid, NULL, 0);
+	close(w->fd_sched);
 	w->state = 2;
 	w->cpu = 0;
 }
@@ -269,7 +285,9 @@ static void read_stat(struct wl *w)
 {
 	char buf[2048], v[32];
 
-	if (rd(gpath(w, "tgroup.stat"), buf, sizeof(buf)) <= 0)
+	if (w->fd_stat <= 0)
+		w->fd_stat = open(gpath(w, "tgroup.stat"), O_RDONLY);
+	if (w->fd_stat < 0 || prd(w->fd_stat, buf, sizeof(buf)) <= 0)
 		return;
 	if (!stat_word(buf, "mba_percent", v, sizeof(v)))
 		w->mod_mba = atoi(v);
@@ -428,6 +446,8 @@ static void teardown(void)
 	for (i = 0; i < nw; i++) {
 		if (wls[i].state == 1)
 			stop_wl(&wls[i]);
+		if (wls[i].fd_stat > 0)
+			close(wls[i].fd_stat);
 		snprintf(cg, sizeof(cg), MNT "/%.31s", wls[i].name);
 		rmdir(cg);
 		if (mode == M_MEMGUARD) {
@@ -483,6 +503,8 @@ static void csv_header(const char *file)
 	printf(",lat_dram_read,lat_dram_write,lat_nvm_read,lat_nvm_write,state\n");
 }
 
+static int inject_fd = -1;
+
 static int run(void)
 {
 	double t0, t, tprev, step = mode == M_MEMGUARD ? 0.001 : 0.002;
@@ -494,6 +516,9 @@ static int run(void)
 	int i, k, steps = 0, late = 0;
 
 	setup();
+	inject_fd = open(INJECT, O_WRONLY);
+	if (inject_fd < 0)
+		die("%s: %s", INJECT, strerror(errno));
 	for (k = 0; k < NK; k++)
 		lat[k] = prof.lat0[k];
 	if (ts_file)
@@ -535,7 +560,7 @@ static int run(void)
 				start_wl(w);
 			if (w->state != 1)
 				continue;
-			rt = runtime_ns(w->pid);
+			rt = runtime_ns(w);
 			cpu_s[i] = (rt - w->last_rt) / 1e9;
 			w->last_rt = rt;
 			if (w->stop > 0 && t >= w->stop)
@@ -552,10 +577,12 @@ static int run(void)
 				w->mba = 100;
 			}
 			ml[n] = (struct mload){ .kind = w->kind, .threads = w->threads,
-						.cpu = w->cpu, .mba = w->mba };
+						.cpu = w->cpu, .mba = w->mba, .t = w->last_t };
 			idx[n++] = i;
 		}
-		model_solve(&prof, ml, n, x);
+		model_solve_warm(&prof, ml, n, x, 12);
+		for (i = 0; i < n; i++)
+			wls[idx[i]].last_t = ml[i].t;
 		for (k = 0; k < NK; k++)
 			lat[k] = prof.lat0[k] * x[k];
 		memset(grp, 0, sizeof(grp));
@@ -615,7 +642,7 @@ static int run(void)
 			      lat_sum[0], lines[0], lat_sum[1], lines[1], UNCORE_KHZ);
 		p += snprintf(p, ibuf + sizeof(ibuf) - p, "probe dram_write_ns=%.0f nvm_write_ns=%.0f\n",
 			      lat[K_DW], lat[K_NW]);
-		if (wr(INJECT, ibuf))
+		if (write(inject_fd, ibuf, p - ibuf) != p - ibuf)
 			die("inject: %s\n%s", strerror(errno), ibuf);
 		if (mode == M_MBPS && t >= next_mbps) {
 			next_mbps += 1;
@@ -700,7 +727,7 @@ static int run(void)
 		}
 	}
 	/* summary: one row per workload */
-	printf("TGEVAL-CSV %s.csv,#exp,profile,mode,label,workload,kind,threads,prio,gbps,lat_ns,model_solo_gbps,steps,late_steps,final_mba,final_quota\n",
+	printf("TGEVAL-CSV %s.csv,#exp,profile,mode,label,workload,kind,threads,prio,gbps,lat_ns,model_solo_gbps,steps,late_steps,final_mba,final_quota,ref_gbps\n",
 	       exp_name);
 	for (i = 0; i < nw; i++) {
 		struct wl *w = &wls[i];
@@ -710,11 +737,12 @@ static int run(void)
 			win = w->stop - (w->start > meas_a ? w->start : meas_a);
 		else if (w->start > meas_a)
 			win = meas_b - w->start;
-		printf("TGEVAL-CSV %s.csv,%s,%s,%s,%s,%s,%s,%g,%s,%.4f,%.1f,%.4f,%d,%d,%.0f,%s\n",
+		printf("TGEVAL-CSV %s.csv,%s,%s,%s,%s,%s,%s,%g,%s,%.4f,%.1f,%.4f,%d,%d,%.0f,%s,%.4f\n",
 		       exp_name, exp_name, prof.name, mode_name[mode], label, w->name,
 		       kind_name[w->kind], w->threads, w->high ? "high" : "low",
 		       win > 0 ? w->bytes_meas / 1e9 / win : 0, w->n_meas ? w->lat_meas / w->n_meas : 0,
-		       w->solo, steps, late, w->mba, mode == M_TGROUP ? w->quota : "-");
+		       w->solo, steps, late, w->mba, mode == M_TGROUP ? w->quota : "-",
+		       ref_b > ref_a ? w->bytes_ref / 1e9 / (ref_b - ref_a) : 0);
 	}
 	fflush(stdout);
 	teardown();
