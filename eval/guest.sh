@@ -96,7 +96,7 @@ case " $plan " in *" full "*|*" matrix "*)
 	load
 	SOLO_DUR=5
 	solos "$KINDS"
-	matrix "$KINDS" "$KINDS" "$MODES" 6.5 4:6.5
+	matrix "$KINDS" "$KINDS" "$MODES" 6 3.5:6
 	unload
 	;;
 esac
@@ -128,7 +128,7 @@ case " $plan " in *" full "*|*" writers "*)
 	load
 	for n in 1 2 4 8; do
 		for m in none tgroup; do
-			ev --mode $m --exp writers --label "$n" --duration 6 --measure 2:6 \
+			ev --mode $m --exp writers --label "$n" --duration 5 --measure 2:5 \
 				"v_nr:nvm_read:1:high:0:0" "n_nw:nvm_write:$n:low:0:0"
 		done
 	done
