@@ -128,8 +128,8 @@ case " $plan " in *" full "*|*" writers "*)
 	load
 	for n in 1 2 4 8; do
 		for m in none tgroup; do
-			ev --mode $m --exp writers --label "$n" --duration 5 --measure 2:5 \
-				"v_nr:nvm_read:1:high:0:0" "n_nw:nvm_write:$n:low:0:0"
+			ev --mode $m --exp writers --label "$n" --duration 6 --measure 3.5:6 --ref 0.5:2.5 \
+				"v_nr:nvm_read:1:high:0:0" "n_nw:nvm_write:$n:low:2.5:0"
 		done
 	done
 	unload

@@ -224,6 +224,21 @@ def timeline_table(tl):
     return "\n".join(lines)
 
 
+def cpu_table(d, modes):
+    by = {}
+    for r in rows(os.path.join(d, "matrix.csv")):
+        if r["prio"] == "high" and r.get("cpu_pct"):
+            by[(r["label"], r["mode"])] = f"{float(r['ref_cpu_pct']):.0f} → {float(r['cpu_pct']):.0f}"
+    if not by:
+        return ""
+    labels = sorted({k[0] for k in by}, key=lambda x: (KINDS.index(x.split("+")[0]), KINDS.index(x.split("+")[1])))
+    lines = ["| victim ← noisy | " + " | ".join(MODE_NAME[x] for x in modes) + " |", "|---|" + "---|" * len(modes)]
+    for lab in labels:
+        v, n = lab.split("+")
+        lines.append(f"| {SHORT[v]} ← {SHORT[n]} | " + " | ".join(by.get((lab, x), "–") for x in modes) + " |")
+    return "\n".join(lines)
+
+
 # ---- goals ----------------------------------------------------------------
 
 ALLOC_LIMITS = {"nr": 1.5, "nw": 0.4, "dr": 3.0}   # GB/s, as eval/guest.sh sets them
@@ -305,6 +320,8 @@ def cmd_quick(d):
     if not pairs:
         bad.append("no matrix results")
     print(matrix_table(m, MODES))
+    print("victim CPU, % of wanted (alone -> beside the neighbour):")
+    print(cpu_table(d, MODES))
     for v, n in pairs:
         t = m.get((v, n, "tgroup"))
         if not t:
@@ -343,6 +360,12 @@ def cmd_summary(d, profile):
         matrix_png(m, os.path.join(d, "matrix.png"), modes)
         out += ["## MT²'s matrix: victim throughput, % of solo", "", matrix_table(m, modes), "",
                 "![matrix](matrix.png)", ""]
+        cpu = cpu_table(d, modes)
+        if cpu:
+            out += ["The victim's CPU time in the measured window, % of what it asked for (alone at the"
+                    " start of the run → beside the neighbour). Throughput is computed from it, so a cell"
+                    " of the table above can be low because the victim lost CPU time in the guest, not"
+                    " memory bandwidth:", "", cpu, ""]
         t = [v[0] for k, v in m.items() if k[2] == "tgroup"]
         if t:
             miss = [(k, v[0]) for k, v in m.items() if k[2] == "tgroup" and v[0] < 97]
@@ -414,7 +437,8 @@ def cmd_summary(d, profile):
             v, w = g.get("high"), g.get("low")
             if not v or not w:
                 continue
-            pct = f"{100 * float(v['gbps']) / solo:.1f} %" if solo else "–"
+            ref = fnum(v.get("ref_gbps")) or solo
+            pct = f"{100 * float(v['gbps']) / ref:.1f} %" if ref else "–"
             out.append(f"| {n} | {MODE_NAME[mo]} | {float(v['gbps']):.2f} | {pct} | {float(v['lat_ns']):.0f} | {float(w['gbps']):.2f} |")
             pts.setdefault(mo, []).append((float(v["lat_ns"]), float(v["gbps"]), n))
         fig, ax = plt.subplots(figsize=(6, 4))

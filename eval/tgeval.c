@@ -85,6 +85,7 @@ struct wl {
 	double cpu;		/* EWMA of the fraction of its wanted CPU it got */
 	double mba;		/* level applied this step */
 	double bytes_sample, bytes_meas, bytes_ref, bytes_live, lat_meas;
+	double cpu_meas, cpu_ref;	/* CPU seconds got for its work in --measure, --ref */
 	long n_meas;
 	double samples_rem[2];	/* store samples carried: dram, nvm */
 	/* baselines */
@@ -537,7 +538,9 @@ static int run(void)
 {
 	double t0, t, tprev, step = mode == M_MEMGUARD ? 0.001 : 0.002;
 	double next_sample, next_live, next_mbps = 1, lat[NK] = { 0 }, x[NK];
-	double rpq_lines_rem[2] = { 0 }, live_lat = 0, live_prev = 0;
+	double rpq_lines_rem[2] = { 0 }, live_lat = 0, live_prev = 0, ref_lat = 0;
+	long ref_n = 0;
+	int ref_done = 0;
 	long live_n = 0;
 	char state[16] = "none", ibuf[4096];
 	struct timespec ts;
@@ -651,12 +654,15 @@ static int run(void)
 			w->bytes_live += bytes[i];
 			w->mbps_bytes += bytes[i];
 			if (t >= meas_a && t < meas_b) {
+				w->cpu_meas += cpu_s[i];
 				w->bytes_meas += bytes[i];
 				w->lat_meas += lat[w->kind];
 				w->n_meas++;
 			}
-			if (t >= ref_a && t < ref_b)
+			if (t >= ref_a && t < ref_b) {
 				w->bytes_ref += bytes[i];
+				w->cpu_ref += cpu_s[i];
+			}
 			if (mode == M_MEMGUARD && !w->high)
 				memguard_step(w, bytes[i], cpu_s[i]);
 		}
@@ -715,6 +721,27 @@ static int run(void)
 		}
 		live_lat += lat[wls[0].kind];
 		live_n++;
+		/*
+		 * MT² measures each threshold on the platform: the victim's own
+		 * latency alone, here over --ref, replaces the model's figure for
+		 * its kind (the guest gives a workload ~85 % of the CPU it wants,
+		 * so its solo latency is under the model's full-CPU one)
+		 */
+		if (ref_b > ref_a && t >= ref_a && t < ref_b) {
+			ref_lat += lat[wls[0].kind];
+			ref_n++;
+		} else if (ref_b > ref_a && t >= ref_b && ref_n && !ref_done) {
+			static const char *const key[NK] = { "dram_read_lat_ns", "dram_write_lat_ns",
+							     "nvm_read_lat_ns", "nvm_write_lat_ns" };
+			double thr = ref_lat / ref_n / (1 - prof.thr_drop);
+
+			ref_done = 1;
+			if (mode == M_TGROUP && thr < thresholds[wls[0].kind]) {
+				wrx(MNT "/tgroup.config", "%s=%.0f", key[wls[0].kind], thr);
+				printf("TGEVAL-INFO %s: %s threshold %.0f ns (measured solo %.0f ns; model %.0f ns)\n",
+				       exp_name, key[wls[0].kind], thr, ref_lat / ref_n, thresholds[wls[0].kind]);
+			}
+		}
 		if (live_ms && t >= next_live) {
 			double ref = ref_b > ref_a ? wls[0].bytes_ref / (ref_b - ref_a) : 0;
 			/* the mean of the last two lines' intervals: a 250 ms window of
@@ -762,7 +789,7 @@ static int run(void)
 		}
 	}
 	/* summary: one row per workload */
-	printf("TGEVAL-CSV %s.csv,#exp,profile,mode,label,workload,kind,threads,prio,gbps,lat_ns,model_solo_gbps,steps,late_steps,final_mba,final_quota,ref_gbps\n",
+	printf("TGEVAL-CSV %s.csv,#exp,profile,mode,label,workload,kind,threads,prio,gbps,lat_ns,model_solo_gbps,steps,late_steps,final_mba,final_quota,ref_gbps,cpu_pct,ref_cpu_pct\n",
 	       exp_name);
 	for (i = 0; i < nw; i++) {
 		struct wl *w = &wls[i];
@@ -772,12 +799,14 @@ static int run(void)
 			win = w->stop - (w->start > meas_a ? w->start : meas_a);
 		else if (w->start > meas_a)
 			win = meas_b - w->start;
-		printf("TGEVAL-CSV %s.csv,%s,%s,%s,%s,%s,%s,%g,%s,%.4f,%.1f,%.4f,%d,%d,%.0f,%s,%.4f\n",
+		printf("TGEVAL-CSV %s.csv,%s,%s,%s,%s,%s,%s,%g,%s,%.4f,%.1f,%.4f,%d,%d,%.0f,%s,%.4f,%.1f,%.1f\n",
 		       exp_name, exp_name, prof.name, mode_name[mode], label, w->name,
 		       kind_name[w->kind], w->threads, w->high ? "high" : "low",
 		       win > 0 ? w->bytes_meas / 1e9 / win : 0, w->n_meas ? w->lat_meas / w->n_meas : 0,
 		       w->solo, steps, late, w->mba, mode == M_TGROUP ? w->quota : "-",
-		       ref_b > ref_a ? w->bytes_ref / 1e9 / (ref_b - ref_a) : 0);
+		       ref_b > ref_a ? w->bytes_ref / 1e9 / (ref_b - ref_a) : 0,
+		       win > 0 ? 100 * w->cpu_meas / (prof.duty * win) : 0,
+		       ref_b > ref_a ? 100 * w->cpu_ref / (prof.duty * (ref_b - ref_a)) : 0);
 	}
 	fflush(stdout);
 	teardown();
