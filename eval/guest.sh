@@ -72,9 +72,9 @@ case " $plan " in *" demo "*)
 	echo
 	echo "== tgroup demo ($profile): a latency-critical NVM reader (group 'victim', priority high)"
 	echo "   alone for 4 s; then a noisy NVM writer ('noisy', $NT threads, priority low) for 10 s; then it leaves."
-	echo "   One line per 250 ms: the victim's throughput (mean of the last 0.5 s) as % of its solo"
-	echo "   (measured from 1 s to 4 s), the NVM read latency the module sees, the detector's state"
-	echo "   (none/dram/nvm/both), and what is applied to 'noisy' (MBA level, CPU quota)."
+	echo "   One line per 250 ms: the victim's throughput as % of its solo (per CPU-second it got, over"
+	echo "   the last 0.5 s; solo measured from 1 s to 4 s), the NVM read latency the module sees, the"
+	echo "   detector's state (none/dram/nvm/both), and what is applied to 'noisy' (MBA level, CPU quota)."
 	echo
 	timeline nvm_read nvm_write tgroup 18 4 14 250 | sed -n 's/^TGEVAL-LIVE /  /p; /^TGEVAL-CSV/p'
 	echo

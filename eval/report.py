@@ -25,6 +25,7 @@ PERIOD_MS = 10          # tgroup.config period_ms (the guest rounds it to jiffie
 BACK_PCT = 95           # "victim back within 5 % of solo"
 ROLL = 5                # samples (50 ms each) in the plotted rolling mean
 BACK_S = 1.0            # "back": the mean over the next second
+STARVED_PCT = 40        # a victim that got less of the CPU it asked for: the host starved the guest
 
 # eval-quick's assertions (issue 12)
 QUICK_MIN_PCT = 90.0    # tgroup's victim >= 90 % of solo in every pair
@@ -51,6 +52,24 @@ def solo_map(d):
     return {r["kind"]: float(r["gbps"]) for r in rows(os.path.join(d, "solo.csv"))}
 
 
+def victim_pct(row, solo=None, raw=False):
+    """The victim's throughput as % of its solo. Solo: the victim alone at the
+    start of the same run (ref_gbps), else the solo run. Unless raw: per CPU
+    second it got, alone and beside the neighbour - in MT²'s runs a victim has
+    a core of its own, in the TCG guest on a shared host its vCPU gets 10-90 %
+    of what it asks for, varying by the second; no controller here ever
+    throttles the victim's CPU (its final_quota is checked to be max), so
+    dividing by its CPU time removes only the host's noise. Raw: bytes/s."""
+    g, ref = float(row["gbps"]), fnum(row.get("ref_gbps"))
+    c, rc = fnum(row.get("cpu_pct")), fnum(row.get("ref_cpu_pct"))
+    if raw or not (c and rc and ref):
+        ref = ref or solo
+        return 100 * g / ref if ref else 0
+    if row.get("final_quota") not in (None, "", "max", "-"):
+        raise SystemExit(f"victim {row['workload']} was CPU-throttled ({row['final_quota']}): per-CPU metric invalid")
+    return 100 * (g / c) / (ref / rc)
+
+
 def matrix(d):
     """{(victim, noisy, mode): (victim % of solo, noisy GB/s)}"""
     solo = solo_map(d)
@@ -62,11 +81,11 @@ def matrix(d):
         v, n = label.split("+")
         if "high" not in g or "low" not in g:
             continue
-        # the victim alone at the start of the same run, else the solo run
-        ref = fnum(g["high"].get("ref_gbps")) or solo.get(v)
-        if ref:
-            out[(v, n, mode)] = (100 * float(g["high"]["gbps"]) / ref, float(g["low"]["gbps"]),
-                                 g["low"]["final_quota"], g["low"]["final_mba"])
+        c = [fnum(g["high"].get(k)) for k in ("cpu_pct", "ref_cpu_pct")]
+        starved = any(x is not None and x < STARVED_PCT for x in c)
+        out[(v, n, mode)] = (victim_pct(g["high"], solo.get(v)), float(g["low"]["gbps"]),
+                             g["low"]["final_quota"], g["low"]["final_mba"], victim_pct(g["high"], solo.get(v), raw=True),
+                             starved)
     return out
 
 
@@ -78,7 +97,7 @@ def matrix_table(m, modes):
         cells, base = [], []
         for x in modes:
             e = m.get((v, n, x))
-            cells.append(f"{e[0]:.1f} %" if e else "–")
+            cells.append((f"{e[0]:.1f} %" + (" †" if len(e) > 5 and e[5] else "")) if e else "–")
             if e and x not in ("tgroup",):
                 base.append((e[0], x))
         best = max(base) if base else None
@@ -121,8 +140,15 @@ def timeline(d, mode, arrive, leave, kind="nvm_read"):
     pct = [100 * x / solo if solo else 0 for x in v]
     roll = [sum(pct[max(0, i - ROLL + 1):i + 1]) / len(pct[max(0, i - ROLL + 1):i + 1]) for i in range(len(pct))]
     during = [p for tt, p in zip(t, pct) if arrive + 2 <= tt < leave]
+    # per CPU-second (as victim_pct): at the CPU it got, the victim moves
+    # demand / x, so its throughput ratio is its solo latency / its latency
+    lc = "lat_" + (kind or "nvm_read")
+    l0 = [float(r[lc]) for tt, r in zip(t, ts) if 1 <= tt < arrive]
+    l0 = sum(l0) / len(l0) if l0 else 0
+    dl = [l0 / float(r[lc]) * 100 for tt, r in zip(t, ts) if arrive + 2 <= tt < leave and float(r[lc]) > 0]
     res = {"t": t, "pct": pct, "roll": roll, "solo": solo, "rows": ts,
-           "during": sum(during) / len(during) if during else 0,
+           "during_raw": sum(during) / len(during) if during else 0,
+           "during": sum(dl) / len(dl) if dl else 0,
            "noisy": sum(float(r["noisy_gbps"]) for r in ts if arrive + 2 <= float(r["t_s"]) < leave) /
            max(1, len([1 for r in ts if arrive + 2 <= float(r["t_s"]) < leave]))}
     # detection: first sample at/after arrival with the detector hot
@@ -210,14 +236,14 @@ def timeline_png(d, modes, arrive, leave, path, kind_lat="lat_nvm_read"):
 
 
 def timeline_table(tl):
-    lines = ["| mode | victim during noise (% of solo) | neighbour GB/s | detected after | first throttle after | victim back (≥95 %) after | latency back (≤ solo/0.95) after | released after leaving |",
+    lines = ["| mode | victim during noise (% of solo per CPU-s; raw bytes/s) | neighbour GB/s | detected after | first throttle after | victim back (≥95 %) after | latency back (≤ solo/0.95) after | released after leaving |",
              "|---|---|---|---|---|---|---|---|"]
     for m in MODES:
         x = tl.get(m)
         if not x:
             continue
         a = x["arrive"]
-        lines.append(f"| {MODE_NAME[m]} | {x['during']:.1f} % | {x['noisy']:.2f} | "
+        lines.append(f"| {MODE_NAME[m]} | {x['during']:.1f} % ({x['during_raw']:.1f} %) | {x['noisy']:.2f} | "
                      + (f"{ms_periods(a, x['detect'])} | {ms_periods(a, x['throttle'])} | " if m == "tgroup" else "– | – | ")
                      + f"{ms_periods(a, x['back'])} | {ms_periods(a, x['back_lat'])} | "
                      + (ms_periods(x["leave"], x["release"]) if m == "tgroup" else "–") + " |")
@@ -299,10 +325,11 @@ def cmd_demo(d):
         print("demo: no timeline data")
         return 1
     print()
-    print(f"{'':24s} victim during the noise   noisy neighbour")
+    print(f"{'':24s} victim during the noise (per CPU-second it got)  noisy neighbour")
     for m in ["tgroup", "none", "mbps"]:
         if m in tl:
-            print(f"  {MODE_NAME[m]:22s} {tl[m]['during']:6.1f} % of solo        {tl[m]['noisy']:5.2f} GB/s")
+            print(f"  {MODE_NAME[m]:22s} {tl[m]['during']:6.1f} % of solo ({tl[m]['during_raw']:5.1f} % in raw bytes/s)"
+                  f"   {tl[m]['noisy']:5.2f} GB/s")
     x = tl.get("tgroup")
     if x:
         print(f"  tgroup: detected {ms_periods(x['arrive'], x['detect'])} after the arrival; victim back within"
@@ -327,6 +354,9 @@ def cmd_quick(d):
         if not t:
             bad.append(f"{v}+{n}: no tgroup run")
             continue
+        if t[5]:
+            bad.append(f"{SHORT[v]} victim beside {SHORT[n]}: the tgroup run is not comparable: the victim got under"
+                       f" {STARVED_PCT} % of the CPU it asked for (host starved the guest)")
         if t[0] < QUICK_MIN_PCT:
             bad.append(f"{SHORT[v]} victim beside {SHORT[n]}: tgroup {t[0]:.1f} % of solo < {QUICK_MIN_PCT:.0f} %")
         for x in MODES[:-1]:
@@ -349,7 +379,9 @@ def cmd_summary(d, profile):
            "Produced by `make eval` (eval/run.sh, eval/guest.sh, eval/report.py) on the emulated platform in the QEMU",
            "guest (TCG, 2 vCPUs, a busy 2-core host): numbers carry run-to-run noise of a few points.",
            "Victims run 1 thread at high priority, noisy neighbours the profile's `noisy_threads` at low",
-           "priority; \"% of solo\" is against the victim alone in the first 2.5 s of the same run. Modes: " +
+           "priority; \"% of solo\" is the victim's throughput per CPU-second it got beside the neighbour over the"
+           " same alone in the first 2.5 s of the run (report.py victim_pct: the guest's vCPUs get 10-90 % of"
+           " what they ask for on the shared host; the raw bytes/s and the CPU shares are in the tables below). Modes: " +
            ", ".join(f"{MODE_NAME[x]} (`{x}`)" for x in MODES) + " (docs/eval.md).", ""]
     m = matrix(d)
     goals = goals_table(d, m)
@@ -360,6 +392,11 @@ def cmd_summary(d, profile):
         matrix_png(m, os.path.join(d, "matrix.png"), modes)
         out += ["## MT²'s matrix: victim throughput, % of solo", "", matrix_table(m, modes), "",
                 "![matrix](matrix.png)", ""]
+        raw = {k: (v[4],) + v[1:4] + (v[4], v[5]) for k, v in m.items()}
+        out += [f"† the victim got less than {STARVED_PCT} % of the CPU it asked for, alone or beside the neighbour"
+                " (the host starved the guest): not comparable.", ""]
+        out += ["The same in raw bytes/s (victim beside the neighbour over victim alone, both over the"
+                " run's windows; includes the host's CPU noise):", "", matrix_table(raw, modes), ""]
         cpu = cpu_table(d, modes)
         if cpu:
             out += ["The victim's CPU time in the measured window, % of what it asked for (alone at the"

@@ -85,7 +85,7 @@ struct wl {
 	double cpu;		/* EWMA of the fraction of its wanted CPU it got */
 	double mba;		/* level applied this step */
 	double bytes_sample, bytes_meas, bytes_ref, bytes_live, lat_meas;
-	double cpu_meas, cpu_ref;	/* CPU seconds got for its work in --measure, --ref */
+	double cpu_meas, cpu_ref, cpu_live;	/* CPU seconds got for its work */
 	long n_meas;
 	double samples_rem[2];	/* store samples carried: dram, nvm */
 	/* baselines */
@@ -538,7 +538,7 @@ static int run(void)
 {
 	double t0, t, tprev, step = mode == M_MEMGUARD ? 0.001 : 0.002;
 	double next_sample, next_live, next_mbps = 1, lat[NK] = { 0 }, x[NK];
-	double rpq_lines_rem[2] = { 0 }, live_lat = 0, live_prev = 0, ref_lat = 0;
+	double rpq_lines_rem[2] = { 0 }, live_lat = 0, live_prev = 0, live_cpu_prev = 0, ref_lat = 0;
 	long ref_n = 0;
 	int ref_done = 0;
 	long live_n = 0;
@@ -652,6 +652,7 @@ static int run(void)
 			lines[1] += grp[i][K_NR] / 64;
 			w->bytes_sample += bytes[i];
 			w->bytes_live += bytes[i];
+			w->cpu_live += cpu_s[i];
 			w->mbps_bytes += bytes[i];
 			if (t >= meas_a && t < meas_b) {
 				w->cpu_meas += cpu_s[i];
@@ -743,10 +744,11 @@ static int run(void)
 			}
 		}
 		if (live_ms && t >= next_live) {
-			double ref = ref_b > ref_a ? wls[0].bytes_ref / (ref_b - ref_a) : 0;
-			/* the mean of the last two lines' intervals: a 250 ms window of
-			 * a workload in a TCG guest jitters by 10-20 % */
-			double gb = (wls[0].bytes_live + live_prev) / (2 * live_ms / 1e3);
+			/* per CPU-second the victim got (report.py victim_pct), over the
+			 * last two lines' intervals (0.5 s) */
+			double ref = wls[0].cpu_ref > 0 ? wls[0].bytes_ref / wls[0].cpu_ref : 0;
+			double gb = (wls[0].bytes_live + live_prev) /
+				    (wls[0].cpu_live + live_cpu_prev > 0 ? wls[0].cpu_live + live_cpu_prev : 1);
 			char thr[160] = "";
 
 			for (i = 1; i < nw; i++) {
@@ -774,13 +776,16 @@ static int run(void)
 			}
 			if (t < ref_b || ref <= 0)
 				printf("TGEVAL-LIVE %5.2f s  victim %5.2f GB/s (measuring solo)  %s lat %4.0f ns  state %-4s%s\n",
-				       t, gb / 1e9, prof.label[wls[0].kind], live_lat / live_n, state, thr);
+				       t, wls[0].bytes_live / (live_ms / 1e3) / 1e9, prof.label[wls[0].kind],
+				       live_lat / live_n, state, thr);
 			else
-				printf("TGEVAL-LIVE %5.2f s  victim %4.0f %% of solo (0.5 s)  %s lat %4.0f ns  state %-4s%s\n",
+				printf("TGEVAL-LIVE %5.2f s  victim %4.0f %% of solo  %s lat %4.0f ns  state %-4s%s\n",
 				       t, 100 * gb / ref, prof.label[wls[0].kind], live_lat / live_n, state, thr);
 			fflush(stdout);
 			live_prev = wls[0].bytes_live;
+			live_cpu_prev = wls[0].cpu_live;
 			wls[0].bytes_live = 0;
+			wls[0].cpu_live = 0;
 			for (i = 1; i < nw; i++)
 				wls[i].bytes_live = 0;
 			live_lat = 0;
