@@ -161,7 +161,7 @@ fi
 # 5b. eval-quick: the reduced MT² matrix on the emulated platform (eval/),
 #     tgroup beside every baseline, with issue 12's assertions (tgroup's
 #     victim >= 90 % of solo in every pair, no worse than any baseline).
-#     About 2 min. TG_EVAL_QUICK=0 skips it.
+#     About 2.5 min. TG_EVAL_QUICK=0 skips it.
 if [ "${TG_EVAL_QUICK:-1}" != 0 ]; then
 	if out=$(make --no-print-directory -s GUEST_KVER="$kver" eval-quick 2>&1); then
 		echo "$out" | grep -E '^\|'; ok eval_quick
