@@ -398,7 +398,7 @@ def cmd_summary(d, profile):
            "guest (TCG, 2 vCPUs, a busy 2-core host): numbers carry run-to-run noise of a few points.",
            "Victims run 1 thread at high priority, noisy neighbours the profile's `noisy_threads` at low",
            "priority; \"% of solo\" is the victim's throughput per CPU-second it got beside the neighbour over the"
-           " same alone in the first 2.5 s of the run (report.py victim_pct: the guest's vCPUs get 10-90 % of"
+           " same alone at the start of the run, pooled over the five modes of a pair (report.py victim_pct, matrix(): the guest's vCPUs get 10-90 % of"
            " what they ask for on the shared host; the raw bytes/s and the CPU shares are in the tables below). Modes: " +
            ", ".join(f"{MODE_NAME[x]} (`{x}`)" for x in MODES) + " (docs/eval.md).", ""]
     m = matrix(d)
@@ -432,14 +432,27 @@ def cmd_summary(d, profile):
             out += ["Neighbour under tgroup (GB/s; final CPU quota µs per period, MBA %): " +
                     ", ".join(f"{SHORT[k[0]]}←{SHORT[k[1]]} {g:.2f} ({q}, {b})" for k, g, q, b in sorted(nq)), ""]
             if miss:
-                floor = [k for k, v in m.items() if k[2] == "tgroup" and v[0] < 97 and v[2] not in ("max", "-")
-                         and fnum(v[2]) is not None and fnum(v[2]) <= 200]
-                out += [f"Why: in {len(floor)} of the {len(miss)} missed pairs the neighbour ended at or near the CPU"
-                        " quota floor (≤ 200 µs per 10 ms period), so what the victim still lacks is not memory"
-                        " interference tgroup could remove but the CPU time the victim itself got in the TCG guest"
-                        " (run-to-run noise of several points, docs/eval.md). In the others the neighbour was still"
-                        " being cut when the measurement ended, or the detector sat in its band"
-                        " (thresholds 2 % above solo latency, low mark 80 %: nothing moves in between).", ""]
+                cpu = {}
+                for r in rows(os.path.join(d, "matrix.csv")):
+                    if r["prio"] == "high" and r["mode"] == "tgroup":
+                        cpu[tuple(r["label"].split("+"))] = (fnum(r.get("ref_cpu_pct")), fnum(r.get("cpu_pct")))
+                why = []
+                for k, v in sorted(miss):
+                    q = m[k][2]
+                    qf = fnum(q)
+                    c0, c1 = cpu.get(k[:2], (None, None))
+                    at = ("at the CPU quota floor" if qf is not None and qf <= 200 else
+                          f"at a CPU quota of {q} µs" if qf is not None else "not CPU-throttled")
+                    why.append(f"{SHORT[k[0]]}←{SHORT[k[1]]}: neighbour {at}, MBA {m[k][3]} %, {m[k][1]:.2f} GB/s;"
+                               + (f" victim's CPU {c0:.0f} → {c1:.0f} % of wanted" if c0 and c1 else "")
+                               + (" († starved)" if m[k][5] else ""))
+                out += ["Why, per missed pair (the neighbour's final throttle and what it still moved; the victim's CPU"
+                        " share alone → beside it): " + "; ".join(why) + ". A neighbour at the quota floor (≤ 200 µs"
+                        " per 10 ms period) is as far as tgroup's actuators go: what it still moves is what the victim"
+                        " lacks (docs/eval.md, \"the CPU floor leaves traffic\"); a neighbour above it was still being"
+                        " cut when the window ended, or held in the band between the detector's threshold and its"
+                        " low mark; a victim whose CPU share fell is the guest's noise or the CPU loss docs/eval.md"
+                        " describes.", ""]
     tl = timeline_png(d, MODES, 4, 14, os.path.join(d, "timeline.png"))
     if tl:
         out += ["## Timeline: an NVM-write neighbour arrives at 4 s and leaves at 14 s", "",
