@@ -169,4 +169,60 @@ case " $plan " in *" full "*|*" overhead "*)
 	;;
 esac
 
+case " $plan " in *" cpuloss "*)
+	# docs/eval.md, "the victim's CPU loss": an NVM-read victim (vCPU 1) and a
+	# DRAM-read neighbour (vCPU 0, wants 25 % of a CPU) with the regulator's
+	# policies off, the neighbour's CPU held from 2.5 s by the module (pin) or
+	# by CFS (cgroup v2 cpu.max), or not at all; the victim's CPU share from
+	# 5 s to 9 s, and vCPU 1's time and interrupts over that window
+	load
+	CPULOSS_REPS=$(arg tg.reps)
+	mount | grep -q ' /sys/fs/cgroup type cgroup2' || mount -t cgroup2 none /sys/fs/cgroup
+	echo +cpu > /sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p /sys/fs/cgroup/cl
+	echo "TGEVAL-CSV cpuloss_cpu.csv,#variant,rep,cpu,user,nice,system,irq,softirq,idle,LOC,RES,CAL,enforce_timer_cpu"
+	snap() {	# /proc/stat's cpuN line (ticks), LOC/RES/CAL column N
+		c=$1
+		set -- $(sed -n "s/^cpu$c //p" /proc/stat)
+		st="$1 $2 $3 $6 $7 $4"
+		for k in LOC RES CAL; do
+			st="$st $(awk -v k="$k:" -v c=$((c + 2)) '$1 == k { print $c }' /proc/interrupts)"
+		done
+		echo "$st"
+	}
+	for rep in $(seq ${CPULOSS_REPS:-2}); do
+		for var in free pin:1300 pin:100 cpumax:1300:10000 cpumax:1000:100000; do
+			(
+				sleep 0.3
+				echo "remedial=0 preventive=0" > $M/tgroup.config
+				sleep 2.2
+				pid=$(head -1 $M/n_dr/cgroup.procs)
+				case $var in
+				pin:*) echo "pin group=n_dr cpu_quota_us=${var#pin:}" > /sys/kernel/debug/tgroup/inject ;;
+				cpumax:*) q=${var#cpumax:}; echo "${q%%:*} ${q#*:}" > /sys/fs/cgroup/cl/cpu.max
+					echo "$pid" > /sys/fs/cgroup/cl/cgroup.procs ;;
+				esac
+				sleep 2.5
+				a0=$(snap 0) a1=$(snap 1)
+				sleep 2
+				# the CPU whose hrtimer queue holds the module's enforcer (armed while a group has a quota)
+				et=$(awk '/^cpu:/ { c = $2 } /tg_enforce_tick/ { print c; exit }' /proc/timer_list)
+				sleep 2
+				b0=$(snap 0) b1=$(snap 1)
+				for c in 0 1; do
+					eval "x=\$a$c y=\$b$c"
+					echo "TGEVAL-CSV cpuloss_cpu.csv,$var,$rep,$c,$(echo $x $y | awk '{ n = NF / 2; s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? "," : "") ($(i + n) - $i); print s }'),${et:--}"
+				done
+			) &
+			ev --mode tgroup --exp cpuloss --label "$var/$rep" --duration 9 --measure 5:9 --ref 0.5:2 \
+				"v_nr:nvm_read:1:high:0:0" "n_dr:dram_read:$NT:low:2:0"
+			wait
+			echo "pin group=n_dr cpu_quota_us=0" > /sys/kernel/debug/tgroup/inject 2>/dev/null
+			echo "max 100000" > /sys/fs/cgroup/cl/cpu.max
+		done
+	done
+	unload
+	;;
+esac
+
 if [ $failed = 0 ]; then echo "TGTEST: PASS eval"; else echo "TGTEST: FAIL eval: $failed runs failed"; fi

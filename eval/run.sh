@@ -2,7 +2,7 @@
 # Run eval/ plans in the QEMU guest and collect their CSV files.
 #
 # usage: eval/run.sh PLAN[,PLAN...] PROFILE OUTDIR
-#   PLAN: demo quick full matrix timeline alloc writers overhead (eval/guest.sh)
+#   PLAN: demo quick full matrix timeline alloc writers overhead cpuloss (eval/guest.sh)
 #   PROFILE: eval/profiles/PROFILE.prof
 # Needs the initramfs (make initramfs); prints the guest's TGEVAL-LIVE lines
 # as they come (TG_EVAL_LIVE=1) and writes OUTDIR/*.csv from the guest's
