@@ -36,7 +36,7 @@ PYTHON ?= /usr/bin/python3
 DEMO_PROFILE ?= optane-clx
 # make eval's time budget (20 min on 2 cores): the second profile runs a
 # smaller plan, in fewer modes
-EVAL_OTHER_PLAN ?= matrix,writers
+EVAL_OTHER_PLAN ?= matrix
 EVAL_OTHER_MODES ?= none+tgroup
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
 GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread -Ipmdk-hooks

@@ -408,7 +408,11 @@ def cmd_summary(d, profile):
     if m:
         modes = [x for x in MODES if any(k[2] == x for k in m)]
         matrix_png(m, os.path.join(d, "matrix.png"), modes)
-        out += ["## MT²'s matrix: victim throughput, % of solo", "", matrix_table(m, modes), "",
+        out += ["## MT²'s matrix: victim throughput, % of solo", "",
+                "The victim alone from 0 to 2 s, the neighbour from 2 s; the victim measured from 6 s to 7.5 s,"
+                " 4 s after the neighbour arrived, once tgroup's control law has made its cuts (it waits a dead"
+                " time after each: about 3.5 s to cut a DRAM neighbour; the reaction is the timeline's)"
+                " (eval/guest.sh, docs/eval.md).", "", matrix_table(m, modes), "",
                 "![matrix](matrix.png)", ""]
         raw = {k: (v[4],) + v[1:4] + (v[4], v[5]) for k, v in m.items()}
         out += [f"† the victim got less than {STARVED_PCT} % of the CPU it asked for, alone or beside the neighbour"
