@@ -288,6 +288,31 @@ def cpu_table(d, modes):
 ALLOC_LIMITS = {"nr": 1.5, "nw": 0.4, "dr": 3.0}   # GB/s, as eval/guest.sh sets them
 
 
+def reaction_why(tl):
+    """Why the reaction took what it did, from the run's own timeline: the
+    throttle steps tgroup applied to the neighbour between its arrival and the
+    victim's latency being back (or the neighbour leaving), and how far apart."""
+    end = tl["back_lat"] if tl["back_lat"] is not None else tl["leave"]
+    steps, prev = [], None
+    for r in tl["rows"]:
+        tt = float(r["t_s"])
+        if tt < tl["arrive"] or tt > end:
+            continue
+        cur = (r["noisy_quota"], r["noisy_mba"])
+        if prev is not None and cur != prev:
+            steps.append((tt, cur))
+        prev = cur
+    if not steps:
+        return ""
+    def fmt(c):
+        return (f"{c[0]} µs" if c[0] not in ("max", "-") else "no quota") + (f", MBA {c[1]} %" if c[1] != "100" else "")
+    gaps = [b[0] - a[0] for a, b in zip(steps, steps[1:])]
+    return (f"; why: tgroup changed the neighbour's throttle {len(steps)} times ({fmt(steps[0][1])} at"
+            f" {1000 * (steps[0][0] - tl['arrive']):.0f} ms → {fmt(steps[-1][1])} at {1000 * (steps[-1][0] - tl['arrive']):.0f} ms"
+            + (f", {1000 * sum(gaps) / len(gaps):.0f} ms apart on average: the control law waits its dead time"
+               " after each cut to see its effect" if gaps else "") + ")")
+
+
 def goals_table(d, m):
     lines = ["| goal | tgroup | best baseline | met? |", "|---|---|---|---|"]
     if m:
@@ -316,7 +341,8 @@ def goals_table(d, m):
                      + (f"{r1:.0f} periods" if r1 is not None else "never") + "; its latency back: "
                      + (f"{r2:.0f} periods" if r2 is not None else "never") + " | – (no detector) | "
                      + ("yes |" if ok else "no: " + (f"{r2:.0f} periods, {r2 - 5:.0f} over the goal" if r2 is not None else
-                                                    "the latency never came back within 5 % (neighbour at its CPU floor still adds latency)") + " |"))
+                                                    "the latency never came back within 5 % (neighbour at its CPU floor still adds latency)")
+                        + reaction_why(tl) + " |"))
     al = rows(os.path.join(d, "alloc.csv"))
     if al:
         dev = []
