@@ -3,7 +3,11 @@
 #   make                 module + user space
 #   make module          tgroup.ko against KDIR (W=1)
 #   make check           every test: unit, lint, in-guest (VM) suites
-#   make demo            boot the guest and walk through the filesystem
+#   make demo            the story: a noisy neighbour arrives, tgroup throttles
+#                        it, the victim recovers (emulated platform, eval/)
+#   make eval            every experiment into eval/results/<profile>/
+#   make eval-quick      the reduced matrix with its assertions (in make check)
+#   make calibrate       the model vs the published figures (docs/eval.md)
 #   make deps            install missing Debian packages
 #   make deps-612        also Debian's 6.12 cloud kernel (bookworm-backports)
 #   make dbg-check       the in-guest suites on a lockdep/KASAN/kmemleak/
@@ -27,6 +31,13 @@ GUEST_KVER ?= $(KVER)
 GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
 
 CC ?= gcc
+# Debian's python3 (python3-matplotlib), not one a version manager put first
+PYTHON ?= /usr/bin/python3
+DEMO_PROFILE ?= optane-clx
+# make eval's time budget (20 min on 2 cores): the second profile runs a
+# smaller plan, in fewer modes
+EVAL_OTHER_PLAN ?= matrix
+EVAL_OTHER_MODES ?= none+tgroup
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Icore
 GUEST_CFLAGS := -O2 -Wall -Wextra -Werror -Wno-format-zero-length -static -pthread -Ipmdk-hooks
 
@@ -36,7 +47,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -147,13 +158,22 @@ $(NRI_TEST): $(NRI_SRC)
 
 guest: $(GUEST_BIN)
 
+# eval/: the emulated platform (static, for the guest) and its suite
+EVAL_BIN := $(BUILD)/guest/tgeval
+EVAL_FILES := eval/guest.sh $(wildcard eval/profiles/*.prof)
+$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c -lm
+
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
 GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
-	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites
-	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(GK)/suites/
+$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter $(EVAL_BIN) $(EVAL_FILES)
+	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites/profiles
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(EVAL_BIN) $(GK)/suites/
 	if [ -e $(NRI_TEST) ]; then cp $(NRI_TEST) $(GK)/suites/; fi
+	cp eval/guest.sh $(GK)/suites/eval
+	cp eval/profiles/*.prof $(GK)/suites/profiles/
 	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
 
 initramfs: $(INITRAMFS)
@@ -204,12 +224,45 @@ check: deps
 demo: deps
 	@$(MAKE) -s --no-print-directory demo-run
 
+# The story (eval/guest.sh, plan demo): a victim alone, a noisy neighbour
+# arrives and leaves, live; then the same schedule without control and with
+# resctrl's mba_MBps controller, a table and the timeline plot.
 demo-run:
 	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
-	@mkdir -p $(BUILD)/vm
-	@TG_VM_LOG=$(BUILD)/vm/demo.log tests/vm/run.sh $(GUEST_KVER) $(INITRAMFS) demo >$(BUILD)/vm/demo.out; \
-	rc=$$?; sed -n '/^TGTEST-SUITE: demo/,/^TGTEST-DONE/p' $(BUILD)/vm/demo.log.txt | grep -v '^TGTEST'; \
-	[ $$rc = 0 ] || { cat $(BUILD)/vm/demo.out; echo "demo failed (guest console: $(BUILD)/vm/demo.log.txt)"; exit 1; }
+	@mkdir -p $(BUILD)/vm $(BUILD)/demo
+	@echo "demo: booting the guest (QEMU), loading tgroup.ko inject=1, starting the emulated platform ($(DEMO_PROFILE))"
+	@TG_EVAL_LIVE=1 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh demo $(DEMO_PROFILE) $(BUILD)/demo && \
+	$(PYTHON) eval/report.py demo $(BUILD)/demo
+
+# eval/: the experiments (docs/eval.md). EVAL_PROFILES picks profiles.
+EVAL_PROFILES ?= optane-clx cxl-spr
+eval: deps
+	@$(MAKE) -s --no-print-directory eval-run
+
+eval-run:
+	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
+	@for p in $(EVAL_PROFILES); do \
+		plan=full; modes=; [ $$p = optane-clx ] || { plan=$(EVAL_OTHER_PLAN); modes="tg.modes=$(EVAL_OTHER_MODES)"; }; \
+		echo "eval: $$p ($$plan $$modes)"; \
+		rm -rf eval/results/$$p.new; \
+		TG_GUEST_ARGS="$$modes" KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p eval/results/$$p.new || exit 1; \
+		rm -rf eval/results/$$p && mv eval/results/$$p.new eval/results/$$p; \
+		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
+	done
+
+# The reduced matrix with eval-quick's assertions (part of make check).
+eval-quick: $(INITRAMFS)
+	@rm -rf $(BUILD)/eval-quick
+	@KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh quick optane-clx $(BUILD)/eval-quick && \
+	$(PYTHON) eval/report.py quick $(BUILD)/eval-quick
+
+# The model alone against the published figures: docs/eval.md's tables.
+$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ eval/tgeval.c eval/model.c -lm
+
+calibrate: $(BUILD)/tgeval-host
+	@$(PYTHON) eval/calibrate.py $(BUILD)/tgeval-host docs/eval.md
 
 # Install like a module from a vendor: tgroup.ko into
 # /lib/modules/$(KVER)/updates (depmod), tgctl, tgroup-exporter, libtgroup,

@@ -17,6 +17,7 @@ set -euo pipefail
 #   prometheus: promtool, which lints the exposition in make check (on a
 #   systemd host the package also enables a prometheus service); dkms:
 #   make install-dkms and its test
+# python3-matplotlib: eval/'s plots (make demo, make eval)
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -31,6 +32,7 @@ pkgs=(
 	flex bison bc libelf-dev xz-utils
 	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus dkms
 	perl
+	python3-matplotlib
 )
 if [ "${1:-}" = --with-6.12 ]; then
 	# bookworm-backports carries Debian's 6.12 kernel for Debian 12. Nothing

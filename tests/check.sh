@@ -181,6 +181,29 @@ else
 	tail -20 "$build/initramfs.log"; ko vm_build "initramfs did not build"
 fi
 
+# 5b. eval-quick: the reduced MT² matrix on the emulated platform (eval/),
+#     tgroup beside every baseline, with issue 12's assertions (tgroup's
+#     victim >= 90 % of solo in every pair, no worse than any baseline).
+#     About 2.5 min. TG_EVAL_QUICK=0 skips it.
+if [ "${TG_EVAL_QUICK:-1}" != 0 ]; then
+	if out=$(make --no-print-directory -s GUEST_KVER="$kver" eval-quick 2>&1); then
+		echo "$out" | grep -E '^\|'; ok eval_quick
+	else
+		echo "$out" | tail -20; ko eval_quick "see above (console: build/vm/eval-quick-optane-clx.log.txt)"
+	fi
+else
+	echo "SKIP eval_quick (TG_EVAL_QUICK=0)"
+fi
+
+# 5c. make demo from a fresh clone of the committed HEAD with an empty build
+#     directory (tests/fresh-demo.sh). About 1.5 min. TG_FRESH_DEMO=0 skips it.
+if [ "${TG_FRESH_DEMO:-1}" != 0 ]; then
+	if out=$(tests/fresh-demo.sh 2>&1); then echo "$out" | tail -1; ok fresh_clone_demo
+	else echo "$out"; ko fresh_clone_demo; fi
+else
+	echo "SKIP fresh_clone_demo (TG_FRESH_DEMO=0)"
+fi
+
 # 6. The debug-kernel lane: the same suites on Debian's 6.1 built with
 #    lockdep, KASAN, kmemleak and debugobjects (built once, about half an
 #    hour on 2 cores, then cached in ~/.cache/tgroup); any report fails it.

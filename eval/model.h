@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model.h - the emulated hybrid-memory platform's memory model (eval/).
+ *
+ * Four kinds of traffic: DRAM read, DRAM write, slow-tier (NVM or CXL) read
+ * and write. A workload of kind k with n threads that got the fraction c of
+ * the CPU time it wanted, at MBA level m, *demands* D = c * n * d1[k] *
+ * mba[k](m) GB/s (d1: one thread's bandwidth at idle latency). It achieves
+ * T = D / x[k], where x[k] = L[k] / L0[k] is the latency of its kind relative
+ * to idle (a closed loop: a thread with a fixed number of outstanding misses
+ * moves less data when each takes longer, Little's law). Latency rises with
+ * every kind's traffic through the coupling matrix W (per GB/s):
+ *
+ *     x[k] = pen[k](threads of kind k) / (1 - min(sum_j W[k][j] T[j], umax))
+ *
+ * (an M/M/1-like queue per kind; pen models device-buffer interference
+ * between concurrent writer threads, e.g. CXL nt-stores). The fixed point is
+ * found by damped iteration. Profiles (eval/profiles/NAME.prof) hold every
+ * number; docs/eval.md compares the result with the published figures.
+ */
+#ifndef TG_EVAL_MODEL_H
+#define TG_EVAL_MODEL_H
+
+enum { K_DR, K_DW, K_NR, K_NW, NK };
+
+struct profile {
+	char name[64];
+	char label[NK][32];	/* how the kinds are called on this platform */
+	double lat0[NK];	/* idle latency, ns */
+	double d1[NK];		/* GB/s per thread at idle latency */
+	double w[NK][NK];	/* queue weight of kind j's traffic in kind k's queue, per GB/s */
+	double pen_p[NK];	/* latency penalty per thread of the kind beyond pen_n0 */
+	double pen_n0[NK];
+	double umax;		/* queue utilisation cap (latency at most 1/(1-umax) x idle) */
+	double mba[NK][10];	/* demand factor at MBA 10, 20, ... 100 % */
+	double noisy_threads;	/* threads of a noisy neighbour in the matrix */
+	double duty;		/* CPU share a workload process asks for (of one CPU) */
+	double thr_drop;	/* detector threshold: latency where a solo task lost this fraction */
+	double static_mba;	/* baseline: static MBA level for low priority (pqos) */
+	double mbps_target_gbps;	/* baseline: mba_MBps target for low priority, GB/s */
+	double memguard_gbps;	/* baseline: MemGuard budget for low priority, GB/s */
+};
+
+struct mload {
+	int kind;
+	double threads;
+	double cpu;		/* fraction of the CPU it wanted that it got */
+	double mba;		/* MBA level, percent */
+	double t;		/* out: achieved GB/s */
+};
+
+int profile_load(struct profile *p, const char *path, char *err, int errlen);
+double mba_factor(const struct profile *p, int kind, double level);
+/* solve the fixed point; x[NK] out (latency / idle latency) */
+void model_solve(const struct profile *p, struct mload *l, int n, double *x);
+/* the same from l[].t as a first guess, iters damped iterations (the guest
+ * runs under TCG, where floating point is emulated: warm starts are cheap) */
+void model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters);
+/* a solo workload of kind k with n threads: GB/s, and its latency in ns */
+double model_solo(const struct profile *p, int kind, double threads, double *lat_ns);
+int kind_parse(const char *s);
+extern const char *const kind_name[NK];
+
+#endif
