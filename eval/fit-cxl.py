@@ -2,7 +2,7 @@
 # One-off fit of a profile's numbers to the published figures (eval/model.h's
 # model, same equations); its printout was pasted into eval/profiles/.
 import numpy as np
-from fit_model import solve
+from fit_model import solve, bisect
 dr,dw,nr,nw=0,1,2,3
 W=np.zeros((4,4)); d1=np.array([12.0,12.0,4.0,16.0])
 # DRAM: capacity from 26 threads -> 221 GB/s reads, 16 threads -> 170 GB/s nt-stores
@@ -12,13 +12,6 @@ W[dr][dw]=W[dw][dw]; W[dw][dr]=W[dr][dr]
 pen={}
 def penf(k,n):
     p,n0=pen.get(k,(0,1)); return 1+p*max(0,n-n0)
-def bisect(f,lo,hi,n=60):
-    flo=f(lo)
-    for _ in range(n):
-        mid=(lo+hi)/2; fm=f(mid)
-        if (fm>0)==(flo>0): lo,flo=mid,fm
-        else: hi=mid
-    return (lo+hi)/2
 # CXL read: peak near 8 threads ~21 GB/s, 16 threads 16.8
 def fit_read():
     def g(params):

@@ -2,20 +2,13 @@
 # One-off fit of a profile's numbers to the published figures (eval/model.h's
 # model, same equations); its printout was pasted into eval/profiles/.
 import numpy as np
-from fit_model import solve
+from fit_model import solve, bisect
 dr,dw,nr,nw=0,1,2,3
 Ts=np.array([10.0,7.4,5.2,1.8])
 Us=np.array([0.40,None,0.50,0.60],dtype=object)
 NT=2
 omega=np.array([1.0,1.3,1.5,6.0])   # per-GB/s weight in DRAM queues
 W=np.zeros((4,4)); d1=np.zeros(4)
-def bisect(f,lo,hi,n=60):
-    flo=f(lo)
-    for _ in range(n):
-        mid=(lo+hi)/2; fm=f(mid)
-        if (fm>0)==(flo>0): lo,flo=mid,fm
-        else: hi=mid
-    return (lo+hi)/2
 def setself(k,u):
     W[k][k]=u/Ts[k]; d1[k]=Ts[k]/(1-u)
 # dr row

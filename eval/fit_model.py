@@ -18,3 +18,13 @@ def solve(W, d1, wl, pen=None, iters=400):
         Tn=np.array([d1[k]*n*c*m/x[k] for k,n,c,m in wl])
         T=0.7*T+0.3*Tn
     return T,x
+
+
+# root of f between lo and hi (f(lo), f(hi) of opposite signs), by halving
+def bisect(f,lo,hi,n=60):
+    flo=f(lo)
+    for _ in range(n):
+        mid=(lo+hi)/2; fm=f(mid)
+        if (fm>0)==(flo>0): lo,flo=mid,fm
+        else: hi=mid
+    return (lo+hi)/2
