@@ -6,6 +6,7 @@
 #
 # usage: run.sh KVER INITRAMFS SUITE[,SUITE...]
 #   TG_ACCEL=tcg|kvm|auto (default auto: KVM only if a probe boot finishes)
+#   TG_GUEST_LOCK=file: one guest at a time across checkouts (flock)
 #   TG_VM_TIMEOUT seconds (default 600)
 #   TG_GUEST_ARGS more kernel command line, e.g. "tg.throttle=name tg.churn_s=300"
 #     (suites read their tg.* options from /proc/cmdline)
@@ -21,6 +22,13 @@
 #     run ends and fails. A QEMU that no longer answers its monitor is booted
 #     again, once. Needs python3 to reach the monitor.
 set -uo pipefail
+# TG_GUEST_LOCK=file: wait for this lock before booting, so that several
+# checkouts on one machine (worktrees, a fresh clone) never run two guests at
+# once: TCG on 2 host cores makes the guests' timing tests meaningless.
+if [ -n "${TG_GUEST_LOCK:-}" ] && [ -z "${TG_GUEST_LOCK_HELD:-}" ]; then
+	echo "vm: waiting for the guest lock $TG_GUEST_LOCK" >&2
+	exec env TG_GUEST_LOCK_HELD=1 flock "$TG_GUEST_LOCK" "$0" "$@"
+fi
 kver=$1 initrd=$2 suites=$3
 here=$(cd "$(dirname "$0")" && pwd)
 build=${TG_BUILD:-$here/../../build}/vm
