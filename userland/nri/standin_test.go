@@ -20,6 +20,8 @@ type standin struct {
 	Mount
 	max  int
 	gone map[uint64]bool // pids that exited: ESRCH on a move
+	// onMove runs after a pid moved (a test's process forking meanwhile)
+	onMove func(pid uint64)
 }
 
 func newStandin(t *testing.T, max int) *standin {
@@ -128,6 +130,9 @@ func (s *standin) Write(group, file, data string) error {
 			if err := s.setProcs(g, keep); err != nil {
 				return err
 			}
+		}
+		if s.onMove != nil {
+			s.onMove(pid)
 		}
 	case "tgroup.priority":
 		if data != "high" && data != "low" {
