@@ -16,6 +16,7 @@ import (
 	nri "github.com/containerd/nri/pkg/adaptation"
 	"github.com/containerd/nri/pkg/api"
 	"github.com/containerd/nri/pkg/stub"
+	"google.golang.org/protobuf/proto"
 )
 
 // fakeRuntime is a container runtime as far as NRI sees one: nri's
@@ -79,7 +80,7 @@ func (r *fakeRuntime) synchronize(ctx context.Context, cb nri.SyncCB) error {
 		pods = append(pods, p)
 	}
 	for _, c := range r.ctrs {
-		ctrs = append(ctrs, c)
+		ctrs = append(ctrs, proto.Clone(c).(*api.Container)) // the state now, as a runtime's snapshot
 	}
 	during := r.duringSync
 	r.mu.Unlock()
