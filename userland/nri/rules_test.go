@@ -576,3 +576,37 @@ func counter(t *testing.T, m *Metrics, series string) float64 {
 	}
 	return -1
 }
+
+// docs/kubernetes.md's worked example: its policy and pods, the files and
+// the denial line it shows.
+func TestWorkedExample(t *testing.T) {
+	e := newEnv(t, 256)
+	e.setPolicy(`
+manage:
+  excludeNamespaces: [kube-system, monitoring]
+qosClasses:
+  Guaranteed: {priority: low}        # high only by rule
+  BestEffort: {limit: "nvm_wbps=1G"} # best-effort pods never flood the slow tier
+rules:
+  - name: prod-databases
+    match:
+      namespaces: [prod]
+      podSelector: {matchLabels: {tier: db}}
+    allow: {highPriority: true, sharedGroups: [db]}
+`)
+	e.rt.Connect(e.plugin())
+	e.rt.Start(podL("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db", AnnPriority: "high"}, map[string]string{"tier": "db"}), "postgres", 3001)
+	e.rt.Start(pod("batch", "etl", BestEffort, map[string]string{AnnPriority: "high", AnnLimit: "nvm_wbps=500M dram_rbps=2Gi"}), "job", 3002)
+	e.expect("db", "high", allMax, 3001)
+	e.expect("k8s.batch.etl", "low", "dram_rbps=2147483648 dram_wbps=max nvm_rbps=max nvm_wbps=500000000", 3002)
+	if e.log.has("DENIED pod batch/etl container job: tgroup.io/priority=high: no policy rule allows this pod priority high; using low (BestEffort default)") == "" {
+		t.Error("the worked example's denial line is not logged as the doc shows it")
+	}
+	e.rt.Start(pod("batch", "sneaky", BestEffort, map[string]string{AnnGroup: "db"}), "c", 3003)
+	// naming db from batch: its namespace's own, and a denial
+	e.expect("k8s.batch.db", "low", "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=1000000000", 3003)
+	e.expect("db", "high", allMax, 3001)
+	if e.log.has("DENIED pod batch/sneaky", "shared by rule prod-databases") == "" {
+		t.Error("no shared_group denial for batch/sneaky")
+	}
+}
