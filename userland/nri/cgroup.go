@@ -39,33 +39,30 @@ var v1Hierarchies = []string{"unified", "pids", "memory", "cpu,cpuacct", "cpu", 
 // When none has it, the cgroup of the container's init pid
 // (/proc/<pid>/cgroup). An error says what was tried.
 func (c Cgroups) CgroupDir(ctr *api.Container) (string, error) {
-	rel, perr := CgroupRelPath(ctr.GetLinux().GetCgroupsPath())
 	var tried []string
-	if perr == nil {
+	// find is the first base that has rel
+	find := func(rel string) string {
 		for _, base := range c.bases() {
 			d := filepath.Join(base, rel)
 			if isDir(d) {
-				return d, nil
+				return d
 			}
 			tried = append(tried, d)
 		}
+		return ""
+	}
+	rel, perr := CgroupRelPath(ctr.GetLinux().GetCgroupsPath())
+	if perr != nil {
+		tried = append(tried, perr.Error())
+	} else if d := find(rel); d != "" {
+		return d, nil
 	}
 	if pid := ctr.GetPid(); pid != 0 {
-		rel, err := c.procCgroup(pid)
-		if err == nil {
-			for _, base := range c.bases() {
-				d := filepath.Join(base, rel)
-				if isDir(d) {
-					return d, nil
-				}
-				tried = append(tried, d)
-			}
-		} else {
+		if rel, err := c.procCgroup(pid); err != nil {
 			tried = append(tried, err.Error())
+		} else if d := find(rel); d != "" {
+			return d, nil
 		}
-	}
-	if perr != nil {
-		tried = append([]string{perr.Error()}, tried...)
 	}
 	return "", fmt.Errorf("container cgroup not found (tried %s)", strings.Join(tried, ", "))
 }

@@ -391,7 +391,9 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 		}
 	}
 	pid := ctr.GetPid()
-	if pid == 0 && event != "Synchronize (created during the sync)" {
+	// a running container's start events and sync carry its pid; a
+	// created one placed by the settle (and its retry) has none yet
+	if pid == 0 && (event == "StartContainer" || event == "PostStartContainer" || event == "Synchronize") {
 		_ = p.refuse(fmt.Sprintf("%s sent %s for pod %s container %s without a pid: tgroup-nri needs the container's pid (CRI-O 1.36 and later, containerd 1.7 and 2.x send it)",
 			orUnknown(p.runtime), event, podName(pod), ctr.GetName()))
 		return

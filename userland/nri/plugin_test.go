@@ -223,11 +223,8 @@ func TestStartAndPostStartAreIdempotent(t *testing.T) {
 func TestPostStartPlacesAContainerStartedBeforeTheConnect(t *testing.T) {
 	e := newEnv(t, 256)
 	p := pod("ns", "late", Guaranteed, nil)
-	c := ctrOf(p, "c")
+	c := e.rt.addCreated(p, "c")
 	c.Pid = 601
-	e.rt.mu.Lock()
-	e.rt.pods[p.Id], e.rt.ctrs[c.Id] = p, c
-	e.rt.mu.Unlock()
 	e.rt.Connect(e.plugin())
 	if e.exists("k8s.ns.late") {
 		t.Fatal("Synchronize placed a container that is not running")

@@ -426,10 +426,7 @@ func TestRuntimeWithoutPidIsRefused(t *testing.T) {
 func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 	e := newEnv(t, 256)
 	p := pod("ns", "racer", Burstable, nil)
-	c := ctrOf(p, "c")
-	e.rt.mu.Lock()
-	e.rt.pods[p.Id], e.rt.ctrs[c.Id] = p, c
-	e.rt.mu.Unlock()
+	c := e.rt.addCreated(p, "c")
 	e.rt.duringSync = func() {
 		c.Pid = 2701
 		e.cgroup(c, 2701, 2702)
@@ -447,10 +444,7 @@ func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 	e.expect("k8s.ns.racer", "low", allMax, 2701, 2702)
 	// created and never started: forgotten after the last look, no group
 	q := pod("ns", "idle", Burstable, nil)
-	d := ctrOf(q, "c")
-	e.rt.mu.Lock()
-	e.rt.pods[q.Id], e.rt.ctrs[d.Id] = q, d
-	e.rt.mu.Unlock()
+	e.rt.addCreated(q, "c")
 	pl := e.plugin()
 	e.rt.Connect(pl)
 	time.Sleep(700 * time.Millisecond) // past the test's settle delays (620 ms)

@@ -123,6 +123,16 @@ func ctrOf(p *api.PodSandbox, name string) *api.Container {
 		Linux: &api.LinuxContainer{CgroupsPath: cg}}
 }
 
+// addCreated makes container name of pod p known to the runtime as
+// created, not started (what its Synchronize reports), with no event.
+func (r *fakeRuntime) addCreated(p *api.PodSandbox, name string) *api.Container {
+	c := ctrOf(p, name)
+	r.mu.Lock()
+	r.pods[p.Id], r.ctrs[c.Id] = p, c
+	r.mu.Unlock()
+	return c
+}
+
 // Start runs a container of pod through the runtime's events up to
 // PostStartContainer, as containerd does: created (pid 0), then started
 // with its init pid.

@@ -492,5 +492,3 @@ func hasPath(m map[string]any, ref string) bool {
 	}
 	return true
 }
-
-
