@@ -604,3 +604,33 @@ rules:
 		t.Error("no shared_group denial for batch/sneaky")
 	}
 }
+
+// A container placed by the settle has no pid in the sync's data; left
+// out by max_groups, its retry when a group frees places it (and is no
+// "event without a pid": the runtime is not refused).
+func TestSettledContainerRetriedAfterMaxGroups(t *testing.T) {
+	e := newEnv(t, 1)
+	a := pod("ns", "a", Burstable, nil)
+	b := pod("ns", "b", Burstable, nil)
+	stop := e.rt.Connect(e.plugin())
+	ca := e.rt.Start(a, "c", 3101)
+	stop()
+	cb := e.rt.addCreated(b, "c")
+	e.rt.duringSync = func() {
+		cb.Pid = 3102
+		e.cgroup(cb, 3102)
+		cb.State = api.ContainerState_CONTAINER_RUNNING
+	}
+	p := e.plugin()
+	e.rt.Connect(p)
+	e.rt.duringSync = nil
+	waitFor(t, "the settle reaching max_groups", func() bool { return e.log.has("EVENT max_groups", "pod ns/b") != "" })
+	_ = e.fs.setProcs("k8s.ns.a", nil)
+	e.rt.Remove(ca)
+	e.expect("k8s.ns.b", "low", allMax, 3102)
+	select {
+	case <-p.Refused():
+		t.Errorf("the runtime was refused: %s", e.log.has("REFUSED"))
+	default:
+	}
+}
