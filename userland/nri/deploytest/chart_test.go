@@ -186,6 +186,9 @@ func checkDeployment(t *testing.T, r *rendered) {
 	if !spec.HostPID {
 		t.Error("hostPID must be true: cgroup.procs takes pids in the writer's pid namespace, NRI gives the host's")
 	}
+	if spec.HostUsers == nil || !*spec.HostUsers {
+		t.Error("hostUsers must be true: tgroup checks CAP_SYS_ADMIN in the initial user namespace")
+	}
 	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken || spec.ServiceAccountName != "" {
 		t.Error("the pod must not take a service account token (it needs no API access)")
 	}
