@@ -150,15 +150,22 @@ if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 			if out=$("$helm" template tgroup "$chart" --namespace tgroup "${args[@]}" 2>&1 >"$build/helm/$n.yaml"); then ok "chart/template_$n"
 			else echo "$out" | tail -8; rm -f "$build/helm/$n.yaml"; ko "chart/template_$n"; fi
 		done
+		# a misspelt value is refused by the chart's values.schema.json
+		if out=$("$helm" template tgroup "$chart" --set nri.polcy.rules=x 2>&1); then ko chart/schema_rejects_a_misspelt_value "rendered"
+		elif grep -q "additional properties 'polcy' not allowed" <<< "$out"; then ok chart/schema_rejects_a_misspelt_value
+		else echo "$out" | tail -3; ko chart/schema_rejects_a_misspelt_value "another error"; fi
 	else
 		cat "$build/helm.log"; ko chart_helm "no helm (make deps builds it: scripts/helm.sh --install)"
 	fi
 	out=$(cd userland/nri && TG_CHART_RENDERED=$build/helm TG_NRI_BIN=$build/userland/tgroup-nri "${goenv[@]}" test -count=1 -v ./... 2>&1)
+	echo "$out" > "$build/nri-go-test.log"
 	while read -r t; do ok "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- PASS: \([^ ]*\) .*/\1/p')
 	while read -r t; do ko "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- FAIL: \([^ ]*\) .*/\1/p')
 	echo "$out" | grep -E '^\s+\S+_test.go:[0-9]+: ' | grep -v 'plugin: ' | head -20
 	for p in tgroup/userland/nri tgroup/userland/nri/deploytest; do
-		echo "$out" | grep -qE "^ok\s+$p\s" || { echo "$out" | tail -5; ko "nri/go_test $p" "no ok line"; }
+		# a here-string, not a pipe: grep -q stops reading at the match and, with
+		# pipefail, echo's SIGPIPE on the long output would count as no match
+		grep -qE "^ok\s+$p\s" <<< "$out" || { echo "$out" | grep -E "^(FAIL|panic|fatal)|\s$p\s" | head -5; ko "nri/go_test $p" "no ok line (the whole output: $build/nri-go-test.log)"; }
 	done
 else
 	cat "$build/nri-go.log"; ko nri_toolchain "no Go toolchain (make deps)"
