@@ -173,7 +173,7 @@ fi
 out=$(deploy/check-containerfile.sh 2>&1)
 while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-echo "$out" | grep -q '^PASS ' || ko containerfile "no results: $(echo "$out" | head -3)"
+grep -q '^PASS ' <<< "$out" || ko containerfile "no results: $(echo "$out" | head -3)"
 
 # 3d. deps.sh --with-6.12 reuses the configured mirror (scripts/apt-mirror.sh
 #     on faked apt directories; nothing is written to /etc/apt).
