@@ -138,7 +138,12 @@ func ParseConfig(data []byte, base Defaults) (*compiled, error) {
 	var c Config
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := yaml.UnmarshalStrict(data, &c); err != nil {
-			return nil, fmt.Errorf("policy: %v", err)
+			// the YAML library's layers say nothing a reader needs
+			msg := err.Error()
+			for _, p := range []string{"error unmarshaling JSON: ", "while decoding JSON: ", "json: "} {
+				msg = strings.Replace(msg, p, "", 1)
+			}
+			return nil, fmt.Errorf("policy: %s", msg)
 		}
 	}
 	return compileConfig(c, base)

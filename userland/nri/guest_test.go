@@ -22,6 +22,8 @@ import (
 
 func TestMain(m *testing.M) {
 	switch os.Getenv("TGNRI_CHILD") {
+	case "runtime": // a fake runtime in a process of its own (main_test.go kills it)
+		os.Exit(runtimeProcess(os.Getenv("TGNRI_SOCKET")))
 	case "daemon": // a container's init that starts a daemon the classic way
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), "TGNRI_CHILD=middle")

@@ -43,6 +43,13 @@ type fakeRuntime struct {
 
 func newFakeRuntime(t *testing.T) *fakeRuntime {
 	t.Helper()
+	return newFakeRuntimeAs(t, "fake-runtime", "0.1")
+}
+
+// newFakeRuntimeAs is a fake runtime that gives NRI plugins its name and
+// version (the plugin's runtime gate reads them).
+func newFakeRuntimeAs(t *testing.T, name, version string) *fakeRuntime {
+	t.Helper()
 	// short path: unix socket names are limited to 108 bytes
 	dir, err := os.MkdirTemp("", "tgnri-")
 	if err != nil {
@@ -55,7 +62,7 @@ func newFakeRuntime(t *testing.T) *fakeRuntime {
 		}
 	}
 	r := &fakeRuntime{t: t, dir: dir, pods: map[string]*api.PodSandbox{}, ctrs: map[string]*api.Container{}}
-	r.nri, err = nri.New("fake-runtime", "0.1", r.synchronize,
+	r.nri, err = nri.New(name, version, r.synchronize,
 		func(context.Context, []*nri.ContainerUpdate) ([]*nri.ContainerUpdate, error) { return nil, nil },
 		nri.WithPluginPath(filepath.Join(dir, "plugins")),
 		nri.WithPluginConfigPath(filepath.Join(dir, "conf.d")),

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	tgnri "tgroup/userland/nri"
+	"tgroup/userland/nri/internal/testbin"
 )
 
 // The chart as helm template renders it with each values set of
@@ -400,31 +400,10 @@ func checkPluginArgs(t *testing.T, r *rendered, nri *corev1.Container, m map[str
 	if !sawConfig {
 		t.Error("tgroup-nri is not given the policy (-config)")
 	}
-	out, err := exec.Command(pluginBinary(t), append(args, "-check-config")...).CombinedOutput()
+	out, err := exec.Command(testbin.Plugin(t, ".."), append(args, "-check-config")...).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("policy ok")) {
 		t.Errorf("tgroup-nri %v -check-config: %v: %s", args, err, out)
 	}
-}
-
-var builtPlugin string
-
-// pluginBinary is TG_NRI_BIN (make check's build), else one built now.
-func pluginBinary(t *testing.T) string {
-	if b := os.Getenv("TG_NRI_BIN"); b != "" {
-		return b
-	}
-	if builtPlugin == "" {
-		dir, err := os.MkdirTemp("", "tgnri-bin-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		builtPlugin = filepath.Join(dir, "tgroup-nri")
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", builtPlugin, "../cmd/tgroup-nri")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building tgroup-nri: %v: %s", err, out)
-		}
-	}
-	return builtPlugin
 }
 
 // Every value the chart's templates read is in values.yaml, and every
