@@ -127,8 +127,9 @@ TGCTL_SRC := $(wildcard userland/tgctl/*.c)
 $(UL)/tgctl: $(TGCTL_SRC) $(wildcard userland/tgctl/*.h) $(UL)/libtgroup.a core/parse.c $(wildcard core/*.h)
 	$(CC) $(UL_CFLAGS) -Icore -o $@ $(TGCTL_SRC) core/parse.c $(UL)/libtgroup.a -lpfm -lpqos -ljson-c
 
-$(UL)/tgroup-exporter: userland/exporter/exporter.c $(UL)/libtgroup.a
-	$(CC) $(UL_CFLAGS) -pthread -o $@ $< $(UL)/libtgroup.a -lmicrohttpd
+# the exporter shares tgctl's readers of tgroup.config states and resctrl (common.c)
+$(UL)/tgroup-exporter: userland/exporter/exporter.c userland/tgctl/common.c userland/tgctl/tgctl.h $(UL)/libtgroup.a
+	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -pthread -o $@ $< userland/tgctl/common.c $(UL)/libtgroup.a -lmicrohttpd
 
 userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl $(UL)/tgroup-exporter
 

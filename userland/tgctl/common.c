@@ -110,7 +110,8 @@ int tgctl_state_up(const struct tgctl_plugin_state *p)
 
 int tgctl_resctrl_mount(const char *mountinfo, char *where, size_t size)
 {
-	FILE *f = fopen(mountinfo ? mountinfo : "/proc/self/mountinfo", "r");
+	const char *env = getenv("TGROUP_MOUNTINFO");
+	FILE *f = fopen(mountinfo ? mountinfo : env && *env ? env : "/proc/self/mountinfo", "r");
 	char line[4096];
 	int found = 0;
 
