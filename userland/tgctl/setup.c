@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -116,7 +117,7 @@ static const struct profile profiles[] = {
 #define NR_PROFILES (sizeof(profiles) / sizeof(profiles[0]))
 
 static const char help_setup[] =
-	"usage: tgctl setup [--dry-run] [--profile NAME]\n"
+	"usage: tgctl setup [-n|--dry-run] [-p|--profile NAME]\n"
 	"Detect the CPU with libpfm4, pick a platform profile and write the event\n"
 	"encodings into tgroup.config: the OCR read events per tier (perf source),\n"
 	"the iMC RPQ occupancy/inserts per tier and the iMC PMU type (uncore\n"
@@ -125,7 +126,10 @@ static const char help_setup[] =
 	"  --dry-run        print what would be written; write nothing (no mount needed)\n"
 	"  --profile NAME   force a profile: cascadelake, icelake, sapphirerapids\n"
 	"                   (events are then encoded even if that PMU is not present)\n"
-	"Output: '# ' comment lines (sources, notes), then one key=value per line.\n";
+	"Output: '# ' comment lines (sources, notes), then one key=value per line;\n"
+	"'# off: SOURCE: why' for each source left off. A CPU without a profile\n"
+	"gets what the kernel's own event aliases give (store sampling).\n"
+	"Exit: 0 every source configured, 3 some left off, 1 none, 2 usage.\n";
 
 struct out {
 	char key[48];
@@ -563,18 +567,32 @@ int tgctl_setup(int argc, char **argv)
 	int dry = 0, r, rc = 0;
 	uint32_t unc_type;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' }, { "dry-run", no_argument, NULL, 'n' },
+		{ "profile", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
+	};
+	int o;
+
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "hnp:", lo, NULL)) != -1) {
+		switch (o) {
+		case 'h':
 			fputs(help_setup, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--dry-run")) {
+		case 'n':
 			dry = 1;
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-			forced = argv[++i];
-		} else {
-			fprintf(stderr, "tgctl setup: unexpected argument \"%s\" (tgctl setup --help)\n", argv[i]);
+			break;
+		case 'p':
+			forced = optarg;
+			break;
+		default:
+			fprintf(stderr, "tgctl setup: see tgctl setup --help\n");
 			return 2;
 		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tgctl setup: unexpected argument \"%s\" (tgctl setup --help)\n", argv[optind]);
+		return 2;
 	}
 	if (forced) {
 		for (pr = profiles; pr < profiles + NR_PROFILES && strcmp(pr->name, forced); pr++)
