@@ -32,7 +32,7 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 
 // binary runs cmd/tgroup-nri against runtime rt: a mount stand-in, its
 // own state and cgroup root, the HTTP endpoints on a free local port.
-func binary(t *testing.T, rt *fakeRuntime, policy string) (*exec.Cmd, *syncBuf, string) {
+func binary(t *testing.T, rt *fakeRuntime, policy string) (*proc, *syncBuf, string) {
 	t.Helper()
 	mount := t.TempDir()
 	if err := os.WriteFile(filepath.Join(mount, "tgroup.config"), []byte("period_ms=10\n"), 0o644); err != nil {
@@ -55,8 +55,13 @@ func binary(t *testing.T, rt *fakeRuntime, policy string) (*exec.Cmd, *syncBuf, 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	return cmd, out, "http://" + addr
+	p := &proc{cmd: cmd, done: make(chan int, 1)}
+	go func() {
+		_ = cmd.Wait()
+		p.done <- cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); p.exited(10 * time.Second) })
+	return p, out, "http://" + addr
 }
 
 func httpGet(url string) (int, string) {
@@ -69,20 +74,22 @@ func httpGet(url string) (int, string) {
 	return r.StatusCode, string(b)
 }
 
-// exited waits up to 10 s for cmd to exit and gives its exit status (-1:
-// still running).
-func exited(cmd *exec.Cmd, within time.Duration) int {
-	done := make(chan int, 1)
-	go func() {
-		st, err := cmd.Process.Wait()
-		if err != nil {
-			done <- -2
-			return
-		}
-		done <- st.ExitCode()
-	}()
+// proc is a started binary: its exit status arrives on done, once.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan int
+	rc   *int
+}
+
+// exited waits up to within for the process to exit and gives its exit
+// status (-1: still running).
+func (p *proc) exited(within time.Duration) int {
+	if p.rc != nil {
+		return *p.rc
+	}
 	select {
-	case rc := <-done:
+	case rc := <-p.done:
+		p.rc = &rc
 		return rc
 	case <-time.After(within):
 		return -1
@@ -141,7 +148,7 @@ func TestBinaryReadyThenExitsWithTheRuntime(t *testing.T) {
 		t.Errorf("no configuration line naming the runtime, the policy file and the node settings:\n%s", out)
 	}
 	_ = rtp.Process.Kill()
-	if rc := exited(cmd, 10*time.Second); rc != 1 {
+	if rc := cmd.exited(10 * time.Second); rc != 1 {
 		t.Errorf("after the runtime went away: exit status %d, want 1 (-1: still running)\n%s", rc, out)
 	}
 	if !strings.Contains(out.String(), "connection to the runtime closed") {
@@ -158,7 +165,7 @@ func TestBinaryRefusesARuntimeWithoutPids(t *testing.T) {
 		code, body := httpGet(url + "/readyz")
 		return code == 503 && strings.Contains(body, "refused: cri-o 1.35.2 sends no container pid")
 	})
-	if rc := exited(cmd, time.Second); rc != -1 {
+	if rc := cmd.exited(time.Second); rc != -1 {
 		t.Fatalf("the binary exited (%d) after refusing the runtime; want it up, not ready:\n%s", rc, out)
 	}
 	if n := strings.Count(out.String(), "REFUSED:"); n != 1 {
@@ -167,10 +174,10 @@ func TestBinaryRefusesARuntimeWithoutPids(t *testing.T) {
 	if code, _ := httpGet(url + "/healthz"); code != 200 {
 		t.Errorf("/healthz %d: a refused plugin is alive (not restarted)", code)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if rc := exited(cmd, 10*time.Second); rc != 0 {
+	if rc := cmd.exited(10 * time.Second); rc != 0 {
 		t.Errorf("SIGTERM: exit status %d, want 0", rc)
 	}
 }
@@ -179,7 +186,7 @@ func TestBinaryRefusesARuntimeWithoutPids(t *testing.T) {
 func TestBinaryRefusesABadPolicy(t *testing.T) {
 	rt := newFakeRuntime(t)
 	cmd, out, _ := binary(t, rt, "rules: [{name: r, allow: {hihgPriority: true}}]\n")
-	if rc := exited(cmd, 10*time.Second); rc != 2 || !strings.Contains(out.String(), `unknown field "hihgPriority"`) {
+	if rc := cmd.exited(10 * time.Second); rc != 2 || !strings.Contains(out.String(), `unknown field "hihgPriority"`) {
 		t.Errorf("exit status %d, output %q; want 2 naming the field", rc, out)
 	}
 }
