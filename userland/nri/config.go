@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,9 +76,10 @@ type RuleMatch struct {
 
 // RuleAllow lists what a rule grants.
 type RuleAllow struct {
-	// SharedGroups: node-wide group names (not namespaced) the pods may
-	// join with tgroup.io/group; other namespaces' pods may share them.
-	SharedGroups []string `json:"sharedGroups,omitempty"`
+	// SharedGroups: node-wide groups (not namespaced) the pods may join
+	// with tgroup.io/group; other namespaces' pods may share them. Each
+	// is a name, or a name with the group's settings (SharedGroup).
+	SharedGroups []SharedGroup `json:"sharedGroups,omitempty"`
 	// HighPriority: tgroup.io/priority: high.
 	HighPriority bool `json:"highPriority,omitempty"`
 	// UnownedGroups: write the pod's tgroup.io/priority and
@@ -85,6 +87,42 @@ type RuleAllow struct {
 	// tgctl's). Without it the pod joins such a group and leaves its
 	// settings alone.
 	UnownedGroups bool `json:"unownedGroups,omitempty"`
+}
+
+// SharedGroup is one entry of allow.sharedGroups: a group name (YAML
+// "db"), or the name with the group's settings ({name: db, priority:
+// high, limit: "nvm_wbps=1G", podSettings: true}). A shared group's
+// priority and limit are the policy's, never a pod's: several tenants'
+// pods are in it, and none may change what the others get.
+type SharedGroup struct {
+	Name string `json:"name"`
+	// Priority and Limit: the group's (defaults low and no limit; a
+	// group the plugin did not create keeps what these do not name).
+	Priority string `json:"priority,omitempty"`
+	Limit    string `json:"limit,omitempty"`
+	// PodSettings lets the pods this rule shares the group with set its
+	// priority and limit by annotation (the last one placed wins; high
+	// still needs allow.highPriority). Without it such annotations are
+	// denied (shared_group_settings).
+	PodSettings bool `json:"podSettings,omitempty"`
+}
+
+// UnmarshalJSON takes a name or the object, strictly.
+func (s *SharedGroup) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err == nil {
+		*s = SharedGroup{Name: name}
+		return nil
+	}
+	type plain SharedGroup // no UnmarshalJSON: no recursion
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	var v plain
+	if err := d.Decode(&v); err != nil {
+		return fmt.Errorf("a shared group is a name or {name, priority, limit, podSettings}: %v", err)
+	}
+	*s = SharedGroup(v)
+	return nil
 }
 
 // LabelSelector has the shape of Kubernetes' metav1.LabelSelector (the
@@ -113,13 +151,24 @@ type compiled struct {
 	qos        map[QoS]qosCompiled
 	rules      []ruleCompiled
 	sharedBy   map[string][]string // shared group -> the rules that share it
-	nodeConfig string              // one write to tgroup.config ("" = none)
+	shared     map[string]sharedCompiled
+	nodeConfig string // one write to tgroup.config ("" = none)
 }
 
 type qosCompiled struct {
 	priority string
 	limit    [4]uint64
 	hasLimit bool
+}
+
+// sharedCompiled is a shared group's settings, from the rules.
+type sharedCompiled struct {
+	priority    string    // "low" unless a rule names one
+	prioritySet bool      // a rule named the priority
+	limit       [4]uint64 // all Max unless a rule names a limit
+	limitNamed  [4]bool   // the keys a rule's limit named
+	rule        string    // the rule that gave the settings ("" none)
+	limitSrc    string    // the limit as the rule wrote it
 }
 
 type ruleCompiled struct {
@@ -156,7 +205,7 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 	if c.Manage.ExcludeNamespaces == nil {
 		c.Manage.ExcludeNamespaces = DefaultExcludedNamespaces
 	}
-	out := &compiled{src: c, qos: map[QoS]qosCompiled{}, sharedBy: map[string][]string{}}
+	out := &compiled{src: c, qos: map[QoS]qosCompiled{}, sharedBy: map[string][]string{}, shared: map[string]sharedCompiled{}}
 	for _, f := range []struct {
 		field string
 		pats  []string
@@ -217,14 +266,10 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 		if rc.sel, err = r.Match.PodSelector.compile(where + ": match.podSelector"); err != nil {
 			return nil, err
 		}
-		for _, g := range r.Allow.SharedGroups {
-			if !ValidGroupName(g) {
-				return nil, fmt.Errorf("%s: allow.sharedGroups: %q is not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*)", where, g)
+		for _, sg := range r.Allow.SharedGroups {
+			if err := out.addShared(where, r.Name, sg); err != nil {
+				return nil, err
 			}
-			if strings.HasPrefix(g, DefaultPrefix) {
-				return nil, fmt.Errorf("%s: allow.sharedGroups: %q: names starting %q are the plugin's per-namespace groups", where, g, DefaultPrefix)
-			}
-			out.sharedBy[g] = append(out.sharedBy[g], r.Name)
 		}
 		out.rules = append(out.rules, rc)
 	}
@@ -247,6 +292,46 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 	}
 	out.nodeConfig = strings.Join(kv, " ")
 	return out, nil
+}
+
+// addShared records shared group sg of rule: its name checked, its
+// settings parsed, and the same settings wherever two rules give some.
+func (c *compiled) addShared(where, rule string, sg SharedGroup) error {
+	g := sg.Name
+	if !ValidGroupName(g) {
+		return fmt.Errorf("%s: allow.sharedGroups: %q is not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*)", where, g)
+	}
+	if strings.HasPrefix(g, DefaultPrefix) {
+		return fmt.Errorf("%s: allow.sharedGroups: %q: names starting %q are the plugin's per-namespace groups", where, g, DefaultPrefix)
+	}
+	if !slices.Contains(c.sharedBy[g], rule) {
+		c.sharedBy[g] = append(c.sharedBy[g], rule)
+	}
+	if sg.Priority == "" && sg.Limit == "" {
+		if _, ok := c.shared[g]; !ok {
+			c.shared[g] = sharedCompiled{priority: "low", limit: [4]uint64{Max, Max, Max, Max}}
+		}
+		return nil
+	}
+	s := sharedCompiled{priority: "low", limit: [4]uint64{Max, Max, Max, Max}, rule: rule, limitSrc: sg.Limit}
+	switch sg.Priority {
+	case "":
+	case "high", "low":
+		s.priority, s.prioritySet = sg.Priority, true
+	default:
+		return fmt.Errorf("%s: allow.sharedGroups: %s: priority %q: must be high or low", where, g, sg.Priority)
+	}
+	if sg.Limit != "" {
+		var err error
+		if s.limit, s.limitNamed, err = parseLimit(sg.Limit); err != nil {
+			return fmt.Errorf("%s: allow.sharedGroups: %s: limit %q: %v", where, g, sg.Limit, err)
+		}
+	}
+	if old := c.shared[g]; old.rule != "" && (old.priority != s.priority || old.prioritySet != s.prioritySet || old.limit != s.limit || old.limitNamed != s.limitNamed) {
+		return fmt.Errorf("%s: allow.sharedGroups: %s: rule %q gives the group other settings; a shared group has one priority and limit (give them in one rule, or the same in each)", where, g, old.rule)
+	}
+	c.shared[g] = s
+	return nil
 }
 
 // nodeValue is a tgroup.config value: a whole number, given as a YAML
@@ -344,12 +429,13 @@ func (c *compiled) managed(pod *api.PodSandbox) (bool, string) {
 // names of those rules.
 type grants struct {
 	shared        map[string]string // group -> the rule that shares it with this pod
+	podSettings   map[string]string // shared group -> a rule letting this pod set its priority/limit
 	high          string            // a rule allowing high ("" none)
 	unownedGroups string            // a rule allowing settings on unowned groups
 }
 
 func (c *compiled) grantsFor(pod *api.PodSandbox) grants {
-	g := grants{shared: map[string]string{}}
+	g := grants{shared: map[string]string{}, podSettings: map[string]string{}}
 	for _, r := range c.rules {
 		if len(r.Match.Namespaces) > 0 && !matchAny(r.Match.Namespaces, pod.GetNamespace()) {
 			continue
@@ -358,8 +444,11 @@ func (c *compiled) grantsFor(pod *api.PodSandbox) grants {
 			continue
 		}
 		for _, s := range r.Allow.SharedGroups {
-			if _, ok := g.shared[s]; !ok {
-				g.shared[s] = r.Name
+			if _, ok := g.shared[s.Name]; !ok {
+				g.shared[s.Name] = r.Name
+			}
+			if _, ok := g.podSettings[s.Name]; !ok && s.PodSettings {
+				g.podSettings[s.Name] = r.Name
 			}
 		}
 		if r.Allow.HighPriority && g.high == "" {

@@ -409,21 +409,27 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 	p.counts()
 	// A group the plugin made gets the whole policy, defaults included. A
 	// group it did not make (an admin's, tgctl's) keeps its settings: only
-	// what the annotations say, only the limit keys named, and only when a
-	// rule lets the pod (else a denial).
+	// what is named (by the annotations, or a shared group's rule), only
+	// the limit keys named, and what the pod's annotations name only when
+	// a rule lets the pod (else a denial).
 	limit, prio := FormatLimit(pol.Limit), pol.Priority
 	if !p.owned[pol.Group] {
 		limit = formatLimitKeys(pol.Limit, pol.LimitNamed)
 		if !pol.PriorityNamed {
 			prio = ""
 		}
-		if pol.UnownedRule == "" && (limit != "" || prio != "") {
+		if pol.UnownedRule == "" && ((pol.LimitByPod && limit != "") || (pol.PriorityByPod && prio != "")) {
 			if p.once(id, "unowned") {
 				p.Metrics.denied("unowned_group")
 				p.logf("DENIED pod %s container %s: group %s was not created by the plugin: its settings are kept (no policy rule lets this pod write priority %q, limit %q there)",
 					podName(pod), ctr.GetName(), pol.Group, prio, limit)
 			}
-			limit, prio = "", ""
+			if pol.LimitByPod {
+				limit = ""
+			}
+			if pol.PriorityByPod {
+				prio = ""
+			}
 		}
 	}
 	if limit != "" {

@@ -403,7 +403,7 @@ func TestAdminGroupKeepsItsSettings(t *testing.T) {
 	e.setPolicy(`rules:
 - name: batch
   match: {namespaces: [ns]}
-  allow: {sharedGroups: [batch], unownedGroups: true}
+  allow: {sharedGroups: [{name: batch, podSettings: true}], unownedGroups: true}
 `)
 	stop := e.rt.Connect(e.plugin())
 	e.rt.Start(pod("ns", "plain", BestEffort, map[string]string{AnnGroup: "batch"}), "c", 1001)

@@ -86,6 +86,77 @@ rules:
 	}
 }
 
+// A shared group's priority and limit are the policy's (the rule that
+// shares it), never a pod's: a pod of one namespace that names a priority
+// or limit on it is denied (logged once, counted) unless a rule's
+// podSettings lets it, so no tenant changes what the others get; no pod's
+// QoS default reaches it either.
+func TestSharedGroupSettingsComeFromTheRule(t *testing.T) {
+	e := newEnv(t, 256)
+	e.met = NewMetrics()
+	e.setPolicy(`
+qosClasses:
+  BestEffort: {limit: "dram_rbps=5G"}
+rules:
+  - name: databases
+    match: {namespaces: [prod, "analytics-*"]}
+    allow:
+      sharedGroups:
+        - {name: db, priority: high, limit: "nvm_wbps=2G"}
+        - cache
+  - name: prod-high
+    match: {namespaces: [prod]}
+    allow: {highPriority: true}
+  - name: lab
+    match: {namespaces: [lab]}
+    allow: {sharedGroups: [{name: scratch, podSettings: true}, {name: nightly, limit: "nvm_rbps=3G"}]}
+`)
+	if err := e.fs.Mkdir("nightly"); err != nil { // an admin's: tgctl create nightly --priority high
+		t.Fatal(err)
+	}
+	if err := e.fs.Write("nightly", "tgroup.priority", "high"); err != nil {
+		t.Fatal(err)
+	}
+	e.rt.Connect(e.plugin())
+	const dbLimit = "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=2000000000"
+	e.rt.Start(pod("prod", "pg", Burstable, map[string]string{AnnGroup: "db", AnnPriority: "low"}), "c", 2101)
+	e.expect("db", "high", dbLimit, 2101)
+	// another namespace's BestEffort pod: neither its limit annotation
+	// nor its class's default limit reaches the shared group
+	e.rt.Start(pod("analytics-x", "b", BestEffort, map[string]string{AnnGroup: "db", AnnLimit: "nvm_wbps=1 dram_rbps=1"}), "c", 2102)
+	e.expect("db", "high", dbLimit, 2101, 2102)
+	// a shared group the rule gives no settings: low, no limit, whatever
+	// the pods' classes and annotations
+	e.rt.Start(pod("prod", "g", Guaranteed, map[string]string{AnnGroup: "cache", AnnPriority: "high"}), "c", 2103)
+	e.rt.Start(pod("analytics-y", "be", BestEffort, map[string]string{AnnGroup: "cache"}), "c", 2104)
+	e.expect("cache", "low", allMax, 2103, 2104)
+	if n := e.log.count("DENIED pod analytics-x/b", `tgroup.io/limit="nvm_wbps=1 dram_rbps=1": group db is shared by rule databases`); n != 1 {
+		t.Errorf("the shared_group_settings denial for analytics-x/b logged %d times, want once", n)
+	}
+	if e.log.has("DENIED pod prod/g", `tgroup.io/priority="high": group cache is shared by rule databases`) == "" {
+		t.Error("no denial for prod/g's priority on the shared group (highPriority alone is not podSettings)")
+	}
+	if got := counter(t, e.met, `tgroup_nri_denials_total{reason="shared_group_settings"}`); got != 3 {
+		t.Errorf("shared_group_settings denials counted %v, want 3 (prod/pg, analytics-x/b, prod/g)", got)
+	}
+	if e.log.has("pod prod/pg", "-> group db", "priority high from rule databases's settings of shared group db") == "" {
+		t.Error("the placement line does not say the priority came from the rule")
+	}
+	// podSettings: the pods may set it (the last one placed wins); high
+	// still needs highPriority
+	e.rt.Start(pod("lab", "a", Burstable, map[string]string{AnnGroup: "scratch", AnnLimit: "dram_wbps=1G"}), "c", 2105)
+	e.expect("scratch", "low", "dram_rbps=max dram_wbps=1000000000 nvm_rbps=max nvm_wbps=max", 2105)
+	e.rt.Start(pod("lab", "b", Burstable, map[string]string{AnnGroup: "scratch", AnnPriority: "high"}), "c", 2106)
+	e.expect("scratch", "low", allMax, 2105, 2106)
+	if e.log.has("DENIED pod lab/b", "no policy rule allows this pod priority high") == "" {
+		t.Error("podSettings let a pod set high without highPriority")
+	}
+	// a group the plugin did not create: what the rule names is written
+	// (the policy's, no unownedGroups needed), the rest is the admin's
+	e.rt.Start(pod("lab", "n2", Guaranteed, map[string]string{AnnGroup: "nightly"}), "c", 2108)
+	e.expect("nightly", "high", "dram_rbps=max dram_wbps=max nvm_rbps=3000000000 nvm_wbps=max", 2108)
+}
+
 // high only by a rule (namespace or labels): without one the pod starts
 // with its QoS default, the denial logged and counted.
 func TestHighPriorityOnlyByRule(t *testing.T) {
@@ -148,7 +219,7 @@ func TestUnownedGroupSettingsOnlyByRule(t *testing.T) {
 rules:
   - name: batch
     match: {namespaces: [team, jobs]}
-    allow: {sharedGroups: [batch]}
+    allow: {sharedGroups: [{name: batch, podSettings: true}]}
   - name: jobs-tune-batch
     match: {namespaces: [jobs]}
     allow: {unownedGroups: true}
@@ -312,16 +383,21 @@ nodeConfig:
 		"qosClasses: {Burstable: {limit: cpu=1}}":               `unknown key "cpu"`,
 		"manage: {namespaces: ['[']}":                           "not a name or pattern",
 		"manage: {podSelector: {matchLabels: {'bad key!': x}}}": "manage.podSelector.matchLabels",
-		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: Near}]}}}]": `operator "Near"`,
-		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: In}]}}}]":   "matchExpressions[0]",
-		"rules: [{match: {namespaces: [a]}}]":                                                      "rules[0]: no name",
-		"rules: [{name: r}, {name: r}]":                                                            "used twice",
-		"rules: [{name: r, allow: {sharedGroups: [k8s.prod.db]}}]":                                 "the plugin's per-namespace groups",
-		"rules: [{name: r, allow: {sharedGroups: [tgroup.config]}}]":                               "not a group name",
-		"nodeConfig: {period_ms: 1.5}":                                                             "not a whole number",
-		"nodeConfig: {period_ms: [1]}":                                                             "not a number",
-		"nodeConfig: {'a=b': 1}":                                                                   "not a tgroup.config key",
-		"- a list":                                                                                 "policy",
+		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: Near}]}}}]":            `operator "Near"`,
+		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: In}]}}}]":              "matchExpressions[0]",
+		"rules: [{match: {namespaces: [a]}}]":                                                                 "rules[0]: no name",
+		"rules: [{name: r}, {name: r}]":                                                                       "used twice",
+		"rules: [{name: r, allow: {sharedGroups: [k8s.prod.db]}}]":                                            "the plugin's per-namespace groups",
+		"rules: [{name: r, allow: {sharedGroups: [tgroup.config]}}]":                                          "not a group name",
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, priority: urgent}]}}]": "db: priority \"urgent\"",
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, limit: dram=1}]}}]":    "db: limit",
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, podSetings: true}]}}]": `unknown field "podSetings"`,
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{priority: high}]}}]":             `"" is not a group name`,
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, priority: high}]}}, {name: s, match: {namespaces: [b]}, allow: {sharedGroups: [{name: db, priority: low}]}}]": `rule "r" gives the group other settings`,
+		"nodeConfig: {period_ms: 1.5}": "not a whole number",
+		"nodeConfig: {period_ms: [1]}": "not a number",
+		"nodeConfig: {'a=b': 1}":       "not a tgroup.config key",
+		"- a list":                     "policy",
 	}
 	for in, want := range bad {
 		if _, err := ParseConfig([]byte(in), nil); err == nil || !strings.Contains(err.Error(), want) {
@@ -586,10 +662,11 @@ rules:
     match:
       namespaces: [prod]
       podSelector: {matchLabels: {tier: db}}
-    allow: {highPriority: true, sharedGroups: [db]}
+    allow:
+      sharedGroups: [{name: db, priority: high}]
 `)
 	e.rt.Connect(e.plugin())
-	e.rt.Start(podL("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db", AnnPriority: "high"}, map[string]string{"tier": "db"}), "postgres", 3001)
+	e.rt.Start(podL("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db"}, map[string]string{"tier": "db"}), "postgres", 3001)
 	e.rt.Start(pod("batch", "etl", BestEffort, map[string]string{AnnPriority: "high", AnnLimit: "nvm_wbps=500M dram_rbps=2Gi"}), "job", 3002)
 	e.expect("db", "high", allMax, 3001)
 	e.expect("k8s.batch.etl", "low", "dram_rbps=2147483648 dram_wbps=max nvm_rbps=max nvm_wbps=500000000", 3002)
