@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/containerd/nri/pkg/api"
+	"google.golang.org/protobuf/proto"
 )
 
 // Plugin is tgroup-nri: it implements the stub interfaces for the events
@@ -53,6 +54,7 @@ type Plugin struct {
 	refusedC  chan struct{}
 	synced    bool
 	settleGen int
+	seq       uint64
 	owned     map[string]bool            // groups this plugin created
 	members   map[string]map[string]bool // group -> container IDs placed in it
 	ctrGroup  map[string]string          // container ID -> group
@@ -63,9 +65,59 @@ type Plugin struct {
 	logged    map[string]map[string]bool // container ID -> kinds of line logged once
 }
 
+// pendingCtr is a container the plugin will look at again later (after
+// max_groups, or the settle after Synchronize), with what identifies it
+// then: a pid alone may be another process by then, and a pid's cgroup
+// another container's.
 type pendingCtr struct {
-	pod *api.PodSandbox
-	ctr *api.Container
+	pod   *api.PodSandbox
+	ctr   *api.Container
+	start uint64 // the start time of ctr's pid when recorded (0: no pid, or unreadable)
+	dir   string // the container's cgroup directory once found ("" not yet)
+	seq   uint64 // the order of recording (retries go oldest first)
+}
+
+// record is container ctr as it is now, for a later look (current).
+func (p *Plugin) record(pod *api.PodSandbox, ctr *api.Container) pendingCtr {
+	p.seq++
+	u := pendingCtr{pod: pod, ctr: ctr, seq: p.seq}
+	if pid := ctr.GetPid(); pid != 0 {
+		u.start, _ = p.Cgroups.StartTime(pid)
+	}
+	if d, err := p.Cgroups.CgroupDir(ctr); err == nil {
+		u.dir = d
+	}
+	return u
+}
+
+// current checks a recorded container against the node now, before the
+// plugin moves anything for it: its cgroup directory, once found, must
+// still exist (it goes when the container stops, and the runtime may
+// send no StopContainer for a container that exited by itself), and its
+// pid must still be the process recorded (the same start time). It
+// returns the container to place, with the pid cleared when it cannot be
+// told to be the same process, and why the record is stale ("" if not).
+// u.dir is filled in once found.
+func (p *Plugin) current(u *pendingCtr) (*api.Container, string) {
+	if u.dir != "" && !isDir(u.dir) {
+		return nil, "its cgroup " + u.dir + " is gone"
+	}
+	ctr := u.ctr
+	if pid := ctr.GetPid(); pid != 0 {
+		if st, err := p.Cgroups.StartTime(pid); err != nil || u.start == 0 || st != u.start {
+			if u.start != 0 {
+				return nil, fmt.Sprintf("its pid %d has exited (or is another process now)", pid)
+			}
+			ctr = proto.Clone(ctr).(*api.Container)
+			ctr.Pid = 0 // never verified: only its cgroup is used
+		}
+	}
+	if u.dir == "" {
+		if d, err := p.Cgroups.CgroupDir(ctr); err == nil {
+			u.dir = d
+		}
+	}
+	return ctr, ""
 }
 
 func (p *Plugin) logf(format string, args ...any) {
@@ -399,8 +451,8 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 		return
 	}
 	if err := p.ensureGroup(pod, id, pol.Group); err != nil {
-		if errors.Is(err, syscall.ENOSPC) {
-			p.pending[id] = pendingCtr{pod, ctr}
+		if _, ok := p.pending[id]; !ok && errors.Is(err, syscall.ENOSPC) {
+			p.pending[id] = p.record(pod, ctr)
 			p.counts()
 		}
 		return
@@ -612,18 +664,32 @@ func atou(s string) uint64 {
 	return n
 }
 
-// retryPending places the containers max_groups left out, oldest ID
-// first, now that a group is free.
+// retryPending places the containers max_groups left out, the one
+// waiting longest first, now that a group is free. One whose cgroup went
+// or whose pid is another process now is dropped (current).
 func (p *Plugin) retryPending() {
 	var ids []string
 	for id := range p.pending {
 		ids = append(ids, id)
 	}
-	sort.Strings(ids)
+	sort.Slice(ids, func(i, j int) bool { return p.pending[ids[i]].seq < p.pending[ids[j]].seq })
 	for _, id := range ids {
-		if pc, ok := p.pending[id]; ok {
-			p.place("retry after max_groups", pc.pod, pc.ctr)
+		u, ok := p.pending[id]
+		if !ok {
+			continue
 		}
+		ctr, stale := p.current(&u)
+		if stale == "" && ctr.GetPid() == 0 && u.dir == "" {
+			stale = "neither its cgroup nor its pid can be found"
+		}
+		if stale != "" {
+			delete(p.pending, id)
+			p.counts()
+			p.logf("pod %s container %s: no longer waiting for a group: %s", podName(u.pod), u.ctr.GetName(), stale)
+			continue
+		}
+		p.pending[id] = u
+		p.place("retry after max_groups", u.pod, ctr)
 	}
 }
 
@@ -734,7 +800,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 			n++
 		case api.ContainerState_CONTAINER_CREATED:
 			live[ctr.GetId()] = true
-			p.unsettled[ctr.GetId()] = pendingCtr{pod, ctr}
+			p.unsettled[ctr.GetId()] = p.record(pod, ctr)
 		}
 	}
 	for id := range p.logged {
@@ -773,7 +839,7 @@ func (p *Plugin) settle(gen int) {
 		delays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second,
 			2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
 	}
-	for _, d := range delays {
+	for i, d := range delays {
 		time.Sleep(d)
 		p.mu.Lock()
 		if gen != p.settleGen || p.refused != "" {
@@ -787,14 +853,23 @@ func (p *Plugin) settle(gen int) {
 		sort.Strings(ids)
 		for _, id := range ids {
 			u := p.unsettled[id]
-			dir, err := p.Cgroups.CgroupDir(u.ctr)
-			if err != nil {
+			ctr, stale := p.current(&u)
+			if stale != "" {
+				delete(p.unsettled, id)
+				p.logf("Synchronize: pod %s container %s: no longer watched: %s", podName(u.pod), u.ctr.GetName(), stale)
 				continue
 			}
-			if pids, err := Procs(dir); err == nil && len(pids) > 0 {
-				delete(p.unsettled, id)
-				p.place("Synchronize (created during the sync)", u.pod, u.ctr)
+			p.unsettled[id] = u
+			if u.dir == "" {
+				continue
 			}
+			if pids, err := Procs(u.dir); err == nil && len(pids) > 0 {
+				delete(p.unsettled, id)
+				p.place("Synchronize (created during the sync)", u.pod, ctr)
+			}
+		}
+		if i == len(delays)-1 { // created and never started: forgotten
+			p.unsettled = map[string]pendingCtr{}
 		}
 		left := len(p.unsettled)
 		p.mu.Unlock()

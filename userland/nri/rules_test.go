@@ -523,12 +523,13 @@ func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 	e.rt.addCreated(q, "c")
 	pl := e.plugin()
 	e.rt.Connect(pl)
-	time.Sleep(700 * time.Millisecond) // past the test's settle delays (620 ms)
-	pl.mu.Lock()
-	left := len(pl.unsettled)
-	pl.mu.Unlock()
-	if left != 1 || e.exists("k8s.ns.idle") {
-		t.Errorf("a created, never started container: %d watched, group made %v", left, e.exists("k8s.ns.idle"))
+	waitFor(t, "the settle's last look", func() bool {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return len(pl.unsettled) == 0
+	})
+	if e.exists("k8s.ns.idle") {
+		t.Error("a created, never started container got a group")
 	}
 }
 
