@@ -69,7 +69,7 @@ func TestRetryDropsAContainerWhosePidOrCgroupWent(t *testing.T) {
 	e.rt.Connect(p)
 	a := e.rt.Start(pod("ns", "a", Burstable, nil), "c", 3201)
 	b := e.rt.Start(pod("ns", "b", Burstable, nil), "c", 3202) // max_groups: waits
-	e.rt.Start(pod("ns", "c", Burstable, nil), "c", 3203) // waits too
+	e.rt.Start(pod("ns", "c", Burstable, nil), "c", 3203)      // waits too
 	e.expectGone("k8s.ns.b")
 	// b exits by itself, no StopContainer; its pid goes to a process of
 	// another pod (the victim's cgroup lists it)
