@@ -213,10 +213,21 @@ func (c Cgroups) procCgroup(pid uint32) (string, error) {
 // Procs lists the pids in a cgroup directory's cgroup.procs (in the
 // reader's pid namespace: the plugin needs hostPID).
 func Procs(dir string) ([]uint32, error) {
+	_, pids, err := readProcs(dir)
+	return pids, err
+}
+
+// readProcs is Procs with the file as read.
+func readProcs(dir string) (string, []uint32, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
+	pids, err := parseProcs(dir, b)
+	return string(b), pids, err
+}
+
+func parseProcs(dir string, b []byte) ([]uint32, error) {
 	var out []uint32
 	for _, f := range strings.Fields(string(b)) {
 		n, err := strconv.ParseUint(f, 10, 32)

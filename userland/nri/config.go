@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -37,7 +38,14 @@ type Config struct {
 	// NodeConfig: tgroup.config keys the node should carry, written (all
 	// or nothing) each time the plugin connects to the runtime.
 	NodeConfig map[string]json.RawMessage `json:"nodeConfig,omitempty"`
+	// RescanInterval: how often the cgroups of placed containers are
+	// looked at for processes exec'd into them (a Go duration, 100ms to
+	// 1h; "0" = never). Default 1s.
+	RescanInterval string `json:"rescanInterval,omitempty"`
 }
+
+// DefaultRescanInterval is rescanInterval when the policy gives none.
+const DefaultRescanInterval = time.Second
 
 // Manage selects pods by namespace and labels.
 type Manage struct {
@@ -152,7 +160,8 @@ type compiled struct {
 	rules      []ruleCompiled
 	sharedBy   map[string][]string // shared group -> the rules that share it
 	shared     map[string]sharedCompiled
-	nodeConfig string // one write to tgroup.config ("" = none)
+	nodeConfig string        // one write to tgroup.config ("" = none)
+	rescan     time.Duration // 0 = no rescan
 }
 
 type qosCompiled struct {
@@ -291,6 +300,15 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 		kv = append(kv, k+"="+v)
 	}
 	out.nodeConfig = strings.Join(kv, " ")
+
+	out.rescan = DefaultRescanInterval
+	if c.RescanInterval != "" {
+		d, err := time.ParseDuration(c.RescanInterval)
+		if err != nil || (d != 0 && (d < 100*time.Millisecond || d > time.Hour)) {
+			return nil, fmt.Errorf("policy: rescanInterval %q: a duration from 100ms to 1h (e.g. 1s, 500ms), or 0 for none", c.RescanInterval)
+		}
+		out.rescan = d
+	}
 	return out, nil
 }
 

@@ -3,7 +3,10 @@ package tgnri
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A process's start time from /proc/<pid>/stat: field 22, counted after
@@ -122,5 +125,96 @@ func TestSettleDropsAContainerWhoseCgroupWent(t *testing.T) {
 	p.mu.Unlock()
 	if n != 0 || e.exists("k8s.ns.brief") {
 		t.Errorf("%d still watched, group made %v", n, e.exists("k8s.ns.brief"))
+	}
+}
+
+// A process exec'd into a placed container (kubectl exec, an exec probe,
+// a postStart hook: runc exec starts it from the runtime's shim, in the
+// root group, inside the container's cgroup) is moved into the
+// container's group by the rescan, with a child it forked meanwhile; a
+// rescan that finds nothing changed moves nothing (one read per
+// container); a container whose cgroup went is no longer watched.
+func TestRescanPlacesExecdProcesses(t *testing.T) {
+	e := newEnv(t, 256)
+	e.met = NewMetrics()
+	p := e.plugin()
+	e.rt.Connect(p)
+	c := e.rt.Start(pod("ns", "app", Burstable, nil), "c", 5001)
+	d := e.rt.Start(pod("ns", "idle", Burstable, nil), "c", 5101)
+	e.expect("k8s.ns.app", "low", allMax, 5001)
+	if n := p.rescan(); n != 0 {
+		t.Errorf("a rescan with nothing new moved %d", n)
+	}
+	// kubectl exec: 5002 in the container's cgroup, in the root group
+	// (the stand-in's root lists what was written to it)
+	e.cgroup(c, 5001, 5002)
+	if err := e.fs.Write("", "cgroup.procs", "5002"); err != nil {
+		t.Fatal(err)
+	}
+	// it forks 5003 while the plugin moves it (found by the next pass)
+	e.fs.onMove = func(pid uint64) {
+		if pid == 5002 {
+			e.cgroup(c, 5001, 5002, 5003)
+		}
+	}
+	if n := p.rescan(); n != 2 {
+		t.Errorf("the rescan moved %d processes, want 2 (the exec'd one and its child)", n)
+	}
+	e.fs.onMove = nil
+	e.expect("k8s.ns.app", "low", allMax, 5001, 5002, 5003)
+	if got := e.fs.procs(""); len(got) != 0 {
+		t.Errorf("root group %v after the rescan", got)
+	}
+	moves := 0
+	e.fs.onMove = func(uint64) { moves++ }
+	for i := 0; i < 3; i++ {
+		p.rescan()
+	}
+	if moves != 0 {
+		t.Errorf("rescans with no cgroup changed wrote %d pids, want none", moves)
+	}
+	e.cgroup(c, 5001, 5002, 5003, 5004) // another exec
+	if n := p.rescan(); n != 1 || moves != 1 {
+		t.Errorf("the rescan after one more exec: moved %d (%d writes), want 1", n, moves)
+	}
+	if got := counter(t, e.met, "tgroup_nri_rescan_moved_total"); got != 3 {
+		t.Errorf("tgroup_nri_rescan_moved_total %v, want 3", got)
+	}
+	if n := e.log.count("rescan: pod ns/app container c", "moved into k8s.ns.app"); n != 1 {
+		t.Errorf("the rescan's line logged %d times, want once per container", n)
+	}
+	// idle's cgroup goes (it exited; no StopContainer yet): not watched any more
+	_ = os.RemoveAll(e.cgDir(d))
+	p.rescan()
+	p.mu.Lock()
+	_, watched := p.placed[d.Id]
+	p.mu.Unlock()
+	if watched {
+		t.Error("a container whose cgroup went is still watched")
+	}
+}
+
+// The rescan runs by itself at the policy's rescanInterval.
+func TestRescanRunsAtThePolicysInterval(t *testing.T) {
+	e := newEnv(t, 256)
+	e.setPolicy("rescanInterval: 100ms\n")
+	p := e.plugin()
+	p.RescanInterval = 0 // the policy's
+	e.rt.Connect(p)
+	c := e.rt.Start(pod("ns", "app", Burstable, nil), "c", 5201)
+	e.cgroup(c, 5201, 5202)
+	waitFor(t, "the exec'd process moved by the periodic rescan", func() bool {
+		return slices.Equal(e.fs.procs("k8s.ns.app"), []uint64{5201, 5202})
+	})
+	for in, want := range map[string]string{"rescanInterval: 10ms": "from 100ms to 1h", "rescanInterval: 2h": "from 100ms to 1h",
+		"rescanInterval: 1": "rescanInterval \"1\"", "rescanInterval: soon": "a duration"} {
+		if _, err := ParseConfig([]byte(in), nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("policy %q: %v, want an error with %q", in, err, want)
+		}
+	}
+	for in, want := range map[string]time.Duration{"": time.Second, "rescanInterval: 0s": 0, "rescanInterval: 250ms": 250 * time.Millisecond} {
+		if c, err := ParseConfig([]byte(in), nil); err != nil || c.rescan != want {
+			t.Errorf("policy %q: rescan %v, %v; want %v", in, c.rescan, err, want)
+		}
 	}
 }

@@ -21,6 +21,7 @@ type Metrics struct {
 	unmanaged  *prometheus.CounterVec
 	owned      prometheus.Gauge
 	pending    prometheus.Gauge
+	rescanned  prometheus.Counter
 	info       *prometheus.GaugeVec
 	runtime    *prometheus.GaugeVec
 	ready      prometheus.Gauge
@@ -42,6 +43,8 @@ func NewMetrics() *Metrics {
 		Help: "Groups the plugin created and keeps."})
 	m.pending = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tgroup_nri_pending_containers",
 		Help: "Containers waiting for a group (max_groups reached); they run in the root group."})
+	m.rescanned = prometheus.NewCounter(prometheus.CounterOpts{Name: "tgroup_nri_rescan_moved_total",
+		Help: "Processes the periodic rescan found in a placed container's cgroup outside its group (exec'd into the container: kubectl exec, exec probes, postStart hooks) and moved."})
 	m.info = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tgroup_nri_container_info",
 		Help: "1 for each container the plugin placed: joins a pod's name and namespace to its group (tgroup-exporter's group label)."},
 		[]string{"namespace", "pod", "container", "group", "pod_uid"})
@@ -49,7 +52,7 @@ func NewMetrics() *Metrics {
 		Help: "1 for the container runtime the plugin is configured by."}, []string{"runtime", "version"})
 	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tgroup_nri_ready",
 		Help: "1 while the plugin is registered with the runtime and synchronized."})
-	m.Registry.MustRegister(m.placements, m.denials, m.failures, m.unmanaged, m.owned, m.pending, m.info, m.runtime, m.ready,
+	m.Registry.MustRegister(m.placements, m.denials, m.failures, m.unmanaged, m.owned, m.pending, m.rescanned, m.info, m.runtime, m.ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -75,6 +78,12 @@ func (m *Metrics) failed(reason string) {
 func (m *Metrics) leftAlone(reason string) {
 	if m != nil {
 		m.unmanaged.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) rescanMoved(n int) {
+	if m != nil {
+		m.rescanned.Add(float64(n))
 	}
 }
 

@@ -40,6 +40,10 @@ type Plugin struct {
 	Logf func(format string, args ...any)
 	// Metrics counts (nil: nothing).
 	Metrics *Metrics
+	// RescanInterval overrides the policy's rescanInterval (how often
+	// placed containers' cgroups are looked at for exec'd processes) when
+	// not 0; negative: no rescan.
+	RescanInterval time.Duration
 	// SettleDelays: after a Synchronize, when to look again at the
 	// containers it reported as created but not running (one the runtime
 	// starts while the plugin synchronizes gets no event); nil = 0.25, 0.5,
@@ -59,6 +63,8 @@ type Plugin struct {
 	members   map[string]map[string]bool // group -> container IDs placed in it
 	ctrGroup  map[string]string          // container ID -> group
 	ctrInfo   map[string]infoLabels      // container ID -> its info series
+	placed    map[string]*placedCtr      // container ID -> its cgroup, for the rescan
+	rescanOff chan struct{}              // closed by Close: stops the rescan
 	pending   map[string]pendingCtr      // containers left out by max_groups, by ID
 	unsettled map[string]pendingCtr      // created (not running) at Synchronize, by ID
 	stopped   map[string]string          // container ID -> group it left at StopContainer
@@ -139,6 +145,7 @@ func (p *Plugin) init() {
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
 	p.ctrInfo = map[string]infoLabels{}
+	p.placed = map[string]*placedCtr{}
 	p.pending = map[string]pendingCtr{}
 	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
@@ -507,7 +514,13 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 			moved++
 		}
 	}
-	moved += p.moveCgroup(event, pod, ctr, pol.Group)
+	n, dir, procs := p.moveCgroup(event, pod, ctr, pol.Group)
+	moved += n
+	if dir != "" {
+		p.placed[id] = &placedCtr{pod: pod, ctr: ctr, group: pol.Group, dir: dir, procs: procs}
+	} else {
+		delete(p.placed, id)
+	}
 	if old, ok := p.ctrGroup[id]; ok && old != pol.Group {
 		p.leave(id)
 	}
@@ -544,27 +557,37 @@ func orUnknown(s string) string {
 // group, and again for those that appeared meanwhile (forked by a parent
 // not moved yet: one forked after its parent moved inherits the group),
 // until a pass finds none new (at most 10 passes). A process gone by then
-// (ESRCH) is skipped silently. Returns how many it moved.
-func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Container, group string) int {
+// (ESRCH) is skipped silently. Returns how many it moved, the cgroup's
+// directory ("" unresolved) and its cgroup.procs as last read.
+func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Container, group string) (int, string, string) {
 	dir, err := p.Cgroups.CgroupDir(ctr)
 	if err != nil {
 		if p.once(ctr.GetId(), "cgroup") {
 			p.Metrics.failed("cgroup_unresolved")
 			p.logf("%s: pod %s container %s: %v: only the pid the runtime gave is moved", event, podName(pod), ctr.GetName(), err)
 		}
-		return 0
+		return 0, "", ""
 	}
-	seen := map[uint32]bool{}
-	moved := 0
+	moved, procs := p.sweep(event, pod, ctr, dir, group, map[uint32]bool{})
+	return moved, dir, procs
+}
+
+// sweep is moveCgroup's passes over cgroup dir: every process listed
+// and not in seen is moved into group (and added to seen). Returns how
+// many moved (the runtime's pid not counted) and cgroup.procs as last
+// read ("" unreadable).
+func (p *Plugin) sweep(event string, pod *api.PodSandbox, ctr *api.Container, dir, group string, seen map[uint32]bool) (int, string) {
+	moved, last := 0, ""
 	for pass := 0; pass < 10; pass++ {
-		pids, err := Procs(dir)
+		raw, pids, err := readProcs(dir)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) && p.once(ctr.GetId(), "cgroup.procs") {
 				p.Metrics.failed("cgroup_unresolved")
 				p.logf("%s: pod %s container %s: %v", event, podName(pod), ctr.GetName(), err)
 			}
-			break
+			return moved, ""
 		}
+		last = raw
 		fresh := 0
 		for _, pid := range pids {
 			if seen[pid] {
@@ -586,7 +609,101 @@ func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Containe
 			break
 		}
 	}
-	return moved
+	return moved, last
+}
+
+// placedCtr is a placed container whose cgroup the rescan watches.
+type placedCtr struct {
+	pod   *api.PodSandbox
+	ctr   *api.Container
+	group string
+	dir   string // its cgroup directory
+	procs string // its cgroup.procs as last read
+}
+
+// rescan moves the processes that joined placed containers' cgroups
+// since the last look into their groups: what runc exec starts (kubectl
+// exec, exec probes, postStart hooks) is a child of the runtime's shim,
+// in the root group, and in the container's cgroup. One read of each
+// placed container's cgroup.procs, compared with the last one: nothing
+// more when nothing changed. A container whose cgroup went is no longer
+// watched. Returns how many processes it moved.
+func (p *Plugin) rescan() int {
+	p.mu.Lock()
+	type look struct{ id, dir, procs string }
+	var looks []look
+	for id, pc := range p.placed {
+		looks = append(looks, look{id, pc.dir, pc.procs})
+	}
+	p.mu.Unlock()
+	var changed []look
+	for _, l := range looks {
+		b, err := os.ReadFile(filepath.Join(l.dir, "cgroup.procs"))
+		if err == nil && string(b) == l.procs {
+			continue
+		}
+		changed = append(changed, l)
+	}
+	if len(changed) == 0 {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	total := 0
+	for _, l := range changed {
+		pc := p.placed[l.id]
+		if pc == nil || pc.dir != l.dir || p.refused != "" {
+			continue // gone or placed again meanwhile
+		}
+		if !isDir(pc.dir) {
+			delete(p.placed, l.id)
+			continue
+		}
+		seen := map[uint32]bool{}
+		if old, err := parseProcs(pc.dir, []byte(pc.procs)); err == nil {
+			for _, pid := range old {
+				seen[pid] = true
+			}
+		}
+		n, procs := p.sweep("rescan", pc.pod, pc.ctr, pc.dir, pc.group, seen)
+		if procs != "" {
+			pc.procs = procs
+		}
+		if n > 0 {
+			total += n
+			p.Metrics.rescanMoved(n)
+			if p.once(l.id, "rescan") {
+				p.logf("rescan: pod %s container %s: %d new processes (exec'd into the container) moved into %s; later ones are counted in tgroup_nri_rescan_moved_total",
+					podName(pc.pod), pc.ctr.GetName(), n, pc.group)
+			}
+		}
+	}
+	return total
+}
+
+// rescanLoop runs rescan at the policy's rescanInterval (RescanInterval
+// when set) until stop closes.
+func (p *Plugin) rescanLoop(stop <-chan struct{}) {
+	for {
+		p.mu.Lock()
+		d := p.RescanInterval
+		if d == 0 {
+			d = p.config().rescan
+		}
+		p.mu.Unlock()
+		wait := d
+		if d <= 0 { // off: look at the policy again in a second
+			wait = time.Second
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(wait):
+		}
+		if d > 0 {
+			p.rescan()
+		}
+	}
 }
 
 // once is true the first time it is asked about container id and kind:
@@ -611,6 +728,7 @@ func (p *Plugin) leave(id string) string {
 	}
 	delete(p.ctrGroup, id)
 	delete(p.members[g], id)
+	delete(p.placed, id)
 	if l, ok := p.ctrInfo[id]; ok {
 		p.Metrics.dropInfo(l)
 		delete(p.ctrInfo, id)
@@ -778,6 +896,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
 	p.ctrInfo = map[string]infoLabels{}
+	p.placed = map[string]*placedCtr{}
 	p.Metrics.resetInfo()
 	byID := map[string]*api.PodSandbox{}
 	for _, pod := range pods {
@@ -820,6 +939,10 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	}
 	p.synced = true
 	p.Metrics.setReady(true)
+	if p.rescanOff == nil {
+		p.rescanOff = make(chan struct{})
+		go p.rescanLoop(p.rescanOff)
+	}
 	p.logf("Synchronize: %d running containers placed, %d created ones watched, %d groups owned", n, len(p.unsettled), len(p.owned))
 	if len(p.unsettled) > 0 {
 		p.settleGen++
@@ -879,11 +1002,16 @@ func (p *Plugin) settle(gen int) {
 	}
 }
 
-// Close stops the plugin's background work (a settle after Synchronize).
+// Close stops the plugin's background work (a settle after Synchronize,
+// the rescan).
 func (p *Plugin) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.settleGen++
+	if p.rescanOff != nil {
+		close(p.rescanOff)
+		p.rescanOff = nil
+	}
 }
 
 // Owned lists the groups the plugin created and still keeps (sorted).

@@ -42,10 +42,13 @@ func newEnv(t *testing.T, maxGroups int) *env {
 	return e
 }
 
-// plugin is a fresh tgroup-nri process, as after a (re)start.
+// plugin is a fresh tgroup-nri process, as after a (re)start. Its
+// periodic rescan is off (the tests that need it call rescan or turn it
+// on): a test's cgroup edits are then moved only where it says so.
 func (e *env) plugin() *Plugin {
 	return &Plugin{FS: e.fs, Cgroups: Cgroups{Root: e.cg, Proc: e.proc}, StatePath: e.state, Logf: e.log.logf,
-		ConfigFile: e.policy, Metrics: e.met, SettleDelays: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond}}
+		ConfigFile: e.policy, Metrics: e.met, RescanInterval: -1,
+		SettleDelays: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond}}
 }
 
 // setPolicy writes the policy file plugins started from now on read.
