@@ -42,6 +42,19 @@ type Config struct {
 	// looked at for processes exec'd into them (a Go duration, 100ms to
 	// 1h; "0" = never). Default 1s.
 	RescanInterval string `json:"rescanInterval,omitempty"`
+	// NamespaceQuota: how many groups the plugin makes for one
+	// namespace's pods, and where the rest wait.
+	NamespaceQuota NamespaceQuota `json:"namespaceQuota,omitempty"`
+}
+
+// NamespaceQuota is the per-namespace group quota.
+type NamespaceQuota struct {
+	// Groups: the most groups the plugin makes for one namespace's pods
+	// (its overflow group and shared groups not counted); 0 = no quota.
+	Groups int `json:"groups,omitempty"`
+	// OverflowLimit: the overflow group's tgroup.limit (tgroup.io/limit's
+	// syntax); "" = none. Its priority is low.
+	OverflowLimit string `json:"overflowLimit,omitempty"`
 }
 
 // DefaultRescanInterval is rescanInterval when the policy gives none.
@@ -162,12 +175,18 @@ type compiled struct {
 	shared     map[string]sharedCompiled
 	nodeConfig string        // one write to tgroup.config ("" = none)
 	rescan     time.Duration // 0 = no rescan
+	quota      quotaCompiled
 }
 
 type qosCompiled struct {
 	priority string
 	limit    [4]uint64
 	hasLimit bool
+}
+
+type quotaCompiled struct {
+	groups        int // 0 = no quota
+	overflowLimit [4]uint64
 }
 
 // sharedCompiled is a shared group's settings, from the rules.
@@ -308,6 +327,17 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 			return nil, fmt.Errorf("policy: rescanInterval %q: a duration from 100ms to 1h (e.g. 1s, 500ms), or 0 for none", c.RescanInterval)
 		}
 		out.rescan = d
+	}
+
+	q := c.NamespaceQuota
+	if q.Groups < 0 {
+		return nil, fmt.Errorf("policy: namespaceQuota.groups %d: a number of groups, or 0 for no quota", q.Groups)
+	}
+	out.quota = quotaCompiled{groups: q.Groups, overflowLimit: [4]uint64{Max, Max, Max, Max}}
+	if q.OverflowLimit != "" {
+		if out.quota.overflowLimit, err = ParseLimit(q.OverflowLimit); err != nil {
+			return nil, fmt.Errorf("policy: namespaceQuota.overflowLimit %q: %v", q.OverflowLimit, err)
+		}
 	}
 	return out, nil
 }

@@ -64,6 +64,7 @@ type Plugin struct {
 	ctrGroup  map[string]string          // container ID -> group
 	ctrInfo   map[string]infoLabels      // container ID -> its info series
 	placed    map[string]*placedCtr      // container ID -> its cgroup, for the rescan
+	groupNS   map[string]string          // group -> the namespace it was made for (quota)
 	rescanOff chan struct{}              // closed by Close: stops the rescan
 	pending   map[string]pendingCtr      // containers left out by max_groups, by ID
 	unsettled map[string]pendingCtr      // created (not running) at Synchronize, by ID
@@ -146,6 +147,7 @@ func (p *Plugin) init() {
 	p.ctrGroup = map[string]string{}
 	p.ctrInfo = map[string]infoLabels{}
 	p.placed = map[string]*placedCtr{}
+	p.groupNS = map[string]string{}
 	p.pending = map[string]pendingCtr{}
 	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
@@ -377,8 +379,8 @@ func (p *Plugin) alive(ctx context.Context) error {
 }
 
 // ensureGroup creates group unless it exists. An error: it does not exist
-// and could not be made (logged).
-func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group string) error {
+// and could not be made (logged, saying that the pod runs in runsIn).
+func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group, runsIn string) error {
 	fresh := !p.owned[group]
 	if fresh {
 		// recorded before mkdir: a crash between the two leaves a name
@@ -408,7 +410,7 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group string) error {
 		}
 		p.Metrics.failed("max_groups")
 		p.logf("EVENT max_groups: pod %s: group %s not created: the mount already has max_groups groups (%s); "+
-			"the pod runs in the root group, unthrottled and unprotected, until the plugin removes a group or resyncs", podName(pod), group, p.why(err))
+			"the pod runs in %s until the plugin removes a group or resyncs", podName(pod), group, p.why(err), runsIn)
 	} else if p.once(id, "mkdir") {
 		p.Metrics.failed("mkdir")
 		p.logf("pod %s: group %s not created: %s; the pod runs in the root group", podName(pod), group, p.why(err))
@@ -457,15 +459,51 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 			orUnknown(p.runtime), event, podName(pod), ctr.GetName()))
 		return
 	}
-	if err := p.ensureGroup(pod, id, pol.Group); err != nil {
-		if _, ok := p.pending[id]; !ok && errors.Is(err, syscall.ENOSPC) {
+	// the namespace's quota: past it, or past max_groups once the
+	// namespace has its overflow group, the pod waits in that group
+	ns, quota := pod.GetNamespace(), cfg.quota.groups
+	if quota > 0 && !pol.Shared {
+		_ = p.ensureOverflow(pod, id, cfg)
+	}
+	full := p.quotaFull(pod, pol, quota)
+	wait := ""
+	if full {
+		wait = "namespace_quota"
+	} else {
+		runsIn := "the root group, unthrottled and unprotected"
+		if quota > 0 && !pol.Shared && p.owned[OverflowGroup(ns)] {
+			runsIn = OverflowGroup(ns) + ", its namespace's overflow group (low priority)"
+		}
+		if err := p.ensureGroup(pod, id, pol.Group, runsIn); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) || !strings.HasPrefix(runsIn, DefaultPrefix) {
+				if _, ok := p.pending[id]; !ok && errors.Is(err, syscall.ENOSPC) {
+					p.pending[id] = p.record(pod, ctr)
+					p.counts()
+				}
+				return
+			}
+			wait = "max_groups"
+		}
+	}
+	if wait != "" {
+		want := pol.Group
+		pol = overflowed(pol, ns, cfg)
+		if _, ok := p.pending[id]; !ok {
 			p.pending[id] = p.record(pod, ctr)
 			p.counts()
 		}
-		return
+		if full && p.once(id, "namespace_quota") {
+			p.Metrics.failed("namespace_quota")
+			p.logf("EVENT namespace_quota: pod %s container %s: group %s not created: namespace %s has its %d groups (policy namespaceQuota.groups); "+
+				"it runs in %s (low priority) until one of the namespace's groups is removed", podName(pod), ctr.GetName(), want, ns, quota, pol.Group)
+		}
+	} else {
+		delete(p.pending, id)
+		p.counts()
+		if !pol.Shared {
+			p.groupNS[pol.Group] = ns
+		}
 	}
-	delete(p.pending, id)
-	p.counts()
 	// A group the plugin made gets the whole policy, defaults included. A
 	// group it did not make (an admin's, tgctl's) keeps its settings: only
 	// what is named (by the annotations, or a shared group's rule), only
@@ -742,9 +780,16 @@ func (p *Plugin) leave(id string) string {
 
 // removeIfOurs removes an empty group the plugin created. With evacuate
 // (Synchronize: no running container the plugin manages uses it), the
-// processes still in it are first moved to the root group.
+// processes still in it are first moved to the root group. A namespace's
+// overflow group stays while the namespace has other groups, and goes
+// with the last of them when empty.
 func (p *Plugin) removeIfOurs(group, why string, evacuate bool) {
 	if group == "" || !p.owned[group] || len(p.members[group]) > 0 {
+		return
+	}
+	ns := p.groupNamespace(group)
+	overflow := ns != "" && group == OverflowGroup(ns)
+	if overflow && p.nsGroups(ns) > 0 {
 		return
 	}
 	err := p.FS.Rmdir(group)
@@ -774,7 +819,11 @@ func (p *Plugin) removeIfOurs(group, why string, evacuate bool) {
 		return
 	}
 	delete(p.owned, group)
+	delete(p.groupNS, group)
 	p.saveState()
+	if ns != "" && !overflow && p.owned[OverflowGroup(ns)] && p.nsGroups(ns) == 0 {
+		p.removeIfOurs(OverflowGroup(ns), "namespace "+ns+" has no other group", evacuate)
+	}
 }
 
 func atou(s string) uint64 {
