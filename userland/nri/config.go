@@ -176,6 +176,7 @@ type compiled struct {
 	nodeConfig string        // one write to tgroup.config ("" = none)
 	rescan     time.Duration // 0 = no rescan
 	quota      quotaCompiled
+	warnings   []string // logged at Configure, printed by -check-config
 }
 
 type qosCompiled struct {
@@ -246,6 +247,9 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 	if out.podSel, err = c.Manage.PodSelector.compile("manage.podSelector"); err != nil {
 		return nil, err
 	}
+	if out.podSel != nil {
+		out.warnings = append(out.warnings, "policy: manage.podSelector: a pod's labels are set by whoever creates the pod: a tenant's pod that does not match stays in the root group (never throttled, not protected)")
+	}
 
 	for _, q := range []QoS{Guaranteed, Burstable, BestEffort, Unknown} {
 		prio := base[q]
@@ -297,6 +301,17 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 		for _, sg := range r.Allow.SharedGroups {
 			if err := out.addShared(where, r.Name, sg); err != nil {
 				return nil, err
+			}
+		}
+		// labels are whoever creates the pod's: a grant by labels alone
+		// is a grant to every namespace
+		if len(r.Match.Namespaces) == 0 && (r.Allow.HighPriority || r.Allow.UnownedGroups || len(r.Allow.SharedGroups) > 0) {
+			return nil, fmt.Errorf("%s: grants by labels alone (no match.namespaces): a pod's labels are set by whoever creates the pod, in any namespace; "+
+				"name the namespaces the rule is for (match.namespaces; [\"*\"] grants every namespace, on purpose)", where)
+		}
+		for _, ns := range r.Match.Namespaces {
+			if strings.ContainsAny(ns, "*?[") && ns != "*" {
+				out.warnings = append(out.warnings, fmt.Sprintf("%s: match.namespaces pattern %q also grants namespaces created later under a matching name: keep the right to create namespaces from tenants", where, ns))
 			}
 		}
 		out.rules = append(out.rules, rc)
@@ -456,6 +471,13 @@ func (s *LabelSelector) compile(field string) (labels.Selector, error) {
 	}
 	return sel, nil
 }
+
+// Warnings are what the policy allows that a platform team should know
+// (tenant-controlled labels and namespace names).
+func (c *compiled) Warnings() []string { return c.warnings }
+
+// Manages tells whether the policy puts pod into groups, and if not why.
+func (c *compiled) Manages(pod *api.PodSandbox) (bool, string) { return c.managed(pod) }
 
 // managed tells whether the policy puts pod into groups, and if not why.
 func (c *compiled) managed(pod *api.PodSandbox) (bool, string) {

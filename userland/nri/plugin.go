@@ -288,6 +288,9 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	m := c.src.Manage
 	p.logf("configured by %s: policy from %s: namespaces %v, excluded %v, %d rules, tgroup.config %q",
 		p.runtime, src, orAll(m.Namespaces), m.ExcludeNamespaces, len(c.rules), c.nodeConfig)
+	for _, w := range c.warnings {
+		p.logf("WARNING %s", w)
+	}
 	return 0, nil
 }
 

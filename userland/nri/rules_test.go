@@ -60,6 +60,7 @@ rules:
     allow: {sharedGroups: [db]}
   - name: web-cache
     match:
+      namespaces: [shop]
       podSelector:
         matchExpressions: [{key: team, operator: In, values: [web, api]}]
     allow: {sharedGroups: [cache]}
@@ -286,6 +287,15 @@ manage:
 	if f.log.has("pod team-b/z", "not managed (labels do not match manage.podSelector)") == "" {
 		t.Error("the pod left alone by its labels is not logged")
 	}
+	// labels are the tenant's: the selector lets a tenant's pod opt out
+	// (team-b/z above), said when the policy is loaded
+	if f.log.has("WARNING policy: manage.podSelector: a pod's labels are set by whoever creates the pod") == "" {
+		t.Error("no warning that manage.podSelector is tenant-controlled")
+	}
+	c, err := ParseConfig([]byte("rules: [{name: a, match: {namespaces: [\"team-*\", prod]}, allow: {highPriority: true}}]"), nil)
+	if err != nil || len(c.Warnings()) != 1 || !strings.Contains(c.Warnings()[0], `pattern "team-*" also grants namespaces created later`) {
+		t.Errorf("a rule granting to a namespace pattern: warnings %q (%v), want one naming the pattern", c.Warnings(), err)
+	}
 }
 
 // qosClasses: the priority and limit of a pod that names none, by class;
@@ -394,10 +404,13 @@ nodeConfig:
 		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, podSetings: true}]}}]": `unknown field "podSetings"`,
 		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{priority: high}]}}]":             `"" is not a group name`,
 		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, priority: high}]}}, {name: s, match: {namespaces: [b]}, allow: {sharedGroups: [{name: db, priority: low}]}}]": `rule "r" gives the group other settings`,
-		"nodeConfig: {period_ms: 1.5}": "not a whole number",
-		"nodeConfig: {period_ms: [1]}": "not a number",
-		"nodeConfig: {'a=b': 1}":       "not a tgroup.config key",
-		"- a list":                     "policy",
+		"rules: [{name: r, match: {podSelector: {matchLabels: {a: b}}}, allow: {highPriority: true}}]":                                                                                               `rule "r": grants by labels alone`,
+		"rules: [{name: r, allow: {unownedGroups: true}}]":                                            `rule "r": grants by labels alone`,
+		"rules: [{name: r, match: {podSelector: {matchLabels: {a: b}}}, allow: {sharedGroups: [x]}}]": `rule "r": grants by labels alone`,
+		"nodeConfig: {period_ms: 1.5}":                                                                "not a whole number",
+		"nodeConfig: {period_ms: [1]}":                                                                "not a number",
+		"nodeConfig: {'a=b': 1}":                                                                      "not a tgroup.config key",
+		"- a list":                                                                                    "policy",
 	}
 	for in, want := range bad {
 		if _, err := ParseConfig([]byte(in), nil); err == nil || !strings.Contains(err.Error(), want) {
@@ -429,7 +442,7 @@ func TestConfigureWritesNodeConfigAndTakesTheRuntimesPolicy(t *testing.T) {
 
 	// the runtime's configuration (NRI Configure) over the file
 	q := e.plugin()
-	if _, err := q.Configure(t.Context(), "rules: [{name: all, allow: {highPriority: true}}]\n", "containerd", "v2.1.4"); err != nil {
+	if _, err := q.Configure(t.Context(), "rules: [{name: all, match: {namespaces: [\"*\"]}, allow: {highPriority: true}}]\n", "containerd", "v2.1.4"); err != nil {
 		t.Fatal(err)
 	}
 	if pol := PolicyFor(pod("ns", "p", BestEffort, map[string]string{AnnPriority: "high"}), "c", q.cfg); pol.Priority != "high" {

@@ -53,7 +53,12 @@ func main() {
 	if *config != "" {
 		b, err := os.ReadFile(*config)
 		if err == nil {
-			_, err = tgnri.ParseConfig(b, d)
+			var c interface{ Warnings() []string }
+			if c, err = tgnri.ParseConfig(b, d); err == nil && *check {
+				for _, w := range c.Warnings() {
+					fmt.Println("WARNING " + w)
+				}
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "tgroup-nri: %s: %v\n", *config, err)
