@@ -162,6 +162,15 @@ if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 		if out=$("$helm" template tgroup "$chart" --set nri.polcy.rules=x 2>&1); then ko chart/schema_rejects_a_misspelt_value "rendered"
 		elif grep -q "additional properties 'polcy' not allowed" <<< "$out"; then ok chart/schema_rejects_a_misspelt_value
 		else echo "$out" | tail -3; ko chart/schema_rejects_a_misspelt_value "another error"; fi
+		# module.mount reaches a root shell on the host (the loader): the
+		# schema takes a plain absolute path only
+		if out=$("$helm" template tgroup "$chart" --set 'module.mount=/x;reboot' 2>&1); then ko chart/schema_rejects_a_shell_mount_path "rendered"
+		elif grep -q "at '/module/mount'" <<< "$out"; then ok chart/schema_rejects_a_shell_mount_path
+		else echo "$out" | tail -3; ko chart/schema_rejects_a_shell_mount_path "another error"; fi
+		# a NetworkPolicy rule without peers would let everyone in
+		if out=$("$helm" template tgroup "$chart" --set networkPolicy.enabled=true --set-json 'networkPolicy.from=[]' 2>&1); then ko chart/network_policy_needs_peers "rendered"
+		elif grep -q "networkPolicy.from: name the peers" <<< "$out"; then ok chart/network_policy_needs_peers
+		else echo "$out" | tail -3; ko chart/network_policy_needs_peers "another error"; fi
 	else
 		cat "$build/helm.log"; ko chart_helm "no helm (make deps builds it: scripts/helm.sh --install)"
 	fi
