@@ -53,6 +53,8 @@ type Plugin struct {
 	mu        sync.Mutex
 	loaded    bool
 	cfg       *compiled
+	good      *compiled // the last policy that parsed
+	policyErr string    // why the policy given last does not parse ("" it does)
 	runtime   string
 	refused   string
 	refusedC  chan struct{}
@@ -225,7 +227,7 @@ func (p *Plugin) why(err error) string {
 // defaults (a plugin driven without Configure, as some tests do).
 func (p *Plugin) config() *compiled {
 	if p.cfg == nil {
-		c, _, err := p.loadConfig("")
+		c, _, _, err := p.loadConfig("")
 		if err != nil {
 			p.logf("%v; using the default policy", err)
 			c, _ = compileConfig(Config{}, p.Defaults)
@@ -236,8 +238,8 @@ func (p *Plugin) config() *compiled {
 }
 
 // loadConfig parses the runtime's configuration if it gave one, else
-// ConfigFile, else the defaults; it says which.
-func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, error) {
+// ConfigFile, else the defaults; it says which, and gives the text.
+func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, []byte, error) {
 	src, data := "the defaults", []byte(nil)
 	switch {
 	case strings.TrimSpace(fromRuntime) != "":
@@ -245,15 +247,59 @@ func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, error) {
 	case p.ConfigFile != "":
 		b, err := os.ReadFile(p.ConfigFile)
 		if err != nil {
-			return nil, p.ConfigFile, fmt.Errorf("policy %s: %v", p.ConfigFile, err)
+			return nil, p.ConfigFile, nil, fmt.Errorf("policy %s: %v", p.ConfigFile, err)
 		}
 		src, data = p.ConfigFile, b
 	}
 	c, err := ParseConfig(data, p.Defaults)
 	if err != nil {
-		return nil, src, fmt.Errorf("%s: %v", src, err)
+		return nil, src, nil, fmt.Errorf("%s: %v", src, err)
 	}
-	return c, src, nil
+	return c, src, data, nil
+}
+
+// LastGoodPath is where a plugin with state file statePath keeps the last
+// policy that parsed ("" = nowhere).
+func LastGoodPath(statePath string) string {
+	if statePath == "" {
+		return ""
+	}
+	return statePath + ".policy"
+}
+
+// LastGood is the last policy that parsed, kept next to the state file
+// (nil if none, or if it does not parse either).
+func LastGood(statePath string, base Defaults) (*compiled, string) {
+	f := LastGoodPath(statePath)
+	if f == "" {
+		return nil, ""
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return nil, ""
+	}
+	c, err := ParseConfig(b, base)
+	if err != nil {
+		return nil, ""
+	}
+	return c, f
+}
+
+// keepGood records data as the last policy that parsed.
+func (p *Plugin) keepGood(c *compiled, data []byte) {
+	p.good = c
+	f := LastGoodPath(p.StatePath)
+	if f == "" {
+		return
+	}
+	tmp := f + ".tmp"
+	err := os.WriteFile(tmp, data, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, f)
+	}
+	if err != nil {
+		p.logf("keeping the policy in %s: %v (a bad policy after a restart then stops the plugin)", f, err)
+	}
 }
 
 // Configure is NRI's first call on a connection: the runtime's name and
@@ -270,11 +316,27 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	if why := RuntimeSendsNoPid(runtime, version); why != "" {
 		return 0, p.refuse(why)
 	}
-	c, src, err := p.loadConfig(config)
+	// a policy that does not parse (a ConfigMap edited by hand, which no
+	// rollout checks) leaves the last good one in force, the plugin not
+	// ready until it is fixed: placing pods by the old rules is safer than
+	// placing none (a plugin that stops leaves every new pod unthrottled)
+	c, src, data, err := p.loadConfig(config)
 	if err != nil {
 		p.Metrics.failed("config")
-		p.logf("%v", err)
-		return 0, err
+		last, from := p.good, "the one in force before"
+		if last == nil {
+			last, from = LastGood(p.StatePath, p.Defaults)
+		}
+		if last == nil {
+			p.logf("%v", err)
+			return 0, err
+		}
+		p.policyErr = err.Error()
+		p.logf("POLICY %v: keeping the last good policy (%s) until this one is fixed; not ready meanwhile", err, from)
+		c, src = last, from
+	} else {
+		p.policyErr = ""
+		p.keepGood(c, data)
 	}
 	p.cfg = c
 	if c.nodeConfig != "" {
@@ -356,6 +418,8 @@ func (p *Plugin) NotReady() string {
 		return "refused: " + p.refused
 	case !p.synced:
 		return "not synchronized with the runtime yet"
+	case p.policyErr != "":
+		return "the policy does not parse (running with the last good one): " + p.policyErr
 	}
 	return ""
 }
@@ -990,7 +1054,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		p.removeIfOurs(g, "no running container the plugin manages uses it after sync", true)
 	}
 	p.synced = true
-	p.Metrics.setReady(true)
+	p.Metrics.setReady(p.policyErr == "")
 	if p.rescanOff == nil {
 		p.rescanOff = make(chan struct{})
 		go p.rescanLoop(p.rescanOff)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -451,9 +452,58 @@ func TestConfigureWritesNodeConfigAndTakesTheRuntimesPolicy(t *testing.T) {
 	if e.log.has("configured by containerd v2.1.4: policy from the runtime's plugin configuration") == "" {
 		t.Error("the configuration's source is not logged")
 	}
-	if _, err := q.Configure(t.Context(), "rules: {}\n", "containerd", "v2.1.4"); err == nil {
-		t.Error("a bad runtime configuration accepted")
+	// a bad one with a good one before: the good one stays in force
+	// (TestBadPolicyKeepsTheLastGoodOne); with none before: refused
+	if _, err := q.Configure(t.Context(), "rules: {}\n", "containerd", "v2.1.4"); err != nil || q.cfg.rules[0].Name != "all" {
+		t.Errorf("a bad runtime configuration after a good one: %v", err)
 	}
+	f := newEnv(t, 256)
+	if _, err := f.plugin().Configure(t.Context(), "rules: {}\n", "containerd", "v2.1.4"); err == nil {
+		t.Error("a bad runtime configuration accepted with no good one before")
+	}
+}
+
+// A policy that stops parsing (a ConfigMap edited by hand: no rollout
+// checks it) leaves the last good one in force, across a restart too (it
+// is kept next to the state file): pods are placed by the old rules, the
+// plugin is not ready and says why, counted; fixed, it is ready again.
+func TestBadPolicyKeepsTheLastGoodOne(t *testing.T) {
+	e := newEnv(t, 256)
+	e.met = NewMetrics()
+	e.setPolicy("rules: [{name: prod, match: {namespaces: [prod]}, allow: {highPriority: true}}]\n")
+	stop := e.rt.Connect(e.plugin())
+	e.rt.Start(pod("prod", "a", BestEffort, map[string]string{AnnPriority: "high"}), "c", 7001)
+	e.expect("k8s.prod.a", "high", allMax, 7001)
+	stop()
+	if err := os.WriteFile(e.policy, []byte("rules: [{name: prod, match: {namespaces: [prod]}, allow: {hihgPriority: true}}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.plugin() // a new process: the last good policy from the disk
+	stop = e.rt.Connect(p)
+	e.rt.Start(pod("prod", "b", BestEffort, map[string]string{AnnPriority: "high"}), "c", 7002)
+	e.expect("k8s.prod.b", "high", allMax, 7002)
+	if why := p.NotReady(); !strings.Contains(why, "the policy does not parse (running with the last good one)") || !strings.Contains(why, `unknown field "hihgPriority"`) {
+		t.Errorf("NotReady %q", why)
+	}
+	if e.log.has("POLICY", `unknown field "hihgPriority"`, "keeping the last good policy ("+LastGoodPath(e.state)+")") == "" {
+		t.Error("no line saying the bad policy is not used")
+	}
+	for series, want := range map[string]float64{`tgroup_nri_failures_total{reason="config"}`: 1, "tgroup_nri_ready": 0} {
+		if got := counter(t, e.met, series); got != want {
+			t.Errorf("%s = %v, want %v", series, got, want)
+		}
+	}
+	stop()
+	if err := os.WriteFile(e.policy, nil, 0o644); err != nil { // fixed: the defaults
+		t.Fatal(err)
+	}
+	p = e.plugin()
+	e.rt.Connect(p)
+	if why := p.NotReady(); why != "" {
+		t.Errorf("NotReady %q with a good policy", why)
+	}
+	e.rt.Start(pod("prod", "c", BestEffort, map[string]string{AnnPriority: "high"}), "c", 7003)
+	e.expect("k8s.prod.c", "low", allMax, 7003)
 }
 
 // A runtime that sends no container pid is refused at once, clearly and

@@ -61,8 +61,13 @@ func main() {
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "tgroup-nri: %s: %v\n", *config, err)
-			os.Exit(2)
+			// with a policy that parsed before (kept next to the state
+			// file) the plugin starts with that one, not ready; else stop
+			if _, from := tgnri.LastGood(*state, d); *check || from == "" {
+				fmt.Fprintf(os.Stderr, "tgroup-nri: %s: %v\n", *config, err)
+				os.Exit(2)
+			}
+			log.Printf("%s: %v: starting with the last good policy (%s), not ready until this one is fixed", *config, err, tgnri.LastGoodPath(*state))
 		}
 	}
 	if *check {
