@@ -53,8 +53,10 @@ type Plugin struct {
 	mu        sync.Mutex
 	loaded    bool
 	cfg       *compiled
-	good      *compiled // the last policy that parsed
-	policyErr string    // why the policy given last does not parse ("" it does)
+	good      *compiled       // the last policy that parsed
+	sawPid    bool            // the runtime has sent a container pid
+	noPid     map[string]bool // containers it sent start events for without one, before
+	policyErr string          // why the policy given last does not parse ("" it does)
 	runtime   string
 	refused   string
 	refusedC  chan struct{}
@@ -150,6 +152,7 @@ func (p *Plugin) init() {
 	p.ctrInfo = map[string]infoLabels{}
 	p.placed = map[string]*placedCtr{}
 	p.groupNS = map[string]string{}
+	p.noPid = map[string]bool{}
 	p.pending = map[string]pendingCtr{}
 	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
@@ -363,6 +366,10 @@ func orAll(s []string) any {
 	return s
 }
 
+// noPidRefuseAfter: a runtime that has sent no pid is refused at its
+// noPidRefuseAfter-th container started without one.
+const noPidRefuseAfter = 3
+
 // RuntimeSendsNoPid is why tgroup-nri cannot work with runtime version
 // ("" if it can): CRI-O before 1.36 sends no container pid in NRI's
 // events (containerd 1.7 and 2.x do), and the pid is what the plugin
@@ -520,11 +527,32 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 	}
 	pid := ctr.GetPid()
 	// a running container's start events and sync carry its pid; a
-	// created one placed by the settle (and its retry) has none yet
+	// created one placed by the settle (and its retry) has none yet. A
+	// runtime that has sent pids is one that can: a start event without
+	// one (a container that exited at once) is placed by its cgroup. One
+	// that has sent none is refused at its third container without one.
 	if pid == 0 && (event == "StartContainer" || event == "PostStartContainer" || event == "Synchronize") {
-		_ = p.refuse(fmt.Sprintf("%s sent %s for pod %s container %s without a pid: tgroup-nri needs the container's pid (CRI-O 1.36 and later, containerd 1.7 and 2.x send it)",
-			orUnknown(p.runtime), event, podName(pod), ctr.GetName()))
-		return
+		if !p.sawPid {
+			p.noPid[id] = true
+			if len(p.noPid) >= noPidRefuseAfter {
+				_ = p.refuse(fmt.Sprintf("%s sent start events for %d containers without a pid (the last: %s for pod %s container %s) and none with one: tgroup-nri needs the container's pid (CRI-O 1.36 and later, containerd 1.7 and 2.x send it)",
+					orUnknown(p.runtime), len(p.noPid), event, podName(pod), ctr.GetName()))
+				return
+			}
+		}
+		if p.once(id, "no_pid") {
+			p.Metrics.failed("no_pid")
+			what := fmt.Sprintf("not placed (%d of %d such containers before the runtime is refused)", len(p.noPid), noPidRefuseAfter)
+			if p.sawPid {
+				what = "placed by its cgroup alone (the runtime sent pids before)"
+			}
+			p.logf("%s: pod %s container %s: no pid from %s: %s", event, podName(pod), ctr.GetName(), orUnknown(p.runtime), what)
+		}
+		if !p.sawPid {
+			return
+		}
+	} else if pid != 0 && !p.sawPid {
+		p.sawPid, p.noPid = true, map[string]bool{}
 	}
 	// the namespace's quota: past it, or past max_groups once the
 	// namespace has its overflow group, the pod waits in that group

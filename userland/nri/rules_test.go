@@ -538,23 +538,62 @@ func TestRuntimeWithoutPidIsRefused(t *testing.T) {
 		t.Errorf("NotReady %q", why)
 	}
 
-	// an unknown runtime: the first event without a pid refuses it
+	// an unknown runtime that sends no pid: refused at its third
+	// container without one (not at the first: one odd event is no verdict)
 	f := newEnv(t, 256)
+	f.met = NewMetrics()
 	q := f.plugin()
 	f.rt.Connect(q)
-	pd := pod("ns", "nopid", Burstable, nil)
-	f.rt.Start(pd, "c", 0)
-	f.rt.Start(pod("ns", "nopid2", Burstable, nil), "c", 0)
-	select {
-	case <-q.Refused():
-	default:
-		t.Error("an event without a pid did not refuse the runtime")
+	for i, name := range []string{"nopid1", "nopid2", "nopid3", "nopid4"} {
+		select {
+		case <-q.Refused():
+			if i < noPidRefuseAfter {
+				t.Errorf("refused after %d containers without a pid, want %d", i, noPidRefuseAfter)
+			}
+		default:
+			if i >= noPidRefuseAfter {
+				t.Errorf("not refused after %d containers without a pid", i)
+			}
+		}
+		f.rt.Start(pod("ns", name, Burstable, nil), "c", 0)
 	}
-	if n := f.log.count("REFUSED: fake-runtime 0.1 sent StartContainer for pod ns/nopid container c without a pid"); n != 1 {
+	if n := f.log.count("REFUSED: fake-runtime 0.1 sent start events for 3 containers without a pid (the last: StartContainer for pod ns/nopid3 container c) and none with one"); n != 1 {
 		t.Errorf("refusal lines %d, want 1 (%q)", n, f.log.has("REFUSED"))
+	}
+	if f.log.has("StartContainer: pod ns/nopid1 container c: no pid from fake-runtime 0.1: not placed (1 of 3") == "" {
+		t.Error("the first container without a pid is not logged")
 	}
 	if gs, _ := f.fs.Groups(); len(gs) != 0 {
 		t.Errorf("groups %v made for a refused runtime", gs)
+	}
+
+	// a runtime that sends pids: a container without one (it exited at
+	// once, say) is placed by its cgroup, never a refusal
+	h := newEnv(t, 256)
+	next := uint32(7101)
+	h.rt.started = func(c *api.Container, pid uint32) {
+		if pid == 0 {
+			pid = next // its process, in its cgroup
+		}
+		next++
+		h.cgroup(c, pid)
+	}
+	r := h.plugin()
+	h.rt.Connect(r)
+	h.rt.Start(pod("ns", "a", Burstable, nil), "c", 7101)
+	for _, n := range []string{"b", "c", "d"} {
+		h.rt.Start(pod("ns", n, Burstable, nil), "c", 0)
+	}
+	select {
+	case <-r.Refused():
+		t.Error("a runtime that sent pids was refused")
+	default:
+	}
+	h.expect("k8s.ns.a", "low", allMax, 7101)
+	h.expect("k8s.ns.b", "low", allMax, 7102)
+	h.expect("k8s.ns.d", "low", allMax, 7104)
+	if h.log.has("pod ns/b container c: no pid from fake-runtime 0.1: placed by its cgroup alone") == "" {
+		t.Error("the container without a pid is not logged")
 	}
 }
 
