@@ -1,6 +1,7 @@
 package tgnri
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"strings"
@@ -148,21 +149,31 @@ func DefaultGroup(pod *api.PodSandbox) string {
 
 // ContainerGroup is the group of a container with settings of its own
 // and no group annotation: "k8s.<namespace>.<pod>_<container>" (pod names
-// have no "_": no other pod's group), else "k8s.<uid>_<container>" cut to
-// 64 bytes.
+// have no "_": no other pod's group), else "k8s.<uid>_<container>"; when
+// that is longer than 64 bytes, cut to 55 and ended with "-" and 8 hex
+// digits of a hash of the container's name (two containers whose names
+// begin alike keep groups of their own).
 func ContainerGroup(pod *api.PodSandbox, ctr string) string {
 	if n := DefaultGroup(pod) + "_" + ctr; ValidGroupName(n) {
 		return n
 	}
-	return clip(DefaultPrefix + podUID(pod) + "_" + notName.ReplaceAllString(ctr, "_"))
+	n := DefaultPrefix + podUID(pod) + "_" + notName.ReplaceAllString(ctr, "_")
+	if len(n) <= 64 {
+		return n
+	}
+	return fmt.Sprintf("%s-%x", n[:55], sha256.Sum256([]byte(ctr)))[:64]
 }
+
+// notUID: what a pod UID (or sandbox ID) may not keep in a group name;
+// no dot either, so k8s.<uid> has a single dot (no namespace's group).
+var notUID = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 func podUID(pod *api.PodSandbox) string {
 	uid := pod.GetUid()
 	if uid == "" {
 		uid = pod.GetId()
 	}
-	return notName.ReplaceAllString(uid, "_")
+	return notUID.ReplaceAllString(uid, "_")
 }
 
 func clip(n string) string {

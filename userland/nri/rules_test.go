@@ -600,17 +600,24 @@ func TestRuntimeWithoutPidIsRefused(t *testing.T) {
 // A container the runtime starts while the plugin synchronizes gets no
 // event (the plugin is not registered yet, and the sync reported it as
 // created): the settle after Synchronize finds its processes in its
-// cgroup and places it.
+// cgroup and places it. As containerd does it: CRI's CreateContainer
+// makes no task (no cgroup, no pid: CREATED in the snapshot); its
+// StartContainer creates the task (runc create: the cgroup, runc init in
+// it), calls NRI's StartContainer, then starts the workload, which forks.
+// A container whose task exists at the snapshot (runc init waiting in its
+// cgroup, the CRI state still CREATED) is placed by the settle at its
+// first look, before its workload runs, as StartContainer would place it.
 func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 	e := newEnv(t, 256)
 	p := pod("ns", "racer", Burstable, nil)
 	c := e.rt.addCreated(p, "c")
 	e.rt.duringSync = func() {
+		e.cgroup(c, 2701) // runc create
 		c.Pid = 2701
-		e.cgroup(c, 2701, 2702)
 		if err := e.rt.nri.StartContainer(context.Background(), &api.StartContainerRequest{Pod: p, Container: c}); err != nil {
 			t.Error(err)
 		}
+		e.cgroup(c, 2701, 2702) // the workload runs and forks
 		c.State = api.ContainerState_CONTAINER_RUNNING
 	}
 	e.rt.Connect(e.plugin())
@@ -620,7 +627,14 @@ func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 		return e.log.has("Synchronize (created during the sync): pod ns/racer container c pid 0 -> group k8s.ns.racer (2 processes") != ""
 	})
 	e.expect("k8s.ns.racer", "low", allMax, 2701, 2702)
-	// created and never started: forgotten after the last look, no group
+
+	// its task made, runc init waiting (CREATED at the snapshot): placed
+	// at the settle's first look
+	w := pod("ns", "waiting", Burstable, nil)
+	wc := e.rt.addCreated(w, "c")
+	e.cgroup(wc, 2711)
+	// created and never started: no task, no cgroup; forgotten after the
+	// last look, no group
 	q := pod("ns", "idle", Burstable, nil)
 	e.rt.addCreated(q, "c")
 	pl := e.plugin()
@@ -630,6 +644,7 @@ func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 		defer pl.mu.Unlock()
 		return len(pl.unsettled) == 0
 	})
+	e.expect("k8s.ns.waiting", "low", allMax, 2711)
 	if e.exists("k8s.ns.idle") {
 		t.Error("a created, never started container got a group")
 	}
