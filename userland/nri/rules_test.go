@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/containerd/nri/pkg/api"
+	"sigs.k8s.io/yaml"
 )
 
 // The tenant rules, the policy file and what the plugin reports: the
@@ -765,30 +767,82 @@ func counter(t *testing.T, m *Metrics, series string) float64 {
 	return -1
 }
 
-// docs/kubernetes.md's worked example: its policy and pods, the files and
-// the denial line it shows.
+// docs/kubernetes.md, for the tests that check what it shows.
+func kubernetesDoc(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "kubernetes.md"))
+	if err != nil {
+		t.Skipf("docs/kubernetes.md: %v (the repository's test, not the guest's)", err)
+	}
+	return string(b)
+}
+
+// yamlBlock is the first ```yaml block after the line starting with
+// marker in doc.
+func yamlBlock(t *testing.T, doc, marker string) string {
+	t.Helper()
+	i := strings.Index(doc, "\n"+marker)
+	if i < 0 {
+		t.Fatalf("docs/kubernetes.md: no %q", marker)
+	}
+	rest := doc[i:]
+	a := strings.Index(rest, "```yaml\n")
+	if a < 0 {
+		t.Fatalf("docs/kubernetes.md: no yaml block after %q", marker)
+	}
+	rest = rest[a+len("```yaml\n"):]
+	return rest[:strings.Index(rest, "```")]
+}
+
+// The policy example of docs/kubernetes.md "The policy" is a policy the
+// plugin accepts, with the settings it says.
+func TestDocsPolicyExample(t *testing.T) {
+	c, err := ParseConfig([]byte(yamlBlock(t, kubernetesDoc(t), "## The policy")), nil)
+	if err != nil {
+		t.Fatalf("the documented policy: %v", err)
+	}
+	if c.quota.groups != 32 || c.rescan != time.Second || c.shared["db"].priority != "high" || !c.shared["db"].limitNamed[3] ||
+		c.shared["cache"].priority != "low" || c.nodeConfig != "period_ms=10 remedial=1" {
+		t.Errorf("the documented policy compiled to quota %d, rescan %v, db %+v, cache %+v, nodeConfig %q", c.quota.groups, c.rescan, c.shared["db"], c.shared["cache"], c.nodeConfig)
+	}
+}
+
+// docs/kubernetes.md's worked example: its values' policy (read from the
+// doc) and its pods, the files and the denial line it shows.
 func TestWorkedExample(t *testing.T) {
+	doc := kubernetesDoc(t)
+	var values struct {
+		NRI struct {
+			Policy map[string]any `json:"policy"`
+		} `json:"nri"`
+	}
+	if err := yaml.Unmarshal([]byte(yamlBlock(t, doc, "**3. The policy and the chart.**")), &values); err != nil {
+		t.Fatal(err)
+	}
+	policy, err := yaml.Marshal(values.NRI.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := newEnv(t, 256)
-	e.setPolicy(`
-manage:
-  excludeNamespaces: [kube-system, monitoring]
-qosClasses:
-  Guaranteed: {priority: low}        # high only by rule
-  BestEffort: {limit: "nvm_wbps=1G"} # best-effort pods never flood the slow tier
-rules:
-  - name: prod-databases
-    match:
-      namespaces: [prod]
-      podSelector: {matchLabels: {tier: db}}
-    allow:
-      sharedGroups: [{name: db, priority: high}]
-`)
+	e.setPolicy(string(policy))
 	e.rt.Connect(e.plugin())
 	e.rt.Start(podL("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db"}, map[string]string{"tier": "db"}), "postgres", 3001)
 	e.rt.Start(pod("batch", "etl", BestEffort, map[string]string{AnnPriority: "high", AnnLimit: "nvm_wbps=500M dram_rbps=2Gi"}), "job", 3002)
 	e.expect("db", "high", allMax, 3001)
 	e.expect("k8s.batch.etl", "low", "dram_rbps=2147483648 dram_wbps=max nvm_rbps=max nvm_wbps=500000000", 3002)
-	if e.log.has("DENIED pod batch/etl container job: tgroup.io/priority=high: no policy rule allows this pod priority high; using low (BestEffort default)") == "" {
+	// the listing the doc shows: grep . */tgroup.priority */tgroup.limit
+	gs, _ := e.fs.Groups()
+	var listing []string
+	for _, f := range []string{"tgroup.priority", "tgroup.limit"} {
+		for _, g := range gs {
+			listing = append(listing, "    "+g+"/"+f+":"+e.file(g, f))
+		}
+	}
+	if want := strings.Join(listing, "\n") + "\n"; !strings.Contains(doc, "grep . */tgroup.priority */tgroup.limit'\n"+want+"\n") {
+		t.Errorf("docs/kubernetes.md does not show the groups as the plugin makes them; they are:\n%s", want)
+	}
+	denial := "DENIED pod batch/etl container job: tgroup.io/priority=high: no policy rule allows this pod priority high; using low (BestEffort default)"
+	if e.log.has(denial) == "" || !strings.Contains(doc, "    ... "+denial+"\n") {
 		t.Error("the worked example's denial line is not logged as the doc shows it")
 	}
 	e.rt.Start(pod("batch", "sneaky", BestEffort, map[string]string{AnnGroup: "db"}), "c", 3003)
