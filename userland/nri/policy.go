@@ -288,9 +288,13 @@ func PolicyFor(pod *api.PodSandbox, ctr string, c *compiled) Policy {
 				p.Denials = append(p.Denials, Denial{"shared_group", fmt.Sprintf("%s=%q: the node-wide group %s is shared by rule %s, which does not match this pod; using the namespace's own %s",
 					gname, gv, gv, strings.Join(rules, ", "), orDefault(ng, p.Group))})
 			}
-			if ng == "" {
+			switch {
+			case ng == "":
 				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: k8s.%s.%s is longer than 64 bytes; using %s", gname, gv, pod.GetNamespace(), gv, p.Group))
-			} else {
+			case ng == OverflowGroup(pod.GetNamespace()):
+				// its settings are the policy's (namespaceQuota)
+				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %s is the namespace's overflow group, not a group to name; using %s", gname, gv, ng, p.Group))
+			default:
 				p.Group, p.Source["group"] = ng, gname+" (in the pod's namespace)"
 			}
 		}

@@ -30,12 +30,18 @@ rules:
 	e.rt.Start(pod("greedy", "b", Guaranteed, nil), "c", 6002)
 	e.rt.Start(pod("greedy", "c", Guaranteed, map[string]string{AnnPriority: "high", AnnLimit: "dram_rbps=max"}), "c", 6003)
 	e.rt.Start(pod("greedy", "d", BestEffort, nil), "c", 6004)
+	// the overflow group is not a group to name (its settings are the
+	// policy's): greedy/n gets its own group, said why
+	e.rt.Start(pod("greedy", "n", BestEffort, map[string]string{AnnGroup: "_overflow", AnnLimit: "nvm_wbps=max"}), "c", 6006)
+	if e.log.has(`pod greedy/n: invalid annotation tgroup.io/group="_overflow": k8s.greedy._overflow is the namespace's overflow group`) == "" {
+		t.Error("naming the overflow group is not refused")
+	}
 	// a shared group is the policy's, not the namespace's: no slot taken
 	e.rt.Start(pod("greedy", "s", Burstable, map[string]string{AnnGroup: "common"}), "c", 6005)
 	e.rt.Start(pod("other", "x", Guaranteed, nil), "c", 6101)
 	e.expect("k8s.greedy.a", "high", allMax, 6001)
 	e.expect("k8s.greedy.b", "high", allMax, 6002)
-	e.expect(over, "low", overLimit, 6003, 6004)
+	e.expect(over, "low", overLimit, 6003, 6004, 6006) // n: its own group, past the quota
 	e.expect("common", "low", allMax, 6005)
 	e.expect("k8s.other.x", "high", allMax, 6101)
 	e.expectGone("k8s.greedy.c")
@@ -46,16 +52,16 @@ rules:
 	if n := e.log.count("EVENT namespace_quota: pod greedy/c container c: group k8s.greedy.c not created: namespace greedy has its 2 groups", "runs in "+over); n != 1 {
 		t.Errorf("the namespace_quota event for greedy/c logged %d times, want once", n)
 	}
-	for series, want := range map[string]float64{`tgroup_nri_failures_total{reason="namespace_quota"}`: 2, "tgroup_nri_pending_containers": 2} {
+	for series, want := range map[string]float64{`tgroup_nri_failures_total{reason="namespace_quota"}`: 3, "tgroup_nri_pending_containers": 3} {
 		if got := counter(t, e.met, series); got != want {
 			t.Errorf("%s = %v, want %v", series, got, want)
 		}
 	}
-	// a's pod goes: c (waiting longest) gets its group, d waits on
+	// a's pod goes: c (waiting longest) gets its group, d and n wait on
 	_ = e.fs.setProcs("k8s.greedy.a", nil)
 	e.rt.Remove(a)
 	e.expect("k8s.greedy.c", "high", allMax, 6003)
-	e.expect(over, "low", overLimit, 6004)
+	e.expect(over, "low", overLimit, 6004, 6006)
 	// everything of greedy goes: the overflow group with the last group
 	for _, c := range e.rt.ctrsOf("greedy") {
 		gs, _ := e.fs.Groups() // its process exits
@@ -64,7 +70,7 @@ rules:
 		}
 		e.rt.Remove(c)
 	}
-	for _, g := range []string{"k8s.greedy.b", "k8s.greedy.c", "k8s.greedy.d", over, "common"} {
+	for _, g := range []string{"k8s.greedy.b", "k8s.greedy.c", "k8s.greedy.d", "k8s.greedy.n", over, "common"} {
 		e.expectGone(g)
 	}
 	if got := e.plugin().Owned(); !slices.Equal(got, []string{"k8s.other._overflow", "k8s.other.x"}) {
