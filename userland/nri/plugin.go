@@ -566,11 +566,12 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 		wait = "namespace_quota"
 	} else {
 		runsIn := "the root group, unthrottled and unprotected"
-		if quota > 0 && !pol.Shared && p.owned[OverflowGroup(ns)] {
+		overflow := quota > 0 && !pol.Shared && p.owned[OverflowGroup(ns)]
+		if overflow {
 			runsIn = OverflowGroup(ns) + ", its namespace's overflow group (low priority)"
 		}
 		if err := p.ensureGroup(pod, id, pol.Group, runsIn); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) || !strings.HasPrefix(runsIn, DefaultPrefix) {
+			if !errors.Is(err, syscall.ENOSPC) || !overflow {
 				if _, ok := p.pending[id]; !ok && errors.Is(err, syscall.ENOSPC) {
 					p.pending[id] = p.record(pod, ctr)
 					p.counts()
@@ -935,9 +936,15 @@ func (p *Plugin) retryPending() {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return p.pending[ids[i]].seq < p.pending[ids[j]].seq })
+	quota := p.config().quota.groups
 	for _, id := range ids {
 		u, ok := p.pending[id]
 		if !ok {
+			continue
+		}
+		// in its overflow group, its namespace still at its quota: nothing
+		// to do (no identity to check: it was placed)
+		if ns := u.pod.GetNamespace(); quota > 0 && p.ctrGroup[id] == OverflowGroup(ns) && p.nsGroups(ns) >= quota {
 			continue
 		}
 		ctr, stale := p.current(&u)
