@@ -34,11 +34,22 @@
  * group, but it is on the thread list before its parent moves, so the next
  * pass sees it.
  *
- * An exited member is not freed at once: it waits on its group's exiting
- * list until its task has switched out for the last time, so the CPU time
- * it ran after the hook is still charged (throttle.c).
+ * Metering. Every period the loop takes each group's CPU time
+ * (tg_group_cpu_collect()): the members' sum_exec_runtime deltas, plus
+ * what members that left during the period (moved out, removed) ran before
+ * leaving, plus what exited members ran up to their very last context
+ * switch: an exited member is not freed at once, it waits on its group's
+ * exiting list until its task has switched out for the last time.
+ *
+ * Plug-ins hear of every member joining and leaving a group (member_joined,
+ * member_left in struct tg_plugin), under the group's lock: the CPU
+ * actuator parks a task that joins a throttled group.
+ *
+ * Removal. A group is removed (rmdir) only when no live task is in it;
+ * unmount sends every member back to the root group first.
  */
 #include <linux/capability.h>
+#include <linux/math64.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/rhashtable.h>
@@ -152,7 +163,7 @@ static int tg_member_attach(struct tg_member *m, struct task_struct *task,
 	m->gone = false;
 	m->last_runtime = READ_ONCE(task->se.sum_exec_runtime);
 	m->pc = NULL;
-	tg_cpu_member_init(m);
+	m->park_busy = 0;
 	ret = rhashtable_lookup_insert_fast(&tg_members, &m->hnode,
 					    tg_member_params);
 	if (ret)
@@ -162,6 +173,134 @@ static int tg_member_attach(struct tg_member *m, struct task_struct *task,
 	list_add_tail(&m->gnode, &grp->members);
 	grp->nr_tasks++;
 	return 0;
+}
+
+/* --- metering ------------------------------------------------------------ */
+
+/*
+ * What the task of @m ran since last seen, in ns; @advance moves the mark.
+ * sum_exec_runtime of a task running elsewhere lags by up to a tick: the
+ * rest is seen at the next look, so nothing is lost.
+ */
+static u64 tg_member_ran(struct tg_member *m, bool advance)
+{
+	u64 now = READ_ONCE(m->task->se.sum_exec_runtime);
+	u64 ran = now - m->last_runtime;
+
+	if (advance)
+		m->last_runtime = now;
+	return ran;
+}
+
+/* The task has switched out for the last time: its CPU time is final. */
+static bool tg_task_final(struct task_struct *t)
+{
+	if (READ_ONCE(t->__state) != TASK_DEAD)
+		return false;
+	/*
+	 * finish_task() clears on_cpu with release ordering after the last
+	 * switch accounted the runtime: acquire orders the caller's read of
+	 * sum_exec_runtime after it.
+	 */
+	return !smp_load_acquire(&t->on_cpu);
+}
+
+/*
+ * CPU time of the group since the period began, in ns; @advance (the loop,
+ * at the period's end) starts the next one and lets exited members whose
+ * time is final go.
+ */
+static u64 tg_cpu_since(struct tg_group *grp, bool advance)
+{
+	struct tg_member *m, *tmp;
+	u64 ns = grp->cpu_gone_ns;
+
+	lockdep_assert_held(&grp->lock);
+	list_for_each_entry(m, &grp->members, gnode)
+		ns += tg_member_ran(m, advance);
+	list_for_each_entry_safe(m, tmp, &grp->exiting, gnode) {
+		bool final = tg_task_final(m->task);	/* before the read */
+
+		ns += tg_member_ran(m, advance);
+		if (advance && final) {
+			list_del(&m->gnode);
+			tg_member_put(m);
+		}
+	}
+	if (advance)
+		grp->cpu_gone_ns = 0;
+	return ns;
+}
+
+/**
+ * tg_group_cpu_since() - CPU time of a group since its period began
+ * @grp: child group
+ *
+ * Context: grp->lock held.
+ * Return: nanoseconds, summed over all members and CPUs.
+ */
+u64 tg_group_cpu_since(struct tg_group *grp)
+{
+	return tg_cpu_since(grp, false);
+}
+
+/**
+ * tg_group_cpu_collect() - CPU time the group's tasks ran in the period just ended
+ * @grp: child group
+ *
+ * Starts the next period's metering.
+ *
+ * Context: the regulation loop (tg_mutex held); takes grp->lock.
+ * Return: microseconds, summed over all members and CPUs.
+ */
+u64 tg_group_cpu_collect(struct tg_group *grp)
+{
+	u64 ns;
+
+	lockdep_assert_held(&tg_mutex);
+	spin_lock(&grp->lock);
+	ns = tg_cpu_since(grp, true);
+	spin_unlock(&grp->lock);
+	return div_u64(ns, NSEC_PER_USEC);
+}
+
+/* Let exited members go: every one (@all: the group is going), or the final. */
+static void tg_group_reap_exiting(struct tg_group *grp, bool all)
+{
+	struct tg_member *m, *tmp;
+
+	lockdep_assert_held(&grp->lock);
+	list_for_each_entry_safe(m, tmp, &grp->exiting, gnode) {
+		if (!all && !tg_task_final(m->task))
+			continue;
+		list_del(&m->gnode);
+		tg_member_put(m);
+	}
+}
+
+/* The plug-ins hear of it (the CPU actuator parks a joiner of a throttled group). */
+static void tg_member_joined(struct tg_member *m, bool new_task)
+{
+	struct tg_plugin *p;
+	unsigned int i;
+
+	lockdep_assert_held(&m->grp->lock);
+	for (i = 0; (p = tg_plugin(i)); i++)
+		if (p->member_joined)
+			p->member_joined(m, new_task);
+}
+
+/* What it ran in @from is @from's; the plug-ins hear of it. */
+static void tg_member_left(struct tg_member *m, struct tg_group *from)
+{
+	struct tg_plugin *p;
+	unsigned int i;
+
+	lockdep_assert_held(&from->lock);
+	from->cpu_gone_ns += tg_member_ran(m, true);
+	for (i = 0; (p = tg_plugin(i)); i++)
+		if (p->member_left)
+			p->member_left(m, from);
 }
 
 static void tg_member_free_rcu(struct rcu_head *rcu)
@@ -200,7 +339,7 @@ static void tg_member_unlink(struct tg_member *m)
 	list_del(&m->gnode);
 	grp->nr_tasks--;
 	WRITE_ONCE(m->gone, true);
-	tg_cpu_member_left(m, grp);
+	tg_member_left(m, grp);
 }
 
 static void tg_member_detach(struct tg_member *m)
@@ -229,8 +368,8 @@ static void tg_member_switch(struct tg_member *m, struct tg_group *dst)
 	tg_group_get(dst);
 	WRITE_ONCE(m->grp, dst);
 	/* CPU time so far counts for the old group, from now on for dst */
-	tg_cpu_member_left(m, from);
-	tg_cpu_member_joined(m, false);
+	tg_member_left(m, from);
+	tg_member_joined(m, false);
 	tg_group_put(from);	/* not the last: the registry holds one */
 }
 
@@ -269,7 +408,7 @@ static void tg_on_newtask(void *data, struct task_struct *task,
 		/* -EEXIST: a mover placed the new task already; it wins */
 		ret = tg_member_attach(m, task, grp);
 		if (!ret) {
-			tg_cpu_member_joined(m, true);	/* throttled: starts parked */
+			tg_member_joined(m, true);	/* throttled: starts parked */
 			m = NULL;
 		} else if (ret != -EEXIST) {
 			atomic64_inc(&tg_inherit_failures);
@@ -450,7 +589,7 @@ static int tg_place_thread(struct task_struct *t, struct tg_group *dst,
 		ret = TG_PLACE_SKIP;
 		goto unlock;
 	}
-	tg_cpu_member_joined(m, false);
+	tg_member_joined(m, false);
 	ret = TG_PLACE_CHANGED;
 unlock:
 	spin_unlock(&dst->lock);
@@ -599,18 +738,13 @@ int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
 	return ret;
 }
 
-/**
- * tg_group_drain() - empty a group about to be removed, if it can be
- * @grp: child group
- *
- * A group whose only members are exiting (PF_EXITING, exit hook not yet
- * run) is empty for rmdir, as it is for cgroup.procs and tasks: those
- * members are detached now and their exit hook finds nothing.
- *
- * Context: grp->lock held.
- * Return: true if the group is now empty, false if a live task is in it.
+/*
+ * Empty a group about to be removed, if it can be: a group whose only
+ * members are exiting (PF_EXITING, exit hook not yet run) is empty for
+ * rmdir, as it is for cgroup.procs and tasks: those members are detached
+ * now and their exit hook finds nothing. False if a live task is in it.
  */
-bool tg_group_drain(struct tg_group *grp)
+static bool tg_group_drain(struct tg_group *grp)
 {
 	struct tg_member *m, *tmp;
 
@@ -623,20 +757,65 @@ bool tg_group_drain(struct tg_group *grp)
 	return true;
 }
 
-/**
- * tg_group_release_members() - every member of a dead group back to root
- * @grp: child group, already dead (nothing can join it)
- *
- * Context: process context; takes grp->lock.
- */
-void tg_group_release_members(struct tg_group *grp)
+/* A dead group: every member back to root, every exited member let go. */
+static void tg_group_release_members(struct tg_group *grp)
 {
 	struct tg_member *m, *tmp;
 
 	spin_lock(&grp->lock);
 	list_for_each_entry_safe(m, tmp, &grp->members, gnode)
 		tg_member_detach(m);
+	tg_group_reap_exiting(grp, true);
 	spin_unlock(&grp->lock);
+}
+
+/**
+ * tg_group_remove() - remove an empty child group (rmdir)
+ * @grp: group
+ * @msg: explanation on failure
+ *
+ * Context: Process context, tg_mutex held.
+ * Return: 0, or -EBUSY while a task that is not exiting is in the group.
+ */
+int tg_group_remove(struct tg_group *grp, const char **msg)
+{
+	lockdep_assert_held(&tg_mutex);
+	spin_lock(&grp->lock);
+	if (!tg_group_drain(grp)) {
+		spin_unlock(&grp->lock);
+		*msg = "group has tasks";
+		return -EBUSY;
+	}
+	grp->dead = true;	/* under lock: nothing can join it now */
+	tg_group_reap_exiting(grp, true);
+	spin_unlock(&grp->lock);
+	tg_group_unlist(grp);
+	return 0;
+}
+
+/**
+ * tg_group_remove_all() - unmount: every task back to root, every group gone
+ *
+ * Context: Process context, tg_mutex held.
+ */
+void tg_group_remove_all(void)
+{
+	struct tg_group *grp, *tmp;
+
+	lockdep_assert_held(&tg_mutex);
+	/*
+	 * Dead first: from here no task can join any of them, not even by
+	 * fork or by a move between two of them; then empty and unlist each.
+	 */
+	list_for_each_entry(grp, &tg_groups, node) {
+		spin_lock(&grp->lock);
+		grp->dead = true;
+		spin_unlock(&grp->lock);
+	}
+	list_for_each_entry_safe(grp, tmp, &tg_groups, node) {
+		tg_group_release_members(grp);
+		tg_group_unlist(grp);
+	}
 }
 
 /* --- listing ------------------------------------------------------------ */

@@ -40,6 +40,7 @@
 #include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <grp.h>
 
 #include "util.h"
 
@@ -1369,6 +1370,273 @@ TEST_T(io_uring_threads_never_parked, 60)
 	       s->read_done ? "completed" : "not completed", s->read_res, s->read_ms, NOP_BOUND_MS);
 	reap(a);
 	rmdir(p2(MNT, "ur"));
+}
+
+/* ---- 10. nobody slips out: tracers, signals, stops, io_uring (issue 22) ---- */
+
+/*
+ * A workload of an unprivileged user (uid ESC_UID) in a group pinned at
+ * 10 % of one CPU tries to run its way out of the throttle; its share of
+ * one CPU, summed over all its threads (io_uring's workers included:
+ * /proc/PID/task/ * /schedstat), over MEASURE_S after WARMUP_S, must stay
+ * within ESC_TOL of the quota, as for the honest workloads above.
+ */
+#define ESC_UID			1000
+#define ESC_TOL			0.10	/* +-10 % of the quota */
+#define ESC_TIMER_US		100	/* a signal every 100 us */
+#define ESC_STOP_EVERY_US	2000	/* SIGSTOP, then SIGCONT ESC_CONT_AFTER_US later */
+#define ESC_CONT_AFTER_US	100
+#define ESC_READ_BYTES		(256 << 10)	/* one offloaded read from /dev/zero */
+#define ESC_BATCH		32		/* offloaded reads in flight */
+
+static void drop_to(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(120);
+}
+
+static void empty_handler(int sig)
+{
+	(void)sig;
+}
+
+/* a process of ESC_UID that spins, started with @setup run first in it */
+static pid_t esc_spinner(void (*setup)(void))
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (p == 0) {
+		drop_to(ESC_UID);
+		if (setup)
+			setup();
+		spin_thread(NULL);
+	}
+	return p;
+}
+
+/* join g (pinned at 10 %), warm up, then the share of one CPU over MEASURE_S */
+static double esc_share(const char *g, pid_t p)
+{
+	join(g, p);
+	usleep(WARMUP_S * 1e6);
+	return proc_share(p, MEASURE_S);
+}
+
+static void esc_expect(const char *name, const char *what, double share)
+{
+	double lo = Q10_SHARE * (1 - ESC_TOL), hi = Q10_SHARE * (1 + ESC_TOL);
+
+	printf("TGTEST-INFO: %s: %s: %.3f of one CPU over %.1f s (quota %.2f, +-%.0f %%: "
+	       "%.3f..%.3f), nr_throttled %llu\n", name, what, share, MEASURE_S, Q10_SHARE,
+	       ESC_TOL * 100, lo, hi, stat_value("esc", "nr_throttled"));
+	EXPECT(share >= lo && share <= hi, "%s: share %.3f, expected %.2f +- %.0f %%", what,
+	       share, Q10_SHARE, ESC_TOL * 100);
+}
+
+/* A spinner seized by a tracer in the root group (no stop, no signal). */
+TEST_T(escape_traced_spinner, 40)
+{
+	int fds[2], st;
+	pid_t tracer, sp;
+	char c;
+
+	pinned_group("esc", Q10_US);
+	EXPECT_OK(pipe(fds));
+	tracer = fork();
+	if (tracer == 0) {
+		pid_t s;
+
+		drop_to(ESC_UID);
+		prctl(PR_SET_DUMPABLE, 1);	/* setresuid() made it non-dumpable */
+		s = fork();
+		if (s == 0) {
+			close(fds[0]);
+			close(fds[1]);
+			spin_thread(NULL);
+		}
+		if (ptrace(PTRACE_SEIZE, s, 0, 0))
+			_exit(121);
+		close(fds[0]);
+		if (write(fds[1], &s, sizeof(s)) != sizeof(s))
+			_exit(122);
+		/* a tracer that only waits: nothing stops the tracee */
+		while (waitpid(s, &st, __WALL) == s)
+			if (WIFSTOPPED(st))
+				ptrace(PTRACE_CONT, s, 0, 0);
+		_exit(0);
+	}
+	close(fds[1]);
+	EXPECT(read(fds[0], &sp, sizeof(sp)) == sizeof(sp), "the tracer did not seize its child");
+	esc_expect("escape_traced_spinner", "spinner seized by a tracer outside its group",
+		   esc_share("esc", sp));
+	kill(sp, SIGKILL);
+	reap(tracer);
+	(void)c;
+	rmdir(p2(MNT, "esc"));
+}
+
+/*
+ * The handler runs with its signal unblocked (SA_NODEFER): with the default
+ * mask, under TCG (where delivering a signal takes most of 100 us) the
+ * enforcer's IPI mostly finds the task inside its handler, SIGALRM blocked;
+ * parked there, the next SIGALRM stays pending and wakes no one, and
+ * ITIMER_REAL re-arms only when SIGALRM is dequeued - the timer stops until
+ * the group is released. That, not a re-park, held such a spinner before.
+ */
+static void on_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = empty_handler, .sa_flags = SA_RESTART | SA_NODEFER };
+
+	sigaction(sig, &sa, NULL);
+}
+
+static void itimer_real(void)
+{
+	struct itimerval it = { { 0, ESC_TIMER_US }, { 0, ESC_TIMER_US } };
+
+	on_signal(SIGALRM);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void itimer_prof(void)
+{
+	struct itimerval it = { { 0, ESC_TIMER_US }, { 0, ESC_TIMER_US } };
+
+	on_signal(SIGPROF);
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+/*
+ * A spinner woken by a signal every ESC_TIMER_US, with a handler that does
+ * nothing: wall-clock timers (ITIMER_REAL) fire while it is parked.
+ */
+TEST_T(escape_self_signalling_spinner, 40)
+{
+	pid_t p;
+
+	pinned_group("esc", Q10_US);
+	p = esc_spinner(itimer_real);
+	esc_expect("escape_self_signalling_spinner", "ITIMER_REAL 100 us, empty SIGALRM handler (SA_NODEFER)",
+		   esc_share("esc", p));
+	reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
+/*
+ * The same with a CPU-time timer (ITIMER_PROF): it advances only while the
+ * process runs, so it cannot fire while the process is parked.
+ */
+TEST_T(escape_cpu_timer_spinner, 40)
+{
+	pid_t p;
+
+	pinned_group("esc", Q10_US);
+	p = esc_spinner(itimer_prof);
+	esc_expect("escape_cpu_timer_spinner", "ITIMER_PROF 100 us, empty SIGPROF handler (SA_NODEFER)",
+		   esc_share("esc", p));
+	reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
+static void posix_timer(int sig, long first_us, long every_us)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = sig };
+	struct itimerspec its = {
+		.it_interval = { every_us / 1000000, every_us % 1000000 * 1000 },
+		.it_value = { first_us / 1000000, first_us % 1000000 * 1000 },
+	};
+	timer_t t;
+
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t) || timer_settime(t, 0, &its, NULL))
+		_exit(123);
+}
+
+static void stop_cont_timers(void)
+{
+	posix_timer(SIGSTOP, ESC_STOP_EVERY_US, ESC_STOP_EVERY_US);
+	posix_timer(SIGCONT, ESC_STOP_EVERY_US + ESC_CONT_AFTER_US, ESC_STOP_EVERY_US);
+}
+
+/*
+ * A spinner that stops and continues itself with two timers (SIGSTOP, then
+ * SIGCONT 100 us later, every 2 ms): a job-control stop ends a park, and the
+ * continued task must not run on in user space while its group is throttled.
+ */
+TEST_T(escape_stop_cont_spinner, 40)
+{
+	pid_t p;
+
+	pinned_group("esc", Q10_US);
+	p = esc_spinner(stop_cont_timers);
+	esc_expect("escape_stop_cont_spinner", "SIGSTOP + SIGCONT from its own timers every 2 ms",
+		   esc_share("esc", p));
+	reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
+/*
+ * Work pushed onto io_uring's io-wq workers (IOSQE_ASYNC reads of 256 KiB
+ * from /dev/zero, ESC_BATCH in flight): the workers are threads of the
+ * process, their CPU is the group's, and they must not run on while the
+ * group is throttled.
+ */
+static void __attribute__((noreturn)) uring_offloader(int sqpoll)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	struct ring r;
+	char *buf;
+	long inflight = 0, n = 0;
+	int zero;
+
+	drop_to(ESC_UID);
+	zero = open("/dev/zero", O_RDONLY);
+	buf = mmap(NULL, (size_t)ESC_READ_BYTES * ESC_BATCH, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (sqpoll) {
+		p.flags = IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = SQ_IDLE_MS;
+	}
+	if (zero < 0 || buf == MAP_FAILED || ring_setup(&r, 2 * ESC_BATCH, &p))
+		_exit(124);
+	for (;;) {
+		while (inflight < ESC_BATCH) {
+			memset(&sqe, 0, sizeof(sqe));
+			sqe.opcode = IORING_OP_READ;
+			sqe.flags = sqpoll ? 0 : IOSQE_ASYNC;
+			sqe.fd = zero;
+			sqe.addr = (unsigned long)(buf + (size_t)ESC_READ_BYTES * (n++ % ESC_BATCH));
+			sqe.len = ESC_READ_BYTES;
+			ring_submit(&r, &sqe);
+			if (!sqpoll)
+				syscall(__NR_io_uring_enter, r.fd, 1, 0, 0, NULL, 0);
+			inflight++;
+		}
+		/* wait for one completion in the kernel (no spinning here) */
+		if (!sqpoll)
+			syscall(__NR_io_uring_enter, r.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+		while (ring_reap(&r, &cqe, 0))
+			inflight--;
+		if (sqpoll)
+			usleep(100);
+	}
+}
+
+TEST_T(escape_io_uring_offload, 40)
+{
+	pid_t p;
+
+	pinned_group("esc", Q10_US);
+	p = fork();
+	if (p == 0)
+		uring_offloader(0);
+	esc_expect("escape_io_uring_offload", "IOSQE_ASYNC reads of 256 KiB from /dev/zero",
+		   esc_share("esc", p));
+	reap(p);
+	rmdir(p2(MNT, "esc"));
 }
 
 /* ---- 6. leaving a throttle lets the task run at once ----------------------- */
