@@ -130,6 +130,14 @@ struct tg_member {
 	unsigned long		park_busy;	/* bit 0: a park is queued or running */
 	struct callback_head	park_cb;
 	u64			last_runtime;	/* sum_exec_runtime seen, ns; metering */
+	/*
+	 * The record the task's next fork gives its child when an atomic
+	 * allocation fails (under grp->lock); refilled by refill_cb at the
+	 * task's next return to user space (membership.c).
+	 */
+	struct tg_member	*reserve;
+	unsigned long		refill_busy;	/* bit 0: refill_cb queued */
+	struct callback_head	refill_cb;
 	/* the one per-member plug-in state: sources/perf.c's counters */
 	struct tg_pcount	*pc;
 };
