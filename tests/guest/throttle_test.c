@@ -1545,6 +1545,14 @@ static void esc_expect(const char *name, const char *what, double share)
 	       share, Q10_SHARE, ESC_TOL * 100);
 }
 
+/* A workload @p of a test in group "esc" pinned at 10 %: its share, then cleanup. */
+static void esc_case(const char *name, const char *what, pid_t p)
+{
+	esc_expect(name, what, esc_share("esc", p));
+	reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
 /* A spinner seized by a tracer in the root group (no stop, no signal). */
 TEST_T(escape_traced_spinner, 40)
 {
@@ -1579,12 +1587,10 @@ TEST_T(escape_traced_spinner, 40)
 	}
 	close(fds[1]);
 	EXPECT(read(fds[0], &sp, sizeof(sp)) == sizeof(sp), "the tracer did not seize its child");
-	esc_expect("escape_traced_spinner", "spinner seized by a tracer outside its group",
-		   esc_share("esc", sp));
-	kill(sp, SIGKILL);
-	reap(tracer);
 	(void)c;
-	rmdir(p2(MNT, "esc"));
+	/* measured while traced; reaping kills the tracee (the tracer's child) */
+	esc_case("escape_traced_spinner", "spinner seized by a tracer outside its group", sp);
+	reap(tracer);
 }
 
 /*
@@ -1624,14 +1630,8 @@ static void itimer_prof(void)
  */
 TEST_T(escape_self_signalling_spinner, 40)
 {
-	pid_t p;
-
 	pinned_group("esc", Q10_US);
-	p = esc_spinner(itimer_real);
-	esc_expect("escape_self_signalling_spinner", "ITIMER_REAL 100 us, empty SIGALRM handler (SA_NODEFER)",
-		   esc_share("esc", p));
-	reap(p);
-	rmdir(p2(MNT, "esc"));
+	esc_case("escape_self_signalling_spinner", "ITIMER_REAL 100 us, empty SIGALRM handler (SA_NODEFER)", esc_spinner(itimer_real));
 }
 
 /*
@@ -1640,14 +1640,8 @@ TEST_T(escape_self_signalling_spinner, 40)
  */
 TEST_T(escape_cpu_timer_spinner, 40)
 {
-	pid_t p;
-
 	pinned_group("esc", Q10_US);
-	p = esc_spinner(itimer_prof);
-	esc_expect("escape_cpu_timer_spinner", "ITIMER_PROF 100 us, empty SIGPROF handler (SA_NODEFER)",
-		   esc_share("esc", p));
-	reap(p);
-	rmdir(p2(MNT, "esc"));
+	esc_case("escape_cpu_timer_spinner", "ITIMER_PROF 100 us, empty SIGPROF handler (SA_NODEFER)", esc_spinner(itimer_prof));
 }
 
 static void posix_timer(int sig, long first_us, long every_us)
@@ -1676,14 +1670,8 @@ static void stop_cont_timers(void)
  */
 TEST_T(escape_stop_cont_spinner, 40)
 {
-	pid_t p;
-
 	pinned_group("esc", Q10_US);
-	p = esc_spinner(stop_cont_timers);
-	esc_expect("escape_stop_cont_spinner", "SIGSTOP + SIGCONT from its own timers every 2 ms",
-		   esc_share("esc", p));
-	reap(p);
-	rmdir(p2(MNT, "esc"));
+	esc_case("escape_stop_cont_spinner", "SIGSTOP + SIGCONT from its own timers every 2 ms", esc_spinner(stop_cont_timers));
 }
 
 /*
@@ -1692,7 +1680,7 @@ TEST_T(escape_stop_cont_spinner, 40)
  * process, their CPU is the group's, and they must not run on while the
  * group is throttled.
  */
-static void __attribute__((noreturn)) uring_offloader(int sqpoll)
+static void __attribute__((noreturn)) uring_offloader(void)
 {
 	struct io_uring_params p = { 0 };
 	struct io_uring_sqe sqe;
@@ -1706,32 +1694,24 @@ static void __attribute__((noreturn)) uring_offloader(int sqpoll)
 	zero = open("/dev/zero", O_RDONLY);
 	buf = mmap(NULL, (size_t)ESC_READ_BYTES * ESC_BATCH, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (sqpoll) {
-		p.flags = IORING_SETUP_SQPOLL;
-		p.sq_thread_idle = SQ_IDLE_MS;
-	}
 	if (zero < 0 || buf == MAP_FAILED || ring_setup(&r, 2 * ESC_BATCH, &p))
 		_exit(124);
 	for (;;) {
 		while (inflight < ESC_BATCH) {
 			memset(&sqe, 0, sizeof(sqe));
 			sqe.opcode = IORING_OP_READ;
-			sqe.flags = sqpoll ? 0 : IOSQE_ASYNC;
+			sqe.flags = IOSQE_ASYNC;
 			sqe.fd = zero;
 			sqe.addr = (unsigned long)(buf + (size_t)ESC_READ_BYTES * (n++ % ESC_BATCH));
 			sqe.len = ESC_READ_BYTES;
 			ring_submit(&r, &sqe);
-			if (!sqpoll)
-				syscall(__NR_io_uring_enter, r.fd, 1, 0, 0, NULL, 0);
+			syscall(__NR_io_uring_enter, r.fd, 1, 0, 0, NULL, 0);
 			inflight++;
 		}
 		/* wait for one completion in the kernel (no spinning here) */
-		if (!sqpoll)
-			syscall(__NR_io_uring_enter, r.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+		syscall(__NR_io_uring_enter, r.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
 		while (ring_reap(&r, &cqe, 0))
 			inflight--;
-		if (sqpoll)
-			usleep(100);
 	}
 }
 
@@ -1742,11 +1722,8 @@ TEST_T(escape_io_uring_offload, 40)
 	pinned_group("esc", Q10_US);
 	p = fork();
 	if (p == 0)
-		uring_offloader(0);
-	esc_expect("escape_io_uring_offload", "IOSQE_ASYNC reads of 256 KiB from /dev/zero",
-		   esc_share("esc", p));
-	reap(p);
-	rmdir(p2(MNT, "esc"));
+		uring_offloader();
+	esc_case("escape_io_uring_offload", "IOSQE_ASYNC reads of 256 KiB from /dev/zero", p);
 }
 
 /* ---- 6. leaving a throttle lets the task run at once ----------------------- */
