@@ -28,8 +28,9 @@
  * generation moves on (unthrottle, release), the task leaves the group, or
  * the group is removed. As under CFS bandwidth control, a parked task runs
  * no user code, signal handlers included: for the park, the signals the
- * task handles or ignores are blocked (they stay pending, and are
- * delivered once it runs again), so only these end a park early:
+ * task has a handler for are blocked (they stay pending, and are delivered
+ * once it runs again; ignored ones are dropped as usual), so only these end
+ * a park early:
  *  - a fatal signal (SIGKILL, or a signal whose default action kills);
  *  - a job-control or ptrace stop (SIGSTOP, a stop signal of default
  *    action, a group stop, PTRACE_INTERRUPT and other ptrace traps): the
@@ -215,24 +216,24 @@ static bool tg_park_interrupted(void)
 }
 
 /*
- * The signals a park blocks: those the task handles or ignores (a handler
- * is user code; an ignored signal needs nothing now). Those whose default
- * action stops or kills stay open, and SIGKILL and SIGSTOP cannot be
- * blocked anyway.
+ * The signals a park blocks: those the task has a handler for (user code).
+ * Those whose default action stops or kills stay open. Ignored ones stay
+ * open too: they are dropped where they are sent and wake no one (blocked,
+ * they would be queued instead, and a POSIX timer whose queued signal a
+ * stop flushes - SIGCONT flushed by SIGSTOP - is never re-armed).
  */
 static void tg_park_signals(sigset_t *block)
 {
 	struct sighand_struct *sh = current->sighand;
+	__sighandler_t h;
 	int sig;
 
 	sigemptyset(block);
 	spin_lock_irq(&sh->siglock);
 	for (sig = 1; sig <= _NSIG; sig++) {
-		if (sig_kernel_only(sig))
-			continue;
-		if (sh->action[sig - 1].sa.sa_handler == SIG_DFL && !sig_kernel_ignore(sig))
-			continue;
-		sigaddset(block, sig);
+		h = sh->action[sig - 1].sa.sa_handler;
+		if (!sig_kernel_only(sig) && h != SIG_DFL && h != SIG_IGN)
+			sigaddset(block, sig);
 	}
 	spin_unlock_irq(&sh->siglock);
 }
