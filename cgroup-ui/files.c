@@ -24,31 +24,6 @@ static int tg_status_show(struct seq_file *sf, struct tg_group *grp)
 
 /* --- membership --------------------------------------------------------- */
 
-static int tg_pids_show(struct seq_file *sf, struct tg_group *grp, bool tgids)
-{
-	size_t i, nr;
-	pid_t *pids;
-	int ret;
-
-	ret = tg_group_pids(grp, tgids, &pids, &nr);
-	if (ret)
-		return ret;
-	for (i = 0; i < nr; i++)
-		seq_printf(sf, "%d\n", pids[i]);
-	kvfree(pids);
-	return 0;
-}
-
-static int tg_procs_show(struct seq_file *sf, struct tg_group *grp)
-{
-	return tg_pids_show(sf, grp, true);
-}
-
-static int tg_tasks_show(struct seq_file *sf, struct tg_group *grp)
-{
-	return tg_pids_show(sf, grp, false);
-}
-
 static int tg_pid_write(struct tg_group *grp, const char *buf, size_t len,
 			const struct file *file, const char **msg,
 			bool threadgroup)
@@ -205,12 +180,12 @@ const struct tg_cftype tg_files[] = {
 	{
 		.name	= "cgroup.procs",
 		.mode	= 0644,
-		.show	= tg_procs_show,
+		.flags	= TG_CFT_PIDS | TG_CFT_TGIDS,
 		.write	= tg_procs_write,
 	}, {
 		.name	= "tasks",
 		.mode	= 0644,
-		.show	= tg_tasks_show,
+		.flags	= TG_CFT_PIDS,
 		.write	= tg_tasks_write,
 	}, {
 		.name	= "tgroup.priority",

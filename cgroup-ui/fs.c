@@ -13,6 +13,7 @@
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
 #include <linux/namei.h>
+#include <linux/pid_namespace.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -138,9 +139,86 @@ static int tg_seq_show(struct seq_file *sf, void *v)
 	return ti->cft->show(sf, ti->grp);
 }
 
+/*
+ * cgroup.procs and tasks: an iterator over the reader's pid namespace, one
+ * id at a time (as cgroup's pidlists, but without a list: the engine finds
+ * the next id from a position, in ascending order), so no read walks every
+ * task at once or again when the buffer grows. The position is the next id
+ * to look from.
+ */
+struct tg_pids_iter {
+	struct tg_group *grp;
+	struct pid_namespace *ns;	/* the opener's, referenced */
+	bool tgids;
+};
+
+static void *tg_pids_at(struct seq_file *sf, loff_t *pos)
+{
+	struct tg_pids_iter *it = sf->private;
+	pid_t id;
+
+	if (*pos >= PID_MAX_LIMIT)
+		return NULL;
+	id = tg_group_next_pid(it->grp, it->tgids, it->ns, *pos);
+	if (!id)
+		return NULL;
+	*pos = id;
+	return (void *)(unsigned long)id;
+}
+
+static void *tg_pids_start(struct seq_file *sf, loff_t *pos)
+{
+	return tg_pids_at(sf, pos);
+}
+
+static void *tg_pids_next(struct seq_file *sf, void *v, loff_t *pos)
+{
+	*pos = (unsigned long)v + 1;
+	return tg_pids_at(sf, pos);
+}
+
+static void tg_pids_stop(struct seq_file *sf, void *v)
+{
+}
+
+static int tg_pids_show(struct seq_file *sf, void *v)
+{
+	seq_printf(sf, "%lu\n", (unsigned long)v);
+	return 0;
+}
+
+static const struct seq_operations tg_pids_seq_ops = {
+	.start	= tg_pids_start,
+	.next	= tg_pids_next,
+	.stop	= tg_pids_stop,
+	.show	= tg_pids_show,
+};
+
 static int tg_file_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, tg_seq_show, TG_I(inode));
+	struct tg_inode *ti = TG_I(inode);
+	struct tg_pids_iter *it;
+
+	if (!(ti->cft->flags & TG_CFT_PIDS))
+		return single_open(file, tg_seq_show, ti);
+	it = __seq_open_private(file, &tg_pids_seq_ops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->grp = ti->grp;
+	it->ns = get_pid_ns(task_active_pid_ns(current));
+	it->tgids = ti->cft->flags & TG_CFT_TGIDS;
+	return 0;
+}
+
+static int tg_file_release(struct inode *inode, struct file *file)
+{
+	struct tg_pids_iter *it;
+
+	if (!(TG_I(inode)->cft->flags & TG_CFT_PIDS))
+		return single_release(inode, file);
+	it = ((struct seq_file *)file->private_data)->private;
+	put_pid_ns(it->ns);
+	return seq_release_private(inode, file);
 }
 
 static ssize_t tg_file_write(struct file *file, const char __user *ubuf,
@@ -183,7 +261,7 @@ static const struct file_operations tg_file_fops = {
 	.open		= tg_file_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= single_release,
+	.release	= tg_file_release,
 	.write		= tg_file_write,
 };
 

@@ -243,9 +243,12 @@ int tg_engine_init(void)
 	ret = tg_membership_init();
 	if (ret)
 		return ret;
-	ret = tg_loop_init();
+	ret = tg_groups_init();
 	if (ret)
 		goto err_membership;
+	ret = tg_loop_init();
+	if (ret)
+		goto err_groups;
 	ret = tg_plugins_init();
 	if (ret)
 		goto err_loop;
@@ -253,6 +256,8 @@ int tg_engine_init(void)
 
 err_loop:
 	tg_loop_exit();
+err_groups:
+	tg_groups_exit();
 err_membership:
 	tg_membership_exit();
 	return ret;
@@ -274,5 +279,6 @@ void tg_engine_exit(void)
 	 */
 	synchronize_rcu_tasks();
 	tg_loop_exit();
+	tg_groups_exit();
 	tg_membership_exit();
 }

@@ -67,6 +67,10 @@ struct task_struct;
  * @group_gone:	 a removed group (dead, empty); tg_mutex held
  * @state:	 one line for tgroup.config ("active" or why not); tg_mutex
  *		 held. NULL: "active"
+ * @member_joined: @m joined m->grp (@new_task: created by a fork, not run
+ *		 yet; else moved there); under m->grp->lock, must not sleep
+ * @member_left: @m leaves @from (moved out, exited, removed); under
+ *		 from->lock, must not sleep
  */
 struct tg_plugin {
 	const char	*name;
@@ -79,6 +83,8 @@ struct tg_plugin {
 	void	(*group_added)(struct tg_group *grp);
 	void	(*group_gone)(struct tg_group *grp);
 	void	(*state)(char *buf, size_t size);
+	void	(*member_joined)(struct tg_member *m, bool new_task);
+	void	(*member_left)(struct tg_member *m, struct tg_group *from);
 };
 
 /**
@@ -109,6 +115,7 @@ struct tg_source_ops {
  * @grp:	 the groups, in tg_groups order
  * @quota_us:	 CPU quota per group (TG_QUOTA_UNLIMITED: none)
  * @mba:	 MBA level per group, percent
+ * @cpu_us:	 CPU time each group ran in the period measured
  * @period_us:	 the nominal period the quota is expressed in
  * @elapsed_us:	 how long the period that was measured really lasted
  */
@@ -117,6 +124,7 @@ struct tg_actuation {
 	struct tg_group		**grp;
 	const u64		*quota_us;
 	const u32		*mba;
+	const u64		*cpu_us;
 	u32			period_us;
 	u32			elapsed_us;
 };

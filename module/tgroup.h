@@ -20,6 +20,7 @@
 #include "tg_core.h"
 
 struct file;
+struct pid_namespace;
 struct tg_group;
 
 #define TG_QUOTA_MAX	U64_MAX
@@ -104,7 +105,7 @@ void tg_group_stat(struct tg_group *grp, struct tg_group_stat *st);
 
 int tg_move_pid(struct tg_group *dst, pid_t pid, bool threadgroup,
 		const struct file *file, const char **msg);
-int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids,
-		  size_t *nr);
+pid_t tg_group_next_pid(struct tg_group *grp, bool tgids,
+			struct pid_namespace *ns, pid_t from);
 
 #endif /* TGROUP_H */

@@ -361,6 +361,185 @@ TEST(fork_clone_exec_inherit)
 	rm("inherit");
 }
 
+/*
+ * Inheritance cannot fail (issue 22): with failslab, the Nth non-sleeping
+ * slab allocation of the forking task (/proc/thread-self/fail-nth; failslab
+ * by default fails only allocations that cannot sleep, which is what a
+ * fork hook may make) is made to fail, for N = 1, 2, ... until a fork no
+ * longer reaches the Nth. Every fork and every thread creation that
+ * succeeds must put the child in its creator's group, however many of
+ * those allocations failed. Kernels without fault injection (the cloud
+ * kernel) skip it: the debug-kernel lane runs it.
+ */
+static int fail_nth_set(int n)
+{
+	return wrf("/proc/thread-self/fail-nth", "%d", n) > 0 ? 0 : -1;
+}
+
+static int fail_nth_left(void)
+{
+	char buf[32] = "";
+
+	rd("/proc/thread-self/fail-nth", buf, sizeof(buf));
+	return atoi(buf);
+}
+
+static void *fi_thread(void *arg)
+{
+	long *tid = arg;
+
+	*tid = syscall(SYS_gettid);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+TEST(fork_inherits_under_failslab)
+{
+	int *res = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char cfg[4096], *p;
+	int st;
+	pid_t w;
+
+	if (access("/proc/self/fail-nth", F_OK)) {
+		printf("TGTEST-INFO: fork_inherits_under_failslab: no fault injection in this kernel "
+		       "(CONFIG_FAULT_INJECTION): runs on the debug kernel\n");
+		return;
+	}
+	mk("fi");
+	w = fork();
+	if (w == 0) {
+		int n, hit_forks = 0, hit_threads = 0, bad = 0, forks = 0, threads = 0;
+
+		if (wr(gp("fi", "cgroup.procs"), "0") < 0)
+			_exit(10);
+		for (n = 1; n < 200; n++) {
+			pid_t c;
+			int left;
+
+			if (fail_nth_set(n))
+				_exit(11);
+			c = fork();
+			if (c == 0) {
+				for (;;)
+					pause();
+			}
+			left = fail_nth_left();
+			fail_nth_set(0);
+			if (c > 0) {
+				forks++;
+				hit_forks += !left;
+				bad += !has_id(gp("fi", "tasks"), c);
+				kill(c, SIGKILL);
+				waitpid(c, NULL, 0);
+			}
+			if (left && c > 0)
+				break;	/* the fork made fewer than n such allocations */
+		}
+		for (n = 1; n < 200; n++) {
+			volatile long tid = 0;
+			pthread_t t;
+			int left, rc;
+
+			if (fail_nth_set(n))
+				_exit(11);
+			rc = pthread_create(&t, NULL, fi_thread, (void *)&tid);
+			left = fail_nth_left();
+			fail_nth_set(0);
+			if (!rc) {
+				while (!tid)
+					usleep(100);
+				threads++;
+				hit_threads += !left;
+				bad += !has_id(gp("fi", "tasks"), tid);
+			}
+			if (left && !rc)
+				break;
+		}
+		res[0] = forks;
+		res[1] = hit_forks;
+		res[2] = threads;
+		res[3] = hit_threads;
+		res[4] = bad;
+		_exit(0);
+	}
+	waitpid(w, &st, 0);
+	EXPECT(WIFEXITED(st) && !WEXITSTATUS(st), "forker status %#x", st);
+	rd(gp("", "tgroup.config"), cfg, sizeof(cfg));
+	p = strstr(cfg, "inherit_failures=");
+	printf("TGTEST-INFO: fork_inherits_under_failslab: %d forks (%d with an allocation failed), "
+	       "%d threads (%d with an allocation failed), %d not in their creator's group; %.30s\n",
+	       res[0], res[1], res[2], res[3], res[4], p ? p : "no inherit_failures");
+	EXPECT(res[1] > 0 && res[3] > 0, "no fork or thread creation succeeded with a failed "
+	       "allocation: the test did not reach the fork hook");
+	EXPECT(res[4] == 0, "%d children or threads escaped to the root group", res[4]);
+	EXPECT(p && !strncmp(p, "inherit_failures=0\n", 19), "%.30s", p ? p : "none");
+	rm("fi");
+}
+
+/*
+ * A failed move changes nothing (issue 22): a process of MV_THREADS threads
+ * in the root group is moved to a group by a writer whose Nth slab
+ * allocation is made to fail (failslab with ignore-gfp-wait=N: sleeping
+ * allocations fail too), for N = 1, 2, ... until the write no longer
+ * reaches the Nth. A write that fails leaves every thread where it was;
+ * one that succeeds moves them all. Runs where fault injection exists.
+ */
+#define MV_THREADS	8
+
+TEST(move_all_or_nothing_under_failslab)
+{
+	const char *igw = "/sys/kernel/debug/failslab/ignore-gfp-wait";
+	int n, fails = 0, oks = 0, bad = 0, left, nt;
+	char why[256] = "";
+	long tids[64];
+	pid_t p;
+
+	if (access("/proc/self/fail-nth", F_OK) || access(igw, W_OK)) {
+		printf("TGTEST-INFO: move_all_or_nothing_under_failslab: no fault injection in this "
+		       "kernel (CONFIG_FAILSLAB, debugfs): runs on the debug kernel\n");
+		return;
+	}
+	mk("mv");
+	p = spawn_sleeper(MV_THREADS);
+	EXPECT(wr(igw, "N") > 0, "%s: %s", igw, strerror(errno));
+	for (n = 1; n < 400; n++) {
+		long r;
+		int i, in_mv = 0;
+
+		fail_nth_set(n);
+		r = wrf(gp("mv", "cgroup.procs"), "%d", p);
+		left = fail_nth_left();
+		fail_nth_set(0);
+		nt = proc_tids(p, tids, 64);
+		for (i = 0; i < nt; i++)
+			in_mv += has_id(gp("mv", "tasks"), tids[i]);
+		if (r < 0) {
+			fails++;
+			if (in_mv && !bad++)
+				snprintf(why, sizeof(why), "fail-nth %d: the write failed (%s) with %d "
+					 "of %d threads moved", n, strerror(errno), in_mv, nt);
+		} else {
+			oks++;
+			if (in_mv != nt && !bad++)
+				snprintf(why, sizeof(why), "fail-nth %d: the write succeeded with %d of "
+					 "%d threads moved", n, in_mv, nt);
+			EXPECT(wrf(gp("", "cgroup.procs"), "%d", p) > 0, "back to root: %s",
+			       strerror(errno));
+		}
+		if (left)
+			break;	/* the write made fewer than n allocations */
+	}
+	wr(igw, "Y");
+	printf("TGTEST-INFO: move_all_or_nothing_under_failslab: %d writes failed, %d succeeded "
+	       "(%d threads); %d half done%s%s\n", fails, oks, nt, bad, bad ? ": " : "", why);
+	EXPECT(fails > 0 && oks > 0, "no failed or no successful write: fault injection did not "
+	       "reach the move");
+	EXPECT(!bad, "%s", why);
+	reap(p);
+	rm("mv");
+}
+
 TEST(exit_leaves_group)
 {
 	pid_t pid;
