@@ -76,7 +76,7 @@ if make --no-print-directory -s user >/dev/null; then
 		while read -r t; do ok "unit/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 		while read -r t; do ko "unit/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 		echo "$out" | grep -B1 -A3 -E '^\[  (ERROR|FAILED) ' | grep -v '^\[  (PASSED|FAILED) \]' | head -20
-		echo "$out" | grep -q '^\[  PASSED  \]' || ko "unit_runner/$(basename "$src" .c)" "no summary"
+		grep -q '^\[  PASSED  \]' <<<"$out" || ko "unit_runner/$(basename "$src" .c)" "no summary"
 	done
 else
 	ko unit_build "libtgcore.a did not build"
@@ -88,7 +88,7 @@ if make --no-print-directory -s "$build/libtgpmem.so" "$build/test_tgpmem" >"$bu
 	while read -r t; do ok "pmdk/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 	while read -r t; do ko "pmdk/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 	echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
-	echo "$out" | grep -q '^\[  PASSED  \]' || ko pmdk_runner "no summary"
+	grep -q '^\[  PASSED  \]' <<<"$out" || ko pmdk_runner "no summary"
 else
 	tail -20 "$build/pmdk.log"; ko pmdk_build "libtgpmem or its test did not build"
 fi
@@ -107,22 +107,22 @@ if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$buil
 		while read -r t; do ok "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 		while read -r t; do ko "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 		echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
-		echo "$out" | grep -q '^\[  PASSED  \]' || ko "${u%%:*}_runner" "no summary"
+		grep -q '^\[  PASSED  \]' <<<"$out" || ko "${u%%:*}_runner" "no summary"
 	done
 	# release builds leave -Werror out (a newer compiler's warning must not
 	# break make install or a package build); make check keeps it
-	if ! make --no-print-directory -s -n -B WERROR=0 "$build/userland/tgctl" | grep -q -- -Werror &&
-		make --no-print-directory -s -n -B WERROR=1 "$build/userland/tgctl" | grep -q -- -Werror; then
+	if ! grep -q -- -Werror <<<"$(make --no-print-directory -s -n -B WERROR=0 "$build/userland/tgctl")" &&
+		grep -q -- -Werror <<<"$(make --no-print-directory -s -n -B WERROR=1 "$build/userland/tgctl")"; then
 		ok werror_only_in_check
 	else ko werror_only_in_check "make -n shows -Werror without WERROR=1 (or not with it)"; fi
 	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-	echo "$out" | grep -q '^PASS ' || ko tgctl_setup "no results: $(echo "$out" | head -3)"
+	grep -q '^PASS ' <<<"$out" || ko tgctl_setup "no results: $(echo "$out" | head -3)"
 	out=$(userland/tests/exporter.sh "$build/userland/tgroup-exporter" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-	echo "$out" | grep -q '^PASS ' || ko exporter "no results: $(echo "$out" | head -3)"
+	grep -q '^PASS ' <<<"$out" || ko exporter "no results: $(echo "$out" | head -3)"
 else
 	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
@@ -145,7 +145,7 @@ if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 	while read -r t; do ok "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- PASS: \([^ ]*\) .*/\1/p')
 	while read -r t; do ko "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- FAIL: \([^ ]*\) .*/\1/p')
 	echo "$out" | grep -E '^\s+\S+_test.go:[0-9]+: ' | grep -v 'plugin: ' | head -20
-	echo "$out" | grep -qE '^ok\s+tgroup/userland/nri\s' || { echo "$out" | tail -5; ko nri/go_test "no ok line"; }
+	grep -qE '^ok\s+tgroup/userland/nri\s' <<<"$out" || { echo "$out" | tail -5; ko nri/go_test "no ok line"; }
 else
 	cat "$build/nri-go.log"; ko nri_toolchain "no Go toolchain (make deps)"
 fi
@@ -155,14 +155,14 @@ fi
 out=$(tests/apt-mirror.sh 2>&1)
 while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-echo "$out" | grep -q '^PASS ' || ko apt_mirror "no results"
+grep -q '^PASS ' <<<"$out" || ko apt_mirror "no results"
 
 # 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
 #     units, dkms build in private trees against the cloud headers.
 out=$(tests/install.sh 2>&1)
 while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-echo "$out" | grep -q '^PASS ' || { echo "$out" | tail -5; ko install "no results"; }
+grep -q '^PASS ' <<<"$out" || { echo "$out" | tail -5; ko install "no results"; }
 
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then

@@ -15,6 +15,10 @@ fi
 tgctl=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 fx=$here/fixtures/perfjson.txt
+# Output is matched with here-strings (grep -q PATTERN <<<"$out"), never
+# `echo "$out" | grep -q`: under pipefail that pipeline fails whenever grep -q
+# exits at an early match while echo (bash writes it line by line) still
+# writes, and echo dies of SIGPIPE - on a busy host, now and then.
 ok() { echo "PASS tgctl_setup/$1"; }
 ko() { echo "FAIL tgctl_setup/$1${2:+: $2}"; }
 
@@ -50,30 +54,34 @@ expect() {
 	}
 }
 
+scratch=$(mktemp -d) fake=$(mktemp -d)
+trap 'rm -rf "$fake" "$scratch"' EXIT
 for p in cascadelakex:cascadelake:clx icelakex:icelake:icx sapphirerapids:sapphirerapids:spr; do
 	IFS=: read -r model prof pmu <<<"$p"
 	want=$(expect "$model" | sort)
 	[ "$(echo "$want" | wc -l)" = 12 ] || { ko "fixture_$prof" "fixture has not 7 entries for $model"; continue; }
 	# detected through libpfm4 (forced PMU) and forced by --profile
 	for how in detect profile; do
+		# stdout and stderr apart: all configured (exit 0) writes nothing on stderr
 		if [ $how = detect ]; then
-			out=$(LIBPFM_FORCE_PMU=$pmu "$tgctl" setup --dry-run 2>&1)
+			out=$(LIBPFM_FORCE_PMU=$pmu "$tgctl" setup --dry-run 2>"$scratch/err")
 		else
-			out=$("$tgctl" setup --dry-run --profile "$prof" 2>&1)
+			out=$("$tgctl" setup --dry-run --profile "$prof" 2>"$scratch/err")
 		fi
 		rc=$?
 		got=$(echo "$out" | grep -v '^#' | sort)
-		if [ $rc = 0 ] && [ "$got" = "$want" ] && echo "$out" | grep -q "^# profile $prof "; then
+		if [ $rc = 0 ] && [ "$got" = "$want" ] && grep -q "^# profile $prof " <<<"$out" && [ ! -s "$scratch/err" ]; then
 			ok "${prof}_$how"
 		else
-			ko "${prof}_$how" "rc $rc; diff (expected vs got): $(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+			ko "${prof}_$how" "rc $rc; diff (expected vs got): $(diff <(echo "$want") <(echo "$got") | tr '\n' ' '); \
+profile line: $(grep '^# profile' <<<"$out"); stderr: $(cat "$scratch/err")"
 		fi
 	done
 done
 
 # Sapphire Rapids: the CXL gap is said
 out=$("$tgctl" setup --dry-run --profile sapphirerapids 2>&1)
-if echo "$out" | grep -q '^# cxl: no CXL read event'; then ok spr_cxl_said
+if grep -q '^# cxl: no CXL read event' <<<"$out"; then ok spr_cxl_said
 else ko spr_cxl_said; fi
 
 # a CPU without a profile: exit 1 and say so; unknown profile: exit 2
@@ -82,7 +90,6 @@ else ko spr_cxl_said; fi
 # kernel names mem-stores as for Sapphire Rapids on (linux-source-6.1
 # arch/x86/events/intel/core.c mem_st_spr "event=0xcd,umask=0x2"): store
 # sampling from it (0x2cd = 717), perf and uncore off with the reason, exit 3
-scratch=$(mktemp -d)
 fakecpu() { printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %d\nmodel\t\t: %d\nmodel name\t: fake\n\n' "$@" > "$scratch/cpuinfo"; mount --bind "$scratch/cpuinfo" /proc/cpuinfo; }
 mkdir -p "$ev/cpu/format" "$ev/cpu/events"
 echo 4 > "$ev/cpu/type"
@@ -90,10 +97,10 @@ echo config:0-7 > "$ev/cpu/format/event"; echo config:8-15 > "$ev/cpu/format/uma
 echo 'event=0xcd,umask=0x2' > "$ev/cpu/events/mem-stores"
 fakecpu GenuineIntel 6 $((0xcf))
 out=$(LIBPFM_FORCE_PMU=skx "$tgctl" setup --dry-run 2>"$scratch/err"); rc=$?
-if [ $rc = 3 ] && echo "$out" | grep -q '^# no profile for this CPU (libpfm4 core PMU: skx; CPU: GenuineIntel family 0x6 model 0xcf, Emerald Rapids)' &&
+if [ $rc = 3 ] && grep -q '^# no profile for this CPU (libpfm4 core PMU: skx; CPU: GenuineIntel family 0x6 model 0xcf, Emerald Rapids)' <<<"$out" &&
 	[ "$(echo "$out" | grep -v '^#' | tr '\n' ' ')" = "store_sample_type=4 store_sample_config=717 " ] &&
-	echo "$out" | grep -q '^# off: perf: .*emeraldrapids/other.json.*OCR.READS_TO_CORE.LOCAL_DRAM .*no OCR event for PMM or CXL reads' &&
-	echo "$out" | grep -q '^# off: uncore: ' && ! echo "$out" | grep -q '^# off: store_sampling' &&
+	grep -q '^# off: perf: .*emeraldrapids/other.json.*OCR.READS_TO_CORE.LOCAL_DRAM .*no OCR event for PMM or CXL reads' <<<"$out" &&
+	grep -q '^# off: uncore: ' <<<"$out" && ! grep -q '^# off: store_sampling' <<<"$out" &&
 	grep -q '^tgctl setup: partly configured: off: perf uncore ' "$scratch/err"; then ok fallback_kernel_alias
 else ko fallback_kernel_alias "rc $rc: $(echo "$out" | grep -v '^# resctrl\|^# libpqos' | tr '\n' '|') $(cat "$scratch/err")"; fi
 umount /proc/cpuinfo
@@ -101,9 +108,9 @@ umount /proc/cpuinfo
 rm -r "$ev/cpu"
 fakecpu GenuineIntel 6 $((0x55))
 out=$(LIBPFM_FORCE_PMU=skx "$tgctl" setup --dry-run 2>"$scratch/err"); rc=$?
-if [ $rc = 1 ] && ! echo "$out" | grep -qv '^#' &&
-	echo "$out" | grep -q '^# off: store_sampling: no mem-stores alias' && echo "$out" | grep -q '^# off: perf: no OCR encodings for this CPU' &&
-	echo "$out" | grep -q '^# off: uncore: ' && grep -q '^tgctl setup: nothing configured: 3 sources stay off' "$scratch/err"; then
+if [ $rc = 1 ] && ! grep -qv '^#' <<<"$out" &&
+	grep -q '^# off: store_sampling: no mem-stores alias' <<<"$out" && grep -q '^# off: perf: no OCR encodings for this CPU' <<<"$out" &&
+	grep -q '^# off: uncore: ' <<<"$out" && grep -q '^tgctl setup: nothing configured: 3 sources stay off' "$scratch/err"; then
 	ok no_profile
 else ko no_profile "rc $rc: $out $(cat "$scratch/err")"; fi
 umount /proc/cpuinfo
@@ -113,15 +120,15 @@ if [ $rc = 2 ]; then ok unknown_profile; else ko unknown_profile "rc $rc"; fi
 # no iMC PMU: no uncore keys, and the reason
 rm -r "$ev/uncore_imc_0"
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1); rc=$?
-if [ $rc = 3 ] && ! echo "$out" | grep -q '^uncore' && echo "$out" | grep -q '^# off: uncore: no iMC PMU'; then ok no_uncore_pmu
+if [ $rc = 3 ] && ! grep -q '^uncore' <<<"$out" && grep -q '^# off: uncore: no iMC PMU' <<<"$out"; then ok no_uncore_pmu
 else ko no_uncore_pmu; fi
 mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore_imc_0/type"
 
 # uncore_khz: measured from uncore_imc_0/events/clockticks; said why not
 # when there is no such event or it cannot be counted
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if ! echo "$out" | grep -q '^uncore_khz=' &&
-	echo "$out" | grep -q "^# uncore_khz: not set (the module keeps its value; default 2000000): no $ev/uncore_imc_0/events/clockticks$"; then
+if ! grep -q '^uncore_khz=' <<<"$out" &&
+	grep -q "^# uncore_khz: not set (the module keeps its value; default 2000000): no $ev/uncore_imc_0/events/clockticks$" <<<"$out"; then
 	ok uncore_khz_no_event
 else ko uncore_khz_no_event "$(echo "$out" | grep khz)"; fi
 mkdir -p "$ev/uncore_imc_0/format" "$ev/uncore_imc_0/events"
@@ -129,8 +136,8 @@ echo config:0-7 > "$ev/uncore_imc_0/format/event"
 echo config:8-15 > "$ev/uncore_imc_0/format/umask"
 echo event=0x00,umask=0x00 > "$ev/uncore_imc_0/events/clockticks"	# the kernel's ICX string
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if ! echo "$out" | grep -q '^uncore_khz=' &&
-	echo "$out" | grep -q '^# uncore_khz: not set .*perf_event_open(type 17, config 0, cpu 0): '; then
+if ! grep -q '^uncore_khz=' <<<"$out" &&
+	grep -q '^# uncore_khz: not set .*perf_event_open(type 17, config 0, cpu 0): ' <<<"$out"; then
 	ok uncore_khz_cannot_count
 else ko uncore_khz_cannot_count "$(echo "$out" | grep khz)"; fi
 # a real clock through the same path: uncore_imc_0 faked as the host's msr
@@ -146,7 +153,7 @@ if [ -n "$msr_type" ] && [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ]; then
 	out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
 	got=$(echo "$out" | sed -n 's/^uncore_khz=//p')
 	if [ -n "$got" ] && [ $(( (got > tsc_khz ? got - tsc_khz : tsc_khz - got) * 100 )) -le $((tsc_khz * TSC_TOL_PCT)) ] &&
-		echo "$out" | grep -q '^# uncore_khz: measured: .*/uncore_imc_0/events/clockticks (config 0) counted '; then
+		grep -q '^# uncore_khz: measured: .*/uncore_imc_0/events/clockticks (config 0) counted ' <<<"$out"; then
 		ok uncore_khz_measured; echo "INFO uncore_khz_measured: setup $got kHz, perf $tsc_khz kHz"
 	else ko uncore_khz_measured "setup \"$got\", perf $tsc_khz kHz: $(echo "$out" | grep khz)"; fi
 else
@@ -156,11 +163,11 @@ rm -r "$ev/uncore_imc_0" && mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore
 
 # resctrl: empty mount point = not mounted; with info/ = mounted
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if echo "$out" | grep -q '^# resctrl: not mounted' && echo "$out" | grep -q '^# libpqos: '; then ok resctrl_absent
+if grep -q '^# resctrl: not mounted' <<<"$out" && grep -q '^# libpqos: ' <<<"$out"; then ok resctrl_absent
 else ko resctrl_absent; fi
 mkdir -p /sys/fs/resctrl/info/MB
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if echo "$out" | grep -q '^# resctrl: mounted - tgroup leaves RDT to it' && echo "$out" | grep -q '^# libpqos: '; then
+if grep -q '^# resctrl: mounted - tgroup leaves RDT to it' <<<"$out" && grep -q '^# libpqos: ' <<<"$out"; then
 	ok resctrl_mounted
 else ko resctrl_mounted; fi
 rm -r /sys/fs/resctrl/info
@@ -170,8 +177,6 @@ rm -r /sys/fs/resctrl/info
 # (e.g. CLX ocr_dram_read_config1 = 0x3f84000491, ocr_nvm_read_config1 =
 # 0x3F80400491); a module without ocr_*_config1 keys (an older tgroup.ko)
 # gets everything but the OCR pair, and is told so
-fake=$(mktemp -d)
-trap 'rm -rf "$fake" "$scratch"' EXIT
 echo ok > "$fake/last_cmd_status"
 for p in cascadelakex:cascadelake icelakex:icelake sapphirerapids:sapphirerapids; do
 	IFS=: read -r model prof <<<"$p"
@@ -187,7 +192,7 @@ want=$(expect cascadelakex | grep -v -e '^ocr_' -e '^perf_type=' | sort)
 printf 'period_ms=10\nperf_type=4\n' > "$fake/tgroup.config"
 out=$("$tgctl" -m "$fake" setup --profile cascadelake 2>&1); rc=$?
 got=$(tr ' ' '\n' < "$fake/tgroup.config" | sort)
-if [ $rc = 3 ] && echo "$out" | grep -q "^# off: perf: this tgroup.ko has no ocr_\*_config1 keys" && [ "$got" = "$want" ] &&
-	echo "$out" | grep -q "^# not written: ocr_nvm_read_config1=$((0x3F80400491)) (this tgroup.ko has no ocr_\*_config1 keys"; then
+if [ $rc = 3 ] && grep -q "^# off: perf: this tgroup.ko has no ocr_\*_config1 keys" <<<"$out" && [ "$got" = "$want" ] &&
+	grep -q "^# not written: ocr_nvm_read_config1=$((0x3F80400491)) (this tgroup.ko has no ocr_\*_config1 keys" <<<"$out"; then
 	ok write_without_config1
 else ko write_without_config1 "rc $rc, wrote \"$(cat "$fake/tgroup.config")\""; fi
