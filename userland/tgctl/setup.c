@@ -14,6 +14,11 @@
  *    transcribed from the perf JSON tables (uncore-memory.json of each
  *    model) into the profile table below; userland/tests/fixtures/ keeps
  *    the tables' entries and the setup test checks this table against them;
+ *  - Emerald Rapids, Granite Rapids, AMD Zen 4 and Zen 5 (known by
+ *    /proc/cpuinfo, no profile here): their upstream perf JSON tables'
+ *    entries (known_cpus[], each with the torvalds/linux commit it was read
+ *    at), placed by the kernel's cpu/format/ files; the store event from the
+ *    kernel's mem-stores alias;
  *  - PMU types: /sys/bus/event_source/devices/NAME/type;
  *  - RDT capabilities: libpqos (intel-cmt-cat).
  */
