@@ -159,9 +159,11 @@ static void tg_pslot_regroup(struct tg_pslot *s, struct task_struct *t)
 /*
  * CPU time a slot's writer has run, ns: its thread's (slot 0: its
  * process's, live threads and exited ones). Read without the scheduler's
- * locks: a running thread's figure lags by up to a tick, and a process's
- * can step back while a thread exits; tg_pslot_charge() only ever charges
- * more, so either only delays a charge.
+ * locks: a running thread's figure lags by up to a tick (TG_PMDK_SETTLE),
+ * and a process's can count a thread that is exiting right then twice
+ * (__exit_signal() adds it to sum_sched_runtime before unlinking it), by
+ * that thread's CPU time at most; tg_pslot_charge() only ever charges
+ * more, so a figure that steps back only delays a charge.
  */
 static u64 tg_pslot_cpu_ns(const struct tg_pslot *s, unsigned int i)
 {
