@@ -7,9 +7,9 @@
  * filesystem that exposes it, then - the last step, which cannot fail -
  * the interfaces user space opens without a mount (/dev/tgroup_pmem, the
  * inject file): a load that fails never had them. They go down in
- * reverse. Living here, on the
- * filesystem's side, it keeps every call between the two folders one way:
- * cgroup-ui/ calls module/ (through module/tgroup.h), never the reverse.
+ * reverse. Living here, on the filesystem's side, it keeps every call
+ * between the two folders one way: cgroup-ui/ calls module/ (through
+ * module/tgroup.h), never the reverse.
  * The module parameters are defined where they are used (docs/module.md).
  */
 #include <linux/module.h>

@@ -380,12 +380,12 @@ static bool tg_owns(const struct cred *fcred, struct task_struct *t)
 }
 
 /* The groups a move takes threads out of, each referenced once. */
-struct tg_sources {
+struct tg_left {
 	struct tg_group	**g;
 	unsigned int	nr, cap;
 };
 
-static void tg_sources_put(struct tg_sources *src)
+static void tg_left_put(struct tg_left *src)
 {
 	while (src->nr)
 		tg_group_put(src->g[--src->nr]);
@@ -398,8 +398,8 @@ static void tg_sources_put(struct tg_sources *src)
  * Context: rcu_read_lock() held. Return: 0, -EPERM (not the opener's),
  * -EAGAIN (more groups than room, or one being freed: again).
  */
-static int tg_source_add(struct tg_sources *src, const struct file *file,
-			 struct task_struct *t)
+static int tg_left_add(struct tg_left *src, const struct file *file,
+		       struct task_struct *t)
 {
 	struct tg_group *g;
 	unsigned int i;
@@ -418,17 +418,17 @@ static int tg_source_add(struct tg_sources *src, const struct file *file,
 	return 0;
 }
 
-/* Context: rcu_read_lock() held. Return: as tg_source_add(). */
-static int tg_sources_gather(struct tg_sources *src, const struct file *file,
-			     struct task_struct *task, bool threadgroup)
+/* Context: rcu_read_lock() held. Return: as tg_left_add(). */
+static int tg_left_gather(struct tg_left *src, const struct file *file,
+			  struct task_struct *task, bool threadgroup)
 {
 	struct task_struct *t;
 	int ret;
 
 	if (!threadgroup)
-		return tg_source_add(src, file, task);
+		return tg_left_add(src, file, task);
 	for_each_thread(task, t) {
-		ret = tg_source_add(src, file, t);
+		ret = tg_left_add(src, file, t);
 		if (ret)
 			return ret;
 	}
@@ -452,7 +452,7 @@ static int tg_may_move(const struct file *file, struct task_struct *task,
 		       bool threadgroup, tg_may_leave_fn may_leave,
 		       const char **msg)
 {
-	struct tg_sources src = { };
+	struct tg_left src = { };
 	unsigned int i, tries;
 	int ret = -EAGAIN;
 
@@ -460,7 +460,7 @@ static int tg_may_move(const struct file *file, struct task_struct *task,
 	if (file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return 0;
 	for (tries = 0; ret == -EAGAIN && tries < TG_MOVE_PASSES; tries++) {
-		tg_sources_put(&src);
+		tg_left_put(&src);
 		/* a thread's group at most, and the root group */
 		src.cap = tg_count_threads(task, threadgroup) + 1;
 		src.g = kmalloc_array(src.cap, sizeof(*src.g), GFP_KERNEL);
@@ -469,7 +469,7 @@ static int tg_may_move(const struct file *file, struct task_struct *task,
 			return -ENOMEM;
 		}
 		rcu_read_lock();
-		ret = tg_sources_gather(&src, file, task, threadgroup);
+		ret = tg_left_gather(&src, file, task, threadgroup);
 		rcu_read_unlock();
 	}
 	if (ret == -EPERM)
@@ -483,7 +483,7 @@ static int tg_may_move(const struct file *file, struct task_struct *task,
 	}
 	if (ret == -EAGAIN)
 		*msg = "threads kept appearing, try again";
-	tg_sources_put(&src);
+	tg_left_put(&src);
 	return ret;
 }
 
