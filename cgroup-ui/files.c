@@ -5,11 +5,23 @@
  * call the engine (module/tgroup.h, which takes its own locks) and print.
  * The ABI is docs/abi.md.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/user_namespace.h>
 
 #include "ui.h"
+
+/*
+ * The administrator: CAP_SYS_ADMIN in the initial user namespace, in the
+ * credentials the file was opened with (a descriptor handed to, or
+ * inherited by, a more privileged process does not gain it privilege).
+ */
+static bool tg_file_admin(const struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
 
 /* --- last_cmd_status ---------------------------------------------------- */
 
@@ -32,7 +44,7 @@ static int tg_pid_write(struct tg_group *grp, const char *buf, size_t len,
 
 	if (tg_parse_pid(buf, len, &pid, msg))
 		return -EINVAL;
-	return tg_move_pid(grp, pid, threadgroup, file, msg);
+	return tg_move_pid(grp, pid, threadgroup, file, tg_may_leave, msg);
 }
 
 static int tg_procs_write(struct tg_group *grp, const char *buf, size_t len,
@@ -62,6 +74,11 @@ static int tg_priority_write(struct tg_group *grp, const char *buf, size_t len,
 
 	if (tg_parse_priority(buf, len, &prio, msg))
 		return -EINVAL;
+	/* high exempts the group from the remedial policy: the opener's call */
+	if (prio == TG_PRIO_HIGH && !tg_file_admin(file)) {
+		*msg = "high needs CAP_SYS_ADMIN in the initial user namespace";
+		return -EPERM;
+	}
 	return tg_group_set_priority(grp, prio, msg);
 }
 
@@ -167,10 +184,18 @@ static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 	return 0;
 }
 
+/*
+ * The whole node's regulator and the perf encodings: the administrator's,
+ * whatever the file's mode or owner.
+ */
 static int tg_config_write_file(struct tg_group *grp, const char *buf,
 				size_t len, const struct file *file,
 				const char **msg)
 {
+	if (!tg_file_admin(file)) {
+		*msg = "writing it needs CAP_SYS_ADMIN in the initial user namespace";
+		return -EPERM;
+	}
 	return tg_config_write(buf, len, msg);
 }
 

@@ -46,6 +46,7 @@ extern const size_t tg_nr_files;
 /* cgroup-ui/fs.c */
 int tg_fs_init(void);
 void tg_fs_exit(void);
+bool tg_may_leave(struct tg_group *grp, const struct file *file);
 
 static inline bool tg_cft_applies(const struct tg_cftype *cft,
 				  const struct tg_group *grp)

@@ -320,6 +320,17 @@ enum tg_priority tg_group_priority(struct tg_group *grp)
 }
 
 /**
+ * tg_group_name() - a child group's name (its directory's), fixed at creation
+ * @grp: child group, referenced by the caller
+ *
+ * Return: the name; "" for the root group.
+ */
+const char *tg_group_name(const struct tg_group *grp)
+{
+	return grp->name;
+}
+
+/**
  * tg_group_set_priority() - change a group's priority
  * @grp:  child group
  * @prio: new priority

@@ -62,6 +62,8 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
 
 #include "tg_plugin.h"
 
@@ -527,21 +529,6 @@ static void tg_find_tracepoint(struct tracepoint *tp, void *priv)
 
 /* --- moving tasks ----------------------------------------------------- */
 
-/* cgroup v1 rule, with the credentials the file was opened with. */
-static bool tg_may_move(const struct file *file, struct task_struct *task)
-{
-	const struct cred *fcred = file->f_cred, *tcred;
-	bool ok;
-
-	if (file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
-		return true;
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	ok = uid_eq(fcred->euid, tcred->uid) || uid_eq(fcred->euid, tcred->suid);
-	rcu_read_unlock();
-	return ok;
-}
-
 static unsigned int tg_count_threads(struct task_struct *task, bool threadgroup)
 {
 	struct task_struct *t;
@@ -620,6 +607,124 @@ static void tg_spares_free(struct tg_spares *sp)
 		tg_group_put(u->was);
 	}
 	kfree(sp->undo);
+}
+
+/* --- who may move what (docs/abi.md) -------------------------------------- */
+
+/* The cgroup v1 rule for one thread: the opener's euid is its uid or suid. */
+static bool tg_owns(const struct cred *fcred, struct task_struct *t)
+{
+	const struct cred *tcred = __task_cred(t);
+
+	return uid_eq(fcred->euid, tcred->uid) || uid_eq(fcred->euid, tcred->suid);
+}
+
+/* The groups a move takes threads out of, each referenced once. */
+struct tg_left {
+	struct tg_group	**g;
+	unsigned int	nr, cap;
+};
+
+static void tg_left_put(struct tg_left *src)
+{
+	while (src->nr)
+		tg_group_put(src->g[--src->nr]);
+	kfree(src->g);
+	src->g = NULL;
+}
+
+/*
+ * Check one thread the move takes and note the group it is in.
+ * Context: rcu_read_lock() held. Return: 0, -EPERM (not the opener's),
+ * -EAGAIN (more groups than room, or one being freed: again).
+ */
+static int tg_left_add(struct tg_left *src, const struct file *file,
+		       struct task_struct *t)
+{
+	struct tg_group *g;
+	unsigned int i;
+
+	if (!tg_owns(file->f_cred, t))
+		return -EPERM;
+	if (READ_ONCE(t->flags) & PF_EXITING)
+		return 0;	/* movers skip it */
+	g = tg_task_group(t);
+	for (i = 0; i < src->nr; i++)
+		if (src->g[i] == g)
+			return 0;
+	if (src->nr == src->cap || !tg_group_tryget(g))
+		return -EAGAIN;
+	src->g[src->nr++] = g;
+	return 0;
+}
+
+/* Context: rcu_read_lock() held. Return: as tg_left_add(). */
+static int tg_left_gather(struct tg_left *src, const struct file *file,
+			  struct task_struct *task, bool threadgroup)
+{
+	struct task_struct *t;
+	int ret;
+
+	if (!threadgroup)
+		return tg_left_add(src, file, task);
+	for_each_thread(task, t) {
+		ret = tg_left_add(src, file, t);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * tg_may_move() - may the opener of @file move @task (its process with
+ * @threadgroup)? With CAP_SYS_ADMIN in the initial user namespace, yes.
+ * Otherwise every thread the move takes must be the opener's (checked on
+ * each: a thread that switched its credentials must not drag its process
+ * along), and the opener must be allowed to write the same file in every
+ * group those threads leave (@may_leave; the VFS checked the destination
+ * when the file was opened). The opener's credentials throughout, as
+ * cgroup v1 does, against a descriptor handed to someone else.
+ *
+ * Context: tg_move_mutex held, so no other move changes those groups
+ * before this one. Return: 0, -EPERM, -ENOMEM, -EAGAIN.
+ */
+static int tg_may_move(const struct file *file, struct task_struct *task,
+		       bool threadgroup, tg_may_leave_fn may_leave,
+		       const char **msg)
+{
+	struct tg_left src = { };
+	unsigned int i, tries;
+	int ret = -EAGAIN;
+
+	lockdep_assert_held(&tg_move_mutex);
+	if (file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return 0;
+	for (tries = 0; ret == -EAGAIN && tries < TG_MOVE_PASSES; tries++) {
+		tg_left_put(&src);
+		/* a thread's group at most, and the root group */
+		src.cap = tg_count_threads(task, threadgroup) + 1;
+		src.g = kmalloc_array(src.cap, sizeof(*src.g), GFP_KERNEL);
+		if (!src.g) {
+			*msg = "out of memory";
+			return -ENOMEM;
+		}
+		rcu_read_lock();
+		ret = tg_left_gather(&src, file, task, threadgroup);
+		rcu_read_unlock();
+	}
+	if (ret == -EPERM)
+		*msg = "not permitted to move this task (a thread it moves is not the writer's)";
+	for (i = 0; !ret && i < src.nr; i++)
+		if (!may_leave(src.g[i], file))
+			ret = -EACCES;
+	if (ret == -EACCES) {
+		*msg = "not permitted to move tasks out of their group (no write permission there)";
+		ret = -EPERM;
+	}
+	if (ret == -EAGAIN)
+		*msg = "threads kept appearing, try again";
+	tg_left_put(&src);
+	return ret;
 }
 
 enum { TG_PLACE_SKIP, TG_PLACE_SAME, TG_PLACE_CHANGED };
@@ -770,7 +875,7 @@ static void tg_move_undo(struct tg_spares *sp)
 /*
  * Move task (or its whole thread group) to dst: pass after pass until one
  * changes nothing, so threads forked meanwhile by threads not yet moved
- * follow too; all or nothing (tg_move_undo()).
+ * follow too; all or nothing (tg_move_undo()). Context: tg_move_mutex held.
  */
 static int tg_move_task(struct tg_group *dst, struct task_struct *task,
 			bool threadgroup, const char **msg)
@@ -781,7 +886,7 @@ static int tg_move_task(struct tg_group *dst, struct task_struct *task,
 	unsigned int pass;
 	int ret = 0;
 
-	mutex_lock(&tg_move_mutex);
+	lockdep_assert_held(&tg_move_mutex);
 	for (pass = 0; pass < TG_MOVE_PASSES; pass++) {
 		unsigned int threads = tg_count_threads(task, threadgroup);
 
@@ -814,7 +919,6 @@ static int tg_move_task(struct tg_group *dst, struct task_struct *task,
 		ret = -EAGAIN;
 	if (ret)
 		tg_move_undo(&sp);
-	mutex_unlock(&tg_move_mutex);
 	tg_spares_free(&sp);
 
 	switch (ret) {
@@ -851,15 +955,18 @@ static void tg_sources_moved(struct task_struct *task, bool threadgroup)
  * @nr:          pid in the writer's pid namespace, 0 for the writer itself
  * @threadgroup: move every thread of the process (cgroup.procs)
  * @file:        the file written, for the permission check
+ * @may_leave:   may the opener of @file move tasks out of a group?
  * @msg:         explanation on failure
  *
  * Context: Process context; takes tg_move_mutex and group locks.
  * Return: 0, -ESRCH (no such pid, or exiting), -EINVAL (kernel thread),
- * -EPERM (not CAP_SYS_ADMIN and euid matches neither uid nor suid),
- * -ENODEV (group removed), -ENOMEM, -EAGAIN.
+ * -EPERM (not CAP_SYS_ADMIN, and a thread moved is not the opener's or a
+ * group left is not writable, see tg_may_move()), -ENODEV (group removed),
+ * -ENOMEM, -EAGAIN.
  */
 int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
-		const struct file *file, const char **msg)
+		const struct file *file, tg_may_leave_fn may_leave,
+		const char **msg)
 {
 	struct task_struct *task;
 	struct pid *pid;
@@ -879,11 +986,12 @@ int tg_move_pid(struct tg_group *dst, pid_t nr, bool threadgroup,
 	if (task->flags & PF_KTHREAD) {
 		*msg = "kernel threads cannot be moved";
 		ret = -EINVAL;
-	} else if (!tg_may_move(file, task)) {
-		*msg = "not permitted to move this task";
-		ret = -EPERM;
 	} else {
-		ret = tg_move_task(dst, task, threadgroup, msg);
+		mutex_lock(&tg_move_mutex);
+		ret = tg_may_move(file, task, threadgroup, may_leave, msg);
+		if (!ret)
+			ret = tg_move_task(dst, task, threadgroup, msg);
+		mutex_unlock(&tg_move_mutex);
 		if (!ret)
 			tg_sources_moved(task, threadgroup);
 	}
@@ -1053,6 +1161,10 @@ found:
 int tg_membership_init(void)
 {
 	int i, ret;
+
+	/* the probes' prototypes are the kernel's (a mismatch fails the build) */
+	check_trace_callback_type_task_newtask(tg_on_newtask);
+	check_trace_callback_type_sched_process_exit(tg_on_exit);
 
 	tg_member_cache = KMEM_CACHE(tg_member, 0);
 	if (!tg_member_cache)

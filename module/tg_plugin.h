@@ -16,17 +16,17 @@
  *
  * One lifetime model, as perf's struct pmu and resctrl's arch contract:
  *  - init()/exit(): module load and unload. Only what must exist while
- *    nothing is mounted: finding out whether the hardware is there
- *    (CPUID), and interfaces user space opens independently of any mount
- *    (sources/pmdk.c's device, sources/inject.c's debugfs file). No hook,
+ *    nothing is mounted and can be undone without a trace: finding out
+ *    whether the hardware is there (CPUID), checking parameters. No hook,
  *    counter or hardware state: those cost while nobody regulates.
- *    init() returning an error fails the module load. Such an interface
- *    exists before the filesystem is registered (cgroup-ui/main.c): if
- *    that fails (another "tgroup" filesystem, or no memory) the load is
- *    unwound while a process may have just opened it - the hazard of
- *    every module that registers a device before its last fallible step,
- *    accepted here because the filesystem cannot be registered before
- *    the engine it mounts exists.
+ *    init() returning an error fails the module load.
+ *  - publish()/unpublish(): module load, the last step, after the
+ *    filesystem is registered, and unload, the first: interfaces user
+ *    space opens independently of any mount (sources/pmdk.c's device,
+ *    sources/inject.c's debugfs file). Nothing can fail the load after
+ *    publish() (it cannot fail; a plug-in that cannot publish says so in
+ *    its state line), so no process can hold open a file of a module
+ *    whose load is being unwound (its text freed under the open file).
  *  - start()/stop(): mount and unmount. Hooks, counters, hardware state.
  *    A source that cannot start says why in its state line and stays off;
  *    stop() runs after every group of the mount is gone and the loop has
@@ -50,6 +50,8 @@
 
 #include "tg_internal.h"
 
+struct perf_sample_data;
+struct pt_regs;
 struct task_struct;
 
 /**
@@ -59,6 +61,9 @@ struct task_struct;
  * @slot_off:	 where that state sits behind a group; set by tg_plugins_init()
  * @init:	 module load (see the lifetime model); may fail the load
  * @exit:	 module unload
+ * @publish:	 module load, after the filesystem: user-space interfaces
+ *		 that live without a mount; cannot fail the load
+ * @unpublish:	 module unload, before the filesystem goes
  * @start:	 mount, tg_mutex not held, the loop not running yet
  * @stop:	 unmount, after every group is gone and the loop stopped;
  *		 tg_mutex not held
@@ -78,6 +83,8 @@ struct tg_plugin {
 	size_t		slot_off;
 	int	(*init)(void);
 	void	(*exit)(void);
+	void	(*publish)(void);
+	void	(*unpublish)(void);
 	void	(*start)(void);
 	void	(*stop)(void);
 	void	(*group_added)(struct tg_group *grp);
@@ -180,6 +187,24 @@ unsigned int tg_nr_plugins(void);
 size_t tg_plugins_grp_size(void);
 int tg_plugins_init(void);
 void tg_plugins_exit(void);
+
+/*
+ * Perf counters for the sources (module/perfev.c): the only PMUs their
+ * encodings may name.
+ */
+enum tg_pmu_use {
+	TG_PMU_CPU,	/* the CPU's PMU (per task or per CPU), or software */
+	TG_PMU_UNCORE,	/* a system-wide PMU (uncore), or software */
+};
+
+struct perf_event;
+struct perf_event_attr;
+struct perf_event *tg_perf_counter(struct perf_event_attr *attr, int cpu,
+				   struct task_struct *task,
+				   void (*handler)(struct perf_event *ev,
+						   struct perf_sample_data *data,
+						   struct pt_regs *regs),
+				   enum tg_pmu_use use);
 
 /* The plug-ins, each defined in its own file. */
 extern struct tg_source_ops tg_src_perf;	/* sources/perf.c */

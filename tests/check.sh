@@ -34,6 +34,13 @@ fi
 #     the objects step 1 made.
 if out=$(tests/layout.sh 2>&1); then ok module_layout; else echo "$out"; ko module_layout "see above"; fi
 
+# 1c. The build-time guards fail the build when they should: a probe whose
+#     prototype differs from its tracepoint's, a PREEMPT_RT kernel.
+out=$(tests/build-guards.sh "/lib/modules/$kver/build" 2>&1)
+while read -r t; do ok "module_guard/$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "module_guard/${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -qE '^(PASS|FAIL) ' || ko module_guard "no results: $(echo "$out" | head -3)"
+
 # 1b. The other supported kernel: Debian's 6.12 cloud headers (bookworm-
 #     backports, `make deps-612`), built in a copy so objects never mix.
 h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | tail -n1)

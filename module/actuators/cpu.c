@@ -73,6 +73,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
+#include <trace/events/signal.h>
 
 #include "tg_plugin.h"
 
@@ -574,6 +575,8 @@ static void tg_find_signal_tp(struct tracepoint *tp, void *priv)
 
 static int tg_cpu_init(void)
 {
+	/* the probe's prototype is the kernel's (a mismatch fails the build) */
+	check_trace_callback_type_signal_generate(tg_on_signal);
 	hrtimer_init(&tg_enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	tg_enforce_timer.function = tg_enforce_tick;
 	for_each_kernel_tracepoint(tg_find_signal_tp, NULL);
