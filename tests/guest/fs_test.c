@@ -421,6 +421,16 @@ static int fail_nth_set(int n)
 	return wrf("/proc/thread-self/fail-nth", "%d", n) > 0 ? 0 : -1;
 }
 
+/*
+ * failslab's report of each failure without its stack (verbose=1): the
+ * debug lane's dmesg_clean takes any "Call Trace" for a kernel problem.
+ * Restored (2, the default) after the test.
+ */
+static void failslab_verbose(int v)
+{
+	wrf("/sys/kernel/debug/failslab/verbose", "%d", v);
+}
+
 static int fail_nth_left(void)
 {
 	char buf[32] = "";
@@ -451,6 +461,7 @@ TEST(fork_inherits_under_failslab)
 		       "(CONFIG_FAULT_INJECTION): runs on the debug kernel\n");
 		return;
 	}
+	failslab_verbose(1);
 	mk("fi");
 	w = fork();
 	if (w == 0) {
@@ -509,6 +520,7 @@ TEST(fork_inherits_under_failslab)
 		_exit(0);
 	}
 	waitpid(w, &st, 0);
+	failslab_verbose(2);
 	EXPECT(WIFEXITED(st) && !WEXITSTATUS(st), "forker status %#x", st);
 	rd(gp("", "tgroup.config"), cfg, sizeof(cfg));
 	p = strstr(cfg, "inherit_failures=");
@@ -545,6 +557,7 @@ TEST(move_all_or_nothing_under_failslab)
 		       "kernel (CONFIG_FAILSLAB, debugfs): runs on the debug kernel\n");
 		return;
 	}
+	failslab_verbose(1);
 	mk("mv");
 	p = spawn_sleeper(MV_THREADS);
 	EXPECT(wr(igw, "N") > 0, "%s: %s", igw, strerror(errno));
@@ -576,6 +589,7 @@ TEST(move_all_or_nothing_under_failslab)
 			break;	/* the write made fewer than n allocations */
 	}
 	wr(igw, "Y");
+	failslab_verbose(2);
 	printf("TGTEST-INFO: move_all_or_nothing_under_failslab: %d writes failed, %d succeeded "
 	       "(%d threads); %d half done%s%s\n", fails, oks, nt, bad, bad ? ": " : "", why);
 	EXPECT(fails > 0 && oks > 0, "no failed or no successful write: fault injection did not "
