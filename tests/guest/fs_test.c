@@ -599,6 +599,62 @@ TEST(move_all_or_nothing_under_failslab)
 	rm("mv");
 }
 
+/*
+ * A listing is produced as it is read (issue 22, item 6): cgroup.procs and
+ * tasks are iterators, so no read walks every task at once (the code before
+ * generated the whole listing, under one rcu_read_lock(), at the first
+ * read). A group holds a process of LS_THREADS threads, more than one page
+ * of ids; the reader takes the first bytes, a new process (a higher pid)
+ * joins, and the rest of the same open file must list it. A listing made
+ * at the first read cannot.
+ */
+#define LS_THREADS	1200
+
+TEST(listing_is_read_as_it_goes)
+{
+	pid_t big, late;
+	char buf[65536];
+	long n = 0, r, got = 0, last = 0, id;
+	int fd, found = 0, ascending = 1;
+	char *p, *end;
+
+	mk("ls");
+	big = spawn_sleeper(LS_THREADS);
+	EXPECT(wrf(gp("ls", "cgroup.procs"), "%d", big) > 0, "move: %s", strerror(errno));
+	fd = open(gp("ls", "tasks"), O_RDONLY);
+	EXPECT(fd >= 0, "open tasks: %s", strerror(errno));
+	r = read(fd, buf, 64);
+	EXPECT(r == 64, "first read: %ld", r);
+	n = r;
+	late = spawn_sleeper(1);
+	EXPECT(wrf(gp("ls", "cgroup.procs"), "%d", late) > 0, "move: %s", strerror(errno));
+	while (n < (long)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += r;
+	close(fd);
+	buf[n] = 0;
+	for (p = buf; *p; p = end + 1) {
+		id = strtol(p, &end, 10);
+		if (end == p || *end != '\n')
+			break;
+		ascending &= id > last;
+		last = id;
+		found |= id == late;
+		got++;
+	}
+	printf("TGTEST-INFO: listing_is_read_as_it_goes: %ld bytes, %ld ids (%d threads, then "
+	       "pid %d joined after the first 64 bytes): %s\n", n, got, LS_THREADS, late,
+	       found ? "listed" : "not listed");
+	EXPECT(got == LS_THREADS + 1 || (got == LS_THREADS && !found),
+	       "%ld ids, expected %d or %d", got, LS_THREADS, LS_THREADS + 1);
+	EXPECT(ascending, "ids not strictly ascending");
+	EXPECT(n > 4096, "the listing (%ld bytes) fits one page: the test proves nothing", n);
+	EXPECT(found, "pid %d, which joined after the first read, is not in the rest of the "
+	       "listing: it was made at the first read", late);
+	reap(late);
+	reap(big);
+	rm("ls");
+}
+
 TEST(exit_leaves_group)
 {
 	pid_t pid;
