@@ -29,8 +29,9 @@
  * the group is removed. As under CFS bandwidth control, a parked task runs
  * no user code, signal handlers included: for the park, the signals the
  * task has a handler for are blocked (they stay pending, and are delivered
- * once it runs again; ignored ones are dropped as usual), so only these end
- * a park early:
+ * once it runs again; ignored ones are dropped as usual; one that gets a
+ * handler mid-park is blocked when it comes), so only these end a park
+ * early:
  *  - a fatal signal (SIGKILL, or a signal whose default action kills);
  *  - a job-control or ptrace stop (SIGSTOP, a stop signal of default
  *    action, a group stop, PTRACE_INTERRUPT and other ptrace traps): the
@@ -43,9 +44,10 @@
  * run when such a task resumes.
  *
  * Never parked: kernel threads, exiting tasks, user workers that are not
- * io_uring's (vhost), and io_uring's SQPOLL thread, which runs task_work
- * with its sqd->lock held (ring teardown in a kworker waits for that lock):
- * its CPU time is the group's, but it is not held. io_uring's io-wq
+ * io_uring's (vhost), KVM vCPU threads inside KVM_RUN (tg_park_here():
+ * parked once back in user space), and io_uring's SQPOLL thread, which runs
+ * task_work with its sqd->lock held (ring teardown in a kworker waits for
+ * that lock): its CPU time is the group's, but it is not held. io_uring's io-wq
  * workers are parked before their next work item (io-wq runs task_work
  * there with no lock held), so work pushed onto them (IOSQE_ASYNC) waits
  * while the group is throttled; their park ends at any wake-up (exit,
@@ -148,14 +150,24 @@ static bool tg_park_wanted(struct task_struct *t, bool new_task)
 /*
  * task_work also runs inside a few system calls, not only at the return to
  * user space: io_uring's io_run_task_work() (in execve it runs under
- * cred_guard_mutex), KVM before entering a guest. A park never waits there
- * while the task may hold a lock: not during execve, and on lockdep
- * kernels not with any lock held. It is parked again at a later slice.
+ * cred_guard_mutex), KVM before entering a guest (xfer_to_guest_mode_handle_work(),
+ * with the vCPU's mutex held). A park never waits there while the task may
+ * hold a lock: not during execve, not in a vCPU thread inside KVM_RUN, and
+ * on lockdep kernels not with any lock held. It is parked again at a later
+ * slice, when it gets back to user space.
+ *
+ * A vCPU thread: PF_VCPU is set only while in guest mode (cleared before
+ * KVM runs task_work), so the sign is KVM's preempt notifier, registered
+ * by vcpu_load() for the whole of KVM_RUN (KVM is its only user).
  */
 static bool tg_park_here(void)
 {
-	if (current->in_execve)
+	if (current->in_execve || (current->flags & PF_VCPU))
 		return false;
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	if (!hlist_empty(&current->preempt_notifiers))
+		return false;
+#endif
 #ifdef CONFIG_LOCKDEP
 	if (current->lockdep_depth)
 		return false;
@@ -192,31 +204,6 @@ static struct tg_group *tg_park_group(struct tg_member *m, u32 *gen)
 }
 
 /*
- * What ends a park early: a fatal signal, a stop or trap (job control,
- * ptrace, the cgroup freezer), or a signal that must reach get_signal():
- * unblocked while parked means its default action stops or kills the task
- * (or its handler was set meanwhile by a task sharing the handlers).
- * A pending task_work notification (TIF_NOTIFY_SIGNAL: io_uring creating a
- * worker through its owner, say) is cleared: that work runs after the park.
- */
-static bool tg_park_interrupted(void)
-{
-	if (fatal_signal_pending(current))
-		return true;
-	if (current->jobctl & (JOBCTL_STOP_PENDING | JOBCTL_TRAP_MASK | JOBCTL_TRAP_FREEZE))
-		return true;
-	if (test_thread_flag(TIF_NOTIFY_SIGNAL))
-		clear_notify_signal();
-	if (!task_sigpending(current))
-		return false;
-	/* nothing unblocked may be pending any more (a spurious wake-up) */
-	spin_lock_irq(&current->sighand->siglock);
-	recalc_sigpending();
-	spin_unlock_irq(&current->sighand->siglock);
-	return task_sigpending(current);
-}
-
-/*
  * The signals a park blocks: those the task has a handler for (user code).
  * Those whose default action stops or kills stay open. Ignored ones stay
  * open too: they are dropped where they are sent and wake no one (blocked,
@@ -237,6 +224,37 @@ static void tg_park_signals(sigset_t *block)
 			sigaddset(block, sig);
 	}
 	spin_unlock_irq(&sh->siglock);
+}
+
+/*
+ * What ends a park early: a fatal signal, a stop or trap (job control,
+ * ptrace, the cgroup freezer), or a signal that must reach get_signal():
+ * unblocked while parked means its default action stops or kills the task.
+ * A signal that got a handler since the park began (set by a task sharing
+ * the handlers, outside the group) is blocked too, and the park goes on.
+ * A pending task_work notification (TIF_NOTIFY_SIGNAL: io_uring creating a
+ * worker through its owner, say) is cleared: that work runs after the park.
+ */
+static bool tg_park_interrupted(void)
+{
+	sigset_t block;
+
+	if (fatal_signal_pending(current))
+		return true;
+	if (current->jobctl & (JOBCTL_STOP_PENDING | JOBCTL_TRAP_MASK | JOBCTL_TRAP_FREEZE))
+		return true;
+	if (test_thread_flag(TIF_NOTIFY_SIGNAL))
+		clear_notify_signal();
+	if (!task_sigpending(current))
+		return false;
+	/* block what has a handler now */
+	tg_park_signals(&block);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	/* nothing unblocked may be pending any more (a spurious wake-up) */
+	spin_lock_irq(&current->sighand->siglock);
+	recalc_sigpending();
+	spin_unlock_irq(&current->sighand->siglock);
+	return task_sigpending(current);
 }
 
 /* Sleep on @grp's queue until the park is over or interrupted. */

@@ -1692,6 +1692,83 @@ TEST_T(escape_stop_cont_spinner, 40)
 }
 
 /*
+ * A handler set mid-park: the parked spinner (the main thread) shares its
+ * handler table with a thread that was moved back to the root group
+ * through `tasks`. That thread, in turn for SIGURG, SIGWINCH and SIGCHLD
+ * (default action: ignore, so a park opens them), sets an empty handler,
+ * sends the signal to the spinner, and restores SIG_DFL ESC_TIMER_US later:
+ * a park that started with the signal at its default must not end when the
+ * handler appears and the signal comes. The spinner's own CPU is measured.
+ */
+struct handler_log {
+	volatile pid_t setter;
+	volatile long sent;
+};
+
+static void *handler_setter(void *arg)
+{
+	static const int sigs[] = { SIGURG, SIGWINCH, SIGCHLD };
+	struct sigaction h = { .sa_handler = empty_handler, .sa_flags = SA_RESTART };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct handler_log *l = arg;
+	long i;
+
+	l->setter = syscall(SYS_gettid);
+	for (i = 0;; i++) {
+		int sig = sigs[i % 3];
+
+		sigaction(sig, &h, NULL);
+		syscall(SYS_tgkill, getpid(), getpid(), sig);
+		l->sent++;
+		usleep(ESC_TIMER_US);
+		sigaction(sig, &dfl, NULL);
+	}
+	return NULL;
+}
+
+TEST_T(escape_handler_set_mid_park, 40)
+{
+	struct handler_log *l = shm(sizeof(*l));
+	unsigned long long a;
+	double t0, share;
+	long sent;
+	pid_t p;
+	int i;
+
+	pinned_group("esc", Q10_US);
+	p = fork();
+	if (p < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (p == 0) {
+		pthread_t t;
+
+		drop_to(ESC_UID);
+		if (pthread_create(&t, NULL, handler_setter, l))
+			_exit(124);
+		spin_thread(NULL);
+	}
+	for (i = 0; i < 500 && !l->setter; i++)
+		usleep(10000);
+	EXPECT(l->setter > 0, "the handler setter did not start");
+	join("esc", p);
+	EXPECT(wrf(p2(MNT, "tasks"), "%d", l->setter) > 0,
+	       "moving the setter thread to the root group: %s", strerror(errno));
+	usleep(WARMUP_S * 1e6);
+	sent = l->sent;
+	a = tid_cpu_ns(p, p);
+	t0 = tg_now();
+	usleep(MEASURE_S * 1e6);
+	share = (tid_cpu_ns(p, p) - a) / 1e9 / (tg_now() - t0);
+	sent = l->sent - sent;
+	printf("TGTEST-INFO: escape_handler_set_mid_park: %ld signals sent while measured\n", sent);
+	esc_expect("escape_handler_set_mid_park",
+		   "spinner whose signals get a handler from a thread outside the group", share, p);
+	EXPECT(sent >= MIN_PARKED_SAMPLES, "the setter sent only %ld signals", sent);
+	reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
+/*
  * Work pushed onto io_uring's io-wq workers (IOSQE_ASYNC reads of 256 KiB
  * from /dev/zero, ESC_BATCH in flight): the workers are threads of the
  * process, their CPU is the group's, and they must not run on while the
