@@ -115,7 +115,11 @@ struct tg_detector {
 	u32 over;			/* kinds above their threshold now (bit k) */
 	u32 hot;			/* kinds in the interfering state (hysteresis) */
 	u32 quiet[TG_NR_KINDS];		/* periods below the low mark, per hot kind */
+	u32 band[TG_NR_KINDS];		/* periods not over, per hot kind */
 	enum tg_intf_state state;	/* from hot */
+	/* the configuration of the last tg_detect(), for the regulator */
+	u64 thr_ns[TG_NR_KINDS];	/* threshold (0: none) */
+	u64 low_ns[TG_NR_KINDS];	/* low mark: far under the threshold */
 };
 
 void tg_detector_init(struct tg_detector *d);
@@ -143,9 +147,9 @@ struct tg_reg_cfg {
 	u32 margin_pct;		/* "under the limit by a margin" */
 	u32 deadband_pct;	/* over a limit by more than this before a cut */
 	u32 relax_periods;	/* quiet/calm periods before each relax step */
-	u32 cut_pct;		/* remedial CPU cut per step */
+	u32 cut_pct;		/* remedial cut (%) when no latency slope is known */
 	u32 grow_pct;		/* CPU quota growth per relax step */
-	u32 quota_min_pct;	/* quota floor, % of one CPU's period */
+	u32 quota_min_pm;	/* quota floor, per mille of one CPU's period */
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
 	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
 	u32 dead_periods;	/* wait for a step's effect; relapse window */
@@ -157,6 +161,44 @@ struct tg_reg_cfg {
  * 1/TG_SMOOTH_DIV per period. The remedial dead time is derived from it.
  */
 #define TG_SMOOTH_DIV		8
+
+/*
+ * The CPU quota floor (cfg.quota_min_pm): per mille of one CPU's period
+ * (25 us at 10 ms). The module's enforcer meters in slices of period / 8
+ * and carries any overrun as debt, so a floor under one slice holds as a
+ * mean (module/actuators/cpu.c).
+ */
+#define TG_QUOTA_MIN_PM		2
+
+/*
+ * The remedial law (docs/control-law.md, "Remedial"): a group's allowance
+ * x is the share (ppm) of its unthrottled traffic it may make, as the
+ * linear ladder of its mechanism maps it (quota, or MBA then quota).
+ *  - TG_SETPOINT_DIV: a cut aims under the threshold by 1/this of the
+ *    rise it allows over the lowest latency seen (the search settles just
+ *    under the threshold: a marginal over asks for a small cut);
+ *  - TG_CUT_SAFETY: the load a cut removes is what the measured latency
+ *    slope asks for x this / 4 (a convex latency curve needs more);
+ *  - TG_CUT_MIN: every cut removes at least 1/this of what it cuts;
+ *  - TG_BISECT_RES: the search for the largest safe allowance stops once
+ *    the lowest unsafe one is within 1/this of it (or one MBA step);
+ *  - TG_IDLE_RUN: periods in a row with (almost) no traffic, unthrottled,
+ *    before an idle group is released;
+ *  - TG_JITTER_DIV, TG_NOISE_MULT, TG_NOISE_DIV: a latency counts as over
+ *    for the law only above its threshold + TG_NOISE_MULT x its measured
+ *    jitter (an EWMA of weight 1/TG_JITTER_DIV of its change from one
+ *    period to the next), that tolerance at most 1/TG_NOISE_DIV of the
+ *    threshold: noise around a settled level neither cuts nor undoes, and
+ *    a victim's latency sits at most that much over its threshold.
+ */
+#define TG_SETPOINT_DIV		16
+#define TG_CUT_SAFETY		5
+#define TG_CUT_MIN		8
+#define TG_BISECT_RES		8
+#define TG_IDLE_RUN		2
+#define TG_JITTER_DIV		16
+#define TG_NOISE_MULT		2
+#define TG_NOISE_DIV		128
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
@@ -225,6 +267,7 @@ enum tg_reason {
 	TG_WHY_IDLE,		/* group has (almost) no traffic or no tasks */
 	TG_WHY_POLICY_OFF,	/* policy or regulator disabled */
 	TG_WHY_HIGH_PRIORITY,	/* remedial never throttles high priority */
+	TG_WHY_SETTLED,		/* remedial: the largest safe allowance found */
 };
 
 struct tg_decision {
@@ -261,8 +304,10 @@ struct tg_reg_group {
 	bool active;			/* exists and has tasks */
 	enum tg_priority priority;
 	struct tg_limits limits;
-	struct tg_bw bps;		/* rates of the period just ended */
-	u64 cpu_usage_us;		/* CPU time it ran in that period */
+	struct tg_bw bps;		/* rates, smoothed (the caller's EWMA) */
+	u64 cpu_usage_us;		/* CPU time per period, smoothed alike */
+	struct tg_bw bps_now;		/* rates of the period just ended, raw */
+	u64 cpu_now_us;			/* CPU time it ran in that period, raw */
 
 	/* state, owned by the regulator */
 	struct tg_throttle prev;	/* imposed by the preventive policy */
@@ -271,14 +316,21 @@ struct tg_reg_group {
 	struct tg_settle prev_settle;	/* after its last preventive step */
 	struct tg_throttle rem_seen;	/* its remedial throttle last period */
 	u32 rem_wait;			/* preventive waits: a remedial tightening */
-	bool hold;			/* remedial relax blocked after a relapse */
+	u32 x;				/* remedial allowance, ppm (TG_PPM: none) */
+	u32 x_bad;			/* lowest allowance seen unsafe, TG_NEVER */
+	u32 x_mem;			/* allowance it held when it went idle */
+	u32 x_from;			/* allowance before its last relax */
+	u64 u_ref;			/* CPU time the quota ladder scales */
+	bool dram_ladder;		/* MBA first, then quota */
+	u32 grow;			/* relax steps in a row without a bound */
+	u32 idle_run;			/* periods in a row idle while throttled */
+	bool hold;			/* remedial relax blocked: settled/relapsed */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
 	u32 relapses;			/* since it was last unthrottled (backoff) */
 	bool probe;			/* hold ended by time: one relax, then wait */
 	u32 relax_age;			/* periods since its last remedial relax */
-	struct tg_throttle relax_from;	/* rem before the relaxes in the window */
-	u64 relax_bps;			/* its total traffic at relax_from */
+	u64 relax_bps;			/* its total traffic at x_from */
 
 	/* outputs */
 	struct tg_throttle out;		/* effective: the tighter of both */
@@ -293,6 +345,11 @@ struct tg_regulator {
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
+	/* per kind: the lowest latency seen and the weighted load then */
+	u64 lat_lo[TG_NR_KINDS], load_lo[TG_NR_KINDS];
+	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
+	u64 jitter[TG_NR_KINDS];	/* its mean change per period (EWMA) */
+	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);

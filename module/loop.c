@@ -182,6 +182,8 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 	for (k = 0; k < TG_NR_KINDS; k++)
 		grp->bps_avg.v[k] = tg_ewma(grp->bps_avg.v[k], grp->acct.rate_bps.v[k]);
 	s->cpu_usage_us = grp->usage_avg_us;
+	s->cpu_now_us = usage;
+	s->bps_now = grp->acct.rate_bps;
 	s->active = READ_ONCE(grp->nr_tasks) > 0;
 	s->priority = grp->priority;
 	s->limits = grp->limits;

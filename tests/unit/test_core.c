@@ -226,6 +226,21 @@ static void test_detector_tiers(void **state)
 	assert_string_equal(tg_intf_name(TG_INTF_NONE), "none");
 }
 
+/*
+ * tg_regulate() with the raw inputs of the period equal to the smoothed
+ * ones: these tests feed the regulator directly, with no EWMA in between.
+ */
+static void regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		     const struct tg_detector *det, struct tg_reg_group *g, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		g[i].bps_now = g[i].bps;
+	}
+	tg_regulate(r, cfg, det, g, n);
+}
+
 /* ---- the plant -------------------------------------------------------------- */
 
 /*
@@ -326,7 +341,7 @@ static void sim_step(struct sim *s)
 
 	plant_step(s->g, s->w, s->n, &lat);
 	tg_detect(&s->det, &s->dcfg, &lat);
-	tg_regulate(&s->reg, &s->cfg, &s->det, s->g, (u32)s->n);
+	regulate(&s->reg, &s->cfg, &s->det, s->g, (u32)s->n);
 }
 
 static int unthrottled(const struct tg_throttle *t)
@@ -777,7 +792,7 @@ static void test_pending_prediction_kinds(void **state)
 		g.bps.v[TG_NVM_WRITE] = 1 * GB;
 		g.limits.bps[pc->limit_kind] = pc->limit;
 		g.rem.mba = pc->rem_mba;
-		tg_regulate(&r, &cfg, &det, &g, 1);
+		regulate(&r, &cfg, &det, &g, 1);
 		if (g.last.policy != TG_POL_PREVENTIVE || g.last.action != TG_ACT_THROTTLE ||
 		    g.last.mech != pc->mech)
 			fail_msg("%s: no preventive %s step", pc->name, tg_mech_name(pc->mech));
@@ -905,7 +920,7 @@ static void test_pick_follows_kind_over(void **state)
 	order_setup(&cfg, &r, &det, g, 2 * MB);
 	det.over = BIT(TG_DRAM_READ);
 	for (p = 0; p < TG_OVER_FILTER; p++)
-		tg_regulate(&r, &cfg, &det, g, 3);
+		regulate(&r, &cfg, &det, g, 3);
 	assert_int_equal(r.last_group, 2);
 	assert_int_equal(g[2].last.action, TG_ACT_THROTTLE);
 	assert_int_equal(g[2].last.mech, TG_MECH_MBA);
@@ -927,7 +942,7 @@ static void test_pick_follows_kind_over(void **state)
 		g[1].bps.v[TG_NVM_WRITE] = order_q(2 * MB, &g[1].out);
 		det.over = g[1].bps.v[TG_DRAM_READ] + g[2].bps.v[TG_DRAM_READ] > 12 * GB ?
 			   BIT(TG_DRAM_READ) : 0;
-		tg_regulate(&r, &cfg, &det, g, 3);
+		regulate(&r, &cfg, &det, g, 3);
 		if (g[1].last.action == TG_ACT_THROTTLE && g[1].last.mech == TG_MECH_CPU)
 			fail_msg("period %d: A cut by CPU quota (%s) while only DRAM read is over",
 				 p, tg_reason_name(g[1].last.why));
@@ -938,7 +953,7 @@ static void test_pick_follows_kind_over(void **state)
 	order_setup(&cfg, &r, &det, g, 200 * MB);
 	det.over = BIT(TG_NVM_WRITE);
 	for (p = 0; p < TG_OVER_FILTER; p++)
-		tg_regulate(&r, &cfg, &det, g, 3);
+		regulate(&r, &cfg, &det, g, 3);
 	assert_int_equal(r.last_group, 1);
 	assert_int_equal(g[1].last.mech, TG_MECH_CPU);
 	assert_int_equal(g[1].last.why, TG_WHY_NVM_WRITE);
@@ -957,7 +972,7 @@ static void test_pick_follows_kind_over(void **state)
 		assert_true(!cc->level_nw || level[TG_NVM_WRITE] == cc->level_nw);
 		assert_true(tg_blamed_by(&cfg, g, 3, 1, det.over));
 		for (p = 0; p < TG_OVER_FILTER; p++)
-			tg_regulate(&r, &cfg, &det, g, 3);
+			regulate(&r, &cfg, &det, g, 3);
 		assert_int_equal(r.last_group, 1);
 		assert_int_equal(g[1].last.mech, cc->mech);
 		assert_int_equal(g[1].last.why, cc->why);
@@ -990,7 +1005,7 @@ static void test_blame_per_kind_regulate(void **state)
 		tg_detector_init(&det);
 		det.over = overs[o];
 		for (p = 0; p < 100; p++) {
-			tg_regulate(&reg, &cfg, &det, g, 2);
+			regulate(&reg, &cfg, &det, g, 2);
 			assert_true(unthrottled(&g[0].out));
 			if (!unthrottled(&g[1].rem)) {
 				assert_int_equal(overs[o], K(NVM_WRITE));
@@ -1039,7 +1054,7 @@ static void hold_init(struct hold_loop *h, uint64_t qmax)
 static enum tg_action hold_step(struct hold_loop *h)
 {
 	h->det.over = h->g.rem.quota_us > h->qmax ? K(NVM_WRITE) : 0;
-	tg_regulate(&h->reg, &h->cfg, &h->det, &h->g, 1);
+	regulate(&h->reg, &h->cfg, &h->det, &h->g, 1);
 	h->t++;
 	return h->g.last.action;
 }

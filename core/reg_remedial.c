@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * reg_remedial.c - the remedial policy: noisy neighbours, low-priority
+ * groups only (docs/control-law.md, "Remedial"). It uses what the module
+ * measures - latencies, per-group traffic by kind, CPU time - and its own
+ * past actions, never a model of the platform:
+ *
+ *   - allowance: each throttled group has an allowance x, the share of its
+ *     unthrottled traffic it may make, on the ladder of its mechanism (NVM
+ *     classes: CPU quota; DRAM: MBA steps, then quota under the MBA floor);
+ *   - a sized cut: a kind over its threshold (filtered) - the load to
+ *     remove comes from the latency slope measured between the lowest
+ *     latency seen and now, aimed 1/TG_SETPOINT_DIV of the allowed rise under the
+ *     threshold; it falls on the blamed groups in MT²'s order, class by
+ *     class, every group of a class cut by the same share (equally noisy
+ *     groups alike), the next class only for what the first cannot give;
+ *   - dead time: after a cut, no further cut until its effect is measured;
+ *   - the search: nothing over - each throttled group steps up towards the
+ *     lowest allowance seen unsafe (geometric bisection; growing steps when
+ *     none is known), one step per relapse window; a step that brings a
+ *     kind over within the window is undone and becomes the new unsafe
+ *     bound. Once the bounds are within 1/TG_BISECT_RES (or one MBA step)
+ *     the group is held: the largest safe allowance is found;
+ *   - a hold ends after its hold time (backoff per relapse): one probe step
+ *     to the unsafe bound; if it survives, the bound was stale and the
+ *     search resumes. It also ends when the group's traffic halves;
+ *   - idle: a throttled group that makes (almost) nothing for TG_IDLE_RUN
+ *     periods, measured raw, is released; the allowance it held is
+ *     remembered, and its next cut goes at least that far.
+ */
+#include "reg_internal.h"
+
+/* ---- the allowance ladder ------------------------------------------------- */
+
+/* an MBA level as an allowance (ppm) */
+static u32 tg_mba_ppm(const struct tg_reg_cfg *cfg, u32 mba)
+{
+	return (u32)tg_mul_div(mba, TG_PPM, cfg->mba_max ? cfg->mba_max : 1);
+}
+
+/* the MBA level at or above allowance x: mba_max - n x mba_step, >= mba_min */
+static u32 tg_x_mba(const struct tg_reg_cfg *cfg, u32 x)
+{
+	u32 max = cfg->mba_max, step = cfg->mba_step ? cfg->mba_step : 1;
+	u32 want = (u32)tg_mul_div((u64)x * max + TG_PPM - 1, 1, TG_PPM), m;
+
+	if (want >= max)
+		return max;
+	m = max - (max - want) / step * step;
+	return m < cfg->mba_min ? cfg->mba_min : m;
+}
+
+/* where the DRAM ladder's MBA part ends (ppm) */
+static u32 tg_x_lo(const struct tg_reg_cfg *cfg, const struct tg_reg_group *g)
+{
+	return g->dram_ladder ? tg_mba_ppm(cfg, cfg->mba_min) : 0;
+}
+
+/* the smallest allowance: the quota floor (under the MBA floor) */
+static u32 tg_x_min(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		    const struct tg_reg_group *g)
+{
+	u32 q = tg_ppm(r->quota_min, g->u_ref ? g->u_ref : 1), lo = tg_x_lo(cfg, g);
+
+	if (q > TG_PPM)
+		q = TG_PPM;
+	return lo ? (u32)tg_mul_div(q, lo, TG_PPM) : q;
+}
+
+/* the group's remedial throttle for its allowance */
+static void tg_x_apply(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		       struct tg_reg_group *g)
+{
+	struct tg_throttle *t = &g->rem;
+	u32 x = g->x, lo = tg_x_lo(cfg, g);
+
+	tg_unthrottle(t, cfg);
+	if (x >= TG_PPM)
+		return;
+	if (g->dram_ladder) {
+		if (x >= lo) {
+			t->mba = tg_x_mba(cfg, x);
+			return;
+		}
+		t->mba = cfg->mba_min;
+		x = (u32)tg_mul_div(x, TG_PPM, lo ? lo : 1);
+	}
+	t->quota_us = tg_scale_quota(r, g->u_ref, x);
+}
+
+/* an allowance the ladder can apply, at or above x (MBA: its level) */
+static u32 tg_x_snap(const struct tg_reg_cfg *cfg, const struct tg_reg_group *g,
+		     u32 x)
+{
+	if (x >= TG_PPM)
+		return TG_PPM;
+	if (g->dram_ladder && x >= tg_x_lo(cfg, g))
+		return tg_mba_ppm(cfg, tg_x_mba(cfg, x));
+	return x;
+}
+
+/*
+ * An allowance under x, as near `want` as the ladder allows: on the MBA
+ * part at least one step down, never under the quota floor.
+ */
+static u32 tg_x_down(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		     const struct tg_reg_group *g, u32 want)
+{
+	u32 x = g->x, lo = tg_x_lo(cfg, g), min = tg_x_min(r, cfg, g), m;
+
+	if (g->dram_ladder && want >= lo) {
+		want = tg_x_snap(cfg, g, want);
+		if (want < x)
+			return want;
+		m = tg_x_mba(cfg, x);
+		if (m > cfg->mba_min)
+			return tg_mba_ppm(cfg, m > cfg->mba_min + cfg->mba_step ?
+					  m - cfg->mba_step : cfg->mba_min);
+		want = x - x / TG_CUT_MIN;
+	}
+	return want < min ? min : want;
+}
+
+/* within one resolution step of the lowest unsafe allowance: found */
+static bool tg_x_found(const struct tg_reg_cfg *cfg, const struct tg_reg_group *g)
+{
+	u32 x = g->x, bad = g->x_bad;
+
+	if (bad == TG_NEVER)
+		return false;
+	if (bad <= x || bad - x <= x / TG_BISECT_RES)
+		return true;
+	/* adjacent MBA levels */
+	return g->dram_ladder && x >= tg_x_lo(cfg, g) &&
+	       bad <= tg_mba_ppm(cfg, tg_x_mba(cfg, x) + cfg->mba_step);
+}
+
+static u32 tg_isqrt(u64 v)
+{
+	u64 lo = 0, hi = 0xffffffffull;
+
+	while (lo < hi) {	/* the largest m with m * m <= v */
+		u64 m = (lo + hi + 1) / 2;
+
+		if (m * m <= v)
+			lo = m;
+		else
+			hi = m - 1;
+	}
+	return (u32)lo;
+}
+
+/*
+ * The next allowance of the search, above x: the geometric middle of x and
+ * the lowest unsafe allowance; with none known, a growing step (x 9/8,
+ * 5/4, 3/2, then doubling).
+ */
+static u32 tg_x_next(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
+{
+	u32 x = g->x ? g->x : 1, bad = g->x_bad, next;
+
+	if (bad == TG_NEVER || bad > TG_PPM) {
+		u32 sh = g->grow < 3 ? g->grow : 3;
+
+		g->grow++;
+		next = x + (u32)tg_mul_div(x, 1u << sh, TG_CUT_MIN);
+		return next > x ? tg_x_snap(cfg, g, next) : x + 1;
+	}
+	next = tg_x_snap(cfg, g, tg_isqrt((u64)x * bad));
+	if (next >= bad && g->dram_ladder && bad > tg_x_lo(cfg, g))
+		next = tg_mba_ppm(cfg, tg_x_mba(cfg, bad) - cfg->mba_step);
+	if (next <= x)
+		next = x + (bad - x) / 2;
+	return next;
+}
+
+/* ---- inputs ----------------------------------------------------------------- */
+
+/*
+ * A group's traffic with its remedial throttle lifted, if traffic scaled
+ * linearly with MBA and CPU time: the CPU time it would get is bounded by
+ * period x CPUs. raw: the last period's rates and CPU time; 0 when it got
+ * no CPU time under a quota (parked: nothing to tell).
+ */
+static u64 tg_unthrottled_bps(const struct tg_regulator *r,
+			      const struct tg_reg_cfg *cfg,
+			      const struct tg_reg_group *g, bool raw)
+{
+	u64 v = 0, use = raw ? g->cpu_now_us : g->cpu_usage_us, cap = r->quota_cap;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		v = tg_sat_add(v, raw ? g->bps_now.v[k] : g->bps.v[k]);
+	if (g->rem.mba < cfg->mba_max)
+		v = tg_mul_div(v, cfg->mba_max, g->rem.mba ? g->rem.mba : 1);
+	if (g->rem.quota_us != TG_QUOTA_UNLIMITED) {
+		if (raw && !use)
+			return U64_MAX;
+		if (cap > 0xffffffffu)
+			cap = 0xffffffffu;
+		if (use < 1)
+			use = 1;
+		if (use < cap)
+			v = tg_mul_div(v, (u32)cap, (u32)use);
+	}
+	return v;
+}
+
+/* a throttled group with (almost) no traffic even unthrottled */
+static bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			struct tg_reg_group *g)
+{
+	if (tg_unthrottled_bps(r, cfg, g, true) < cfg->noise_floor_bps)
+		g->idle_run += g->idle_run < TG_NEVER;
+	else
+		g->idle_run = 0;
+	return g->idle_run >= TG_IDLE_RUN ||
+	       tg_unthrottled_bps(r, cfg, g, false) < cfg->noise_floor_bps;
+}
+
+/*
+ * This period's weighted load per kind (every active group, high priority
+ * included, its smoothed rates by the blame matrix), and the lowest
+ * latency seen per kind with the load then: the two points of the latency
+ * slope a cut is sized by.
+ */
+static void tg_rem_observe(struct tg_regulator *r, const struct tg_detector *det,
+			   const u64 tot[TG_NR_KINDS])
+{
+	int j, k;
+
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 w = 0, lat = det->lat_ns[k];
+
+		for (j = 0; j < TG_NR_KINDS; j++)
+			w = tg_sat_add(w, tot[j] >> 56 ? U64_MAX : tot[j] * tg_blame_w[k][j]);
+		r->load[k] = w;
+		if (lat && (!r->lat_lo[k] || lat < r->lat_lo[k])) {
+			r->lat_lo[k] = lat;
+			r->load_lo[k] = w;
+		}
+	}
+}
+
+/*
+ * The kinds over for the law: the detector's, each by more than its noise
+ * tolerance - TG_NOISE_MULT x its jitter (measured here, an EWMA of its
+ * change per period), at most 1/TG_NOISE_DIV of the threshold. A kind
+ * without a threshold in the detector counts as the detector says.
+ */
+static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
+{
+	u32 over = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 lat = det->lat_ns[k], prev = r->lat_prev[k];
+		u64 thr = det->thr_ns[k], m;
+
+		if (lat && prev)
+			r->jitter[k] = r->jitter[k] - r->jitter[k] / TG_JITTER_DIV +
+				       (lat > prev ? lat - prev : prev - lat) / TG_JITTER_DIV;
+		r->lat_prev[k] = lat;
+		if (!(det->over & BIT(k)))
+			continue;
+		m = r->jitter[k] * TG_NOISE_MULT;
+		if (m > thr / TG_NOISE_DIV)
+			m = thr / TG_NOISE_DIV;
+		if (!thr || lat > thr + m)
+			over |= BIT(k);
+	}
+	return over;
+}
+
+/* ---- the cut ------------------------------------------------------------------ */
+
+/*
+ * The load (kind k's row) a cut must remove to bring kind k's latency to
+ * its setpoint - TG_SETPOINT_DIV-th of the allowed rise under the
+ * threshold - on the slope between the lowest latency seen and now,
+ * x TG_CUT_SAFETY / 4. U64_MAX: no slope known.
+ */
+static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *det,
+		       int k)
+{
+	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], lo = r->lat_lo[k];
+	u64 all = r->load[k], wlo = r->load_lo[k], sp;
+
+	if (lat > 0xffffffffu)
+		lat = 0xffffffffu;
+	if (!thr || !lo || lo >= thr || lat <= thr || all <= wlo)
+		return U64_MAX;
+	sp = thr - (thr - lo) / TG_SETPOINT_DIV;
+	return tg_mul_div(tg_mul_div(all - wlo, (u32)(lat - sp), (u32)(lat - lo)),
+			  TG_CUT_SAFETY, 4);
+}
+
+/*
+ * The class of MT²'s order a group is cut in: the first it ranks in
+ * (tg_order_values(), above the noise floor) while it can go lower; -1 if
+ * none or it is not blamed.
+ */
+static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
+			u32 over)
+{
+	u64 v[TG_ORDER_CLASSES];
+	int o;
+
+	if (!tg_rem_candidate(g) || !tg_blamed(g, level, over))
+		return -1;
+	/* its last period: (almost) nothing - the averages still show what it stopped */
+	if (tg_unthrottled_bps(r, cfg, g, true) < cfg->noise_floor_bps)
+		return -1;
+	if (g->x < TG_PPM && g->x <= tg_x_min(r, cfg, g))
+		return -1;
+	tg_order_values(g, level, over, v);
+	for (o = 0; o < TG_ORDER_CLASSES; o++)
+		if (v[o] > cfg->noise_floor_bps)
+			return o;
+	return -1;
+}
+
+/* cut one group to keep `keep` (ppm) of its allowance; the drop it predicts */
+static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			    struct tg_reg_group *g, int idx, int o, u32 keep)
+{
+	u64 from = tg_total(g), expect;
+	u32 x0 = g->x, want;
+	u32 mba0 = g->rem.mba;
+
+	if (x0 >= TG_PPM) {		/* the first cut of an episode */
+		g->dram_ladder = tg_order_kinds[o] == TG_DRAM_KINDS;
+		/* the CPU time it takes unthrottled: raw, the average may lag */
+		g->u_ref = g->cpu_usage_us > g->cpu_now_us ? g->cpu_usage_us : g->cpu_now_us;
+		if (!g->u_ref)
+			g->u_ref = r->quota_cap;
+		g->x_bad = TG_NEVER;
+	}
+	want = (u32)tg_mul_div(x0, keep, TG_PPM);
+	if (g->x_mem < want)
+		want = g->x_mem;	/* as far as it was held before it idled */
+	g->x_mem = TG_PPM;
+	want = tg_x_down(r, cfg, g, want);
+	if (want >= x0)
+		return 0;
+	/* it was settled there: that allowance is unsafe now */
+	if (g->relax_age > cfg->dead_periods && (g->x_bad == TG_NEVER || x0 < g->x_bad))
+		g->x_bad = x0;
+	g->x = want;
+	g->hold = false;
+	g->probe = false;
+	g->grow = 0;
+	g->idle_run = 0;
+	tg_x_apply(r, cfg, g);
+	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
+		  g->rem.mba < mba0 ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
+		  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
+	expect = tg_mul_div(from, tg_ppm(want, x0), TG_PPM);
+	return from - expect;
+}
+
+/*
+ * The sized cut: the load each kind over needs removed (tg_rem_need()),
+ * taken from the blamed groups class by class in MT²'s order, every group
+ * of a class by the same share; the next class only for what the classes
+ * before it could not give at their floors. The dead time then tracks the
+ * group whose cut predicts the largest drop.
+ */
+static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		       const struct tg_detector *det, struct tg_reg_group *groups,
+		       u32 nr, u32 over)
+{
+	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], need[TG_NR_KINDS];
+	u64 cls[TG_ORDER_CLASSES][TG_NR_KINDS] = { { 0 } }, best_drop = 0;
+	u32 cut[TG_ORDER_CLASSES] = { 0 }, i;
+	bool slope = true;
+	int k, o, best = -1;
+
+	tg_blame_all(cfg, groups, nr, level, all);
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		need[k] = over & BIT(k) ? tg_rem_need(r, det, k) : 0;
+		if (need[k] == U64_MAX)
+			slope = false;
+	}
+	for (i = 0; i < nr; i++) {
+		u64 own[TG_NR_KINDS];
+
+		o = tg_rem_class(r, cfg, &groups[i], level, over);
+		if (o < 0)
+			continue;
+		tg_blame_loads(&groups[i], own);
+		for (k = 0; k < TG_NR_KINDS; k++)
+			cls[o][k] = tg_sat_add(cls[o][k], own[k]);
+		cut[o] = 1;
+	}
+	/* each class's share to cut (ppm), in MT²'s order */
+	for (o = 0; o < TG_ORDER_CLASSES; o++) {
+		u32 f = 0;
+
+		if (!cut[o])
+			continue;
+		if (!slope) {
+			f = TG_PPM / 100 * cfg->cut_pct;
+		} else {
+			for (k = 0; k < TG_NR_KINDS; k++)
+				if (need[k] && cls[o][k] && tg_ppm(need[k], cls[o][k]) > f)
+					f = tg_ppm(need[k], cls[o][k]);
+		}
+		if (!f) {
+			cut[o] = 0;
+			continue;
+		}
+		if (f < TG_PPM / TG_CUT_MIN)
+			f = TG_PPM / TG_CUT_MIN;
+		cut[o] = f < TG_PPM ? TG_PPM - f : 1;
+		if (!slope || f < TG_PPM) {
+			while (++o < TG_ORDER_CLASSES)
+				cut[o] = 0;
+			break;
+		}
+		for (k = 0; k < TG_NR_KINDS; k++)
+			need[k] = need[k] > cls[o][k] ? need[k] - cls[o][k] : 0;
+	}
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+		u64 drop;
+
+		o = tg_rem_class(r, cfg, g, level, over);
+		if (o < 0 || !cut[o])
+			continue;
+		drop = tg_rem_cut_group(r, cfg, g, (int)i, o, cut[o]);
+		if (drop > best_drop || best < 0) {
+			best_drop = drop;
+			best = (int)i;
+		}
+	}
+	if (best < 0)
+		return;		/* none to blame: hold */
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, tg_total(&groups[best]),
+			tg_total(&groups[best]) - best_drop);
+	r->cut_group = best;
+}
+
+/* ---- the search --------------------------------------------------------------- */
+
+/* hold a group where it is: its largest safe allowance (or a relapse's undo) */
+static void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
+			     u64 bps)
+{
+	g->hold = true;
+	g->hold_bps = bps;
+	g->hold_left = tg_hold_periods(cfg, g->relapses);
+	g->probe = false;
+}
+
+/* one step of the search; or, found, the hold */
+static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *g, int idx)
+{
+	struct tg_throttle was = g->rem;
+	u32 next;
+
+	if (!g->probe && tg_x_found(cfg, g)) {
+		tg_rem_hold_here(cfg, g, tg_total(g));
+		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
+			  TG_WHY_SETTLED, -1);
+		return;
+	}
+	next = g->probe && g->x_bad != TG_NEVER && g->x_bad > g->x ? g->x_bad :
+	       tg_x_next(cfg, g);
+	g->x_from = g->x;
+	g->relax_bps = tg_total(g);
+	g->relax_age = 0;
+	g->x = next > TG_PPM ? TG_PPM : next;
+	if (g->x >= TG_PPM)
+		g->x_bad = TG_NEVER;
+	tg_x_apply(r, cfg, g);
+	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_RELAX,
+		  g->rem.mba > was.mba ? TG_MECH_MBA : TG_MECH_CPU, TG_WHY_QUIET, -1);
+}
+
+/*
+ * A kind over within the relapse window of a group's relax step: the step
+ * is undone and its allowance is the new unsafe bound - every group that
+ * stepped in the window, not only those whose traffic could explain the
+ * over: within the window the inputs do not yet show the steps (that is
+ * why it is the dead time). If the bounds are then found (or it was a
+ * probe), the group is held, for longer at each relapse.
+ */
+static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   struct tg_reg_group *groups, u32 nr)
+{
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+		bool probe = g->probe;
+
+		if (!tg_rem_candidate(g) || g->relax_age > cfg->dead_periods)
+			continue;
+		g->relax_age = TG_NEVER;
+		if (g->x_bad == TG_NEVER || g->x < g->x_bad)
+			g->x_bad = g->x;
+		g->x = g->x_from;
+		g->grow = 0;
+		tg_x_apply(r, cfg, g);
+		if (probe || tg_x_found(cfg, g)) {
+			if (g->relapses < TG_NEVER)
+				g->relapses++;
+			tg_rem_hold_here(cfg, g, g->relax_bps);
+		}
+		g->probe = false;
+		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD,
+			  TG_MECH_NONE, TG_WHY_RELAPSE, -1);
+		any = true;
+	}
+	return any;
+}
+
+/* counts the dead time down; ends it once the cut's effect is measured */
+static void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
+			u32 nr)
+{
+	const struct tg_reg_group *g = NULL;
+
+	if (r->cut_group >= 0 && (u32)r->cut_group < nr &&
+	    tg_rem_candidate(&groups[r->cut_group]))
+		g = &groups[r->cut_group];
+	/* without its group, the full wait */
+	tg_settle_wait(&r->dead, g ? tg_total(g) : r->dead.from);
+}
+
+/*
+ * One period of a group's hold: it ends once its traffic has halved (the
+ * noise stopped: the unsafe bound is stale, the search grows again) or
+ * after its hold time with nothing over (then a probe: one step to the
+ * unsafe bound).
+ */
+static void tg_rem_hold(struct tg_reg_group *g, bool over)
+{
+	if (!g->hold)
+		return;
+	if (tg_total(g) < g->hold_bps / 2) {
+		g->hold = false;	/* its noise stopped */
+		g->x_bad = TG_NEVER;
+		g->grow = 3;
+		return;
+	}
+	if (over)
+		return;
+	if (g->hold_left)
+		g->hold_left--;
+	if (!g->hold_left) {
+		g->hold = false;	/* held long enough: probe */
+		g->probe = true;
+	}
+}
+
+/**
+ * tg_remedial() - one period of the remedial policy over all groups
+ * @r:      regulator state
+ * @cfg:    configuration
+ * @det:    the detector after this period's tg_detect()
+ * @groups: every group
+ * @nr:     number of groups
+ */
+void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 const struct tg_detector *det, struct tg_reg_group *groups, u32 nr)
+{
+	u64 tot[TG_NR_KINDS] = { 0 };
+	u32 kinds = tg_rem_over(r, det);
+	int i, k;
+	bool over;
+
+	/* over for TG_OVER_FILTER periods in a row: a blip is not over */
+	r->over_run = kinds ? r->over_run + (r->over_run < TG_NEVER) : 0;
+	over = r->over_run >= TG_OVER_FILTER;
+	for (i = 0; i < (int)nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (g->active)
+			for (k = 0; k < TG_NR_KINDS; k++)
+				tot[k] = tg_sat_add(tot[k], g->bps.v[k]);
+		if (!tg_rem_candidate(g)) {
+			tg_release(r, cfg, g, i, TG_POL_REMEDIAL,
+				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
+			continue;
+		}
+		if (g->relax_age < TG_NEVER)
+			g->relax_age++;
+		/* a probe survived its window: the unsafe bound was stale */
+		if (g->probe && g->relax_age != TG_NEVER &&
+		    g->relax_age > cfg->dead_periods) {
+			g->probe = false;
+			g->x_bad = TG_NEVER;
+			g->grow = 0;
+		}
+		/* released, and the release survived its window: backoff forgotten */
+		if (!tg_throttled(&g->rem, cfg) && g->relax_age > cfg->dead_periods)
+			g->relapses = 0;
+		if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
+			tg_release(r, cfg, g, i, TG_POL_REMEDIAL, TG_WHY_IDLE);
+		else
+			tg_rem_hold(g, over);
+	}
+	tg_rem_observe(r, det, tot);
+	tg_rem_dead(r, groups, nr);
+
+	if (over) {
+		r->quiet = 0;
+		if (tg_rem_relapse(r, cfg, groups, nr)) {
+			/* wait for the undo (its whole dead time) */
+			tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
+			r->cut_group = -1;
+			return;
+		}
+		if (r->dead.left)
+			return;		/* the last cut's effect is not measured yet */
+		tg_rem_cut(r, cfg, det, groups, nr, kinds);
+		return;
+	}
+	/*
+	 * No kind over (in the detector's band too): the search, a step each;
+	 * not in a period the detector has a kind over, if only within its
+	 * noise tolerance or for one period (a blip delays the step, it does
+	 * not restart the wait).
+	 */
+	if (det->over)
+		return;
+	if (++r->quiet < cfg->relax_periods || r->dead.left)
+		return;
+	r->quiet = 0;
+	for (i = 0; i < (int)nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) ||
+		    g->hold)
+			continue;
+		/* each step waits out its relapse window */
+		if (g->relax_age <= cfg->dead_periods)
+			continue;
+		tg_rem_relax(r, cfg, g, i);
+	}
+}
+
+/*
+ * The remedial policy or the regulator off: everything it imposed is
+ * lifted in the same period, its state forgotten.
+ */
+void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		struct tg_reg_group *groups, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		tg_release(r, cfg, &groups[i], (int)i, TG_POL_REMEDIAL,
+			   TG_WHY_POLICY_OFF);
+	r->quiet = 0;
+	r->over_run = 0;
+	r->dead.left = 0;
+	r->cut_group = -1;
+}
