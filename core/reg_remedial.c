@@ -245,8 +245,9 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_detector *det
 /*
  * The kinds over for the law: the detector's, each by more than its noise
  * tolerance - TG_NOISE_MULT x its jitter (measured here, an EWMA of its
- * change per period), at most 1/TG_NOISE_DIV of the threshold. A kind
- * without a threshold in the detector counts as the detector says.
+ * change per period), at most 1/TG_NOISE_DIV of the threshold, at least
+ * 1 ns (the detector's resolution). A kind without a threshold in the
+ * detector counts as the detector says.
  */
 static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 {
@@ -259,17 +260,55 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 
 		if (lat && prev)
 			r->jitter[k] = r->jitter[k] - r->jitter[k] / TG_JITTER_DIV +
-				       (lat > prev ? lat - prev : prev - lat) / TG_JITTER_DIV;
+				       (lat > prev ? lat - prev : prev - lat);
 		r->lat_prev[k] = lat;
 		if (!(det->over & BIT(k)))
 			continue;
-		m = r->jitter[k] * TG_NOISE_MULT;
+		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
 		if (m > thr / TG_NOISE_DIV)
 			m = thr / TG_NOISE_DIV;
+		if (!m)
+			m = 1;		/* the detector's resolution */
 		if (!thr || lat > thr + m)
 			over |= BIT(k);
 	}
 	return over;
+}
+
+/*
+ * How near its threshold a latency is this period (tg_rem_search):
+ * TG_NEAR_CLOSE - at it (in whole ns) or within TG_CLOSE_MULT x its
+ * jitter, or 1/TG_SETPOINT_DIV of the rise it allows over the lowest
+ * latency seen if that is more, at most half that rise; TG_NEAR_CLEAR -
+ * at least twice that and 1/TG_FAR_DIV of that rise under it, every kind.
+ */
+#define TG_NEAR_CLOSE	1
+#define TG_NEAR_CLEAR	2
+#define TG_FAR_DIV	8
+
+static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *det)
+{
+	u32 near = TG_NEAR_CLEAR;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 thr = det->thr_ns[k], lo = r->lat_lo[k];
+		u64 m = r->jitter[k] * TG_CLOSE_MULT / TG_JITTER_DIV, far;
+		u64 band = lo && lo < thr ? thr - lo : 0;
+
+		if (!thr)
+			continue;
+		if (m < band / TG_SETPOINT_DIV)
+			m = band / TG_SETPOINT_DIV;
+		if (band && m > band / 2)
+			m = band / 2;
+		if (det->lat_ns[k] + m >= thr)
+			return TG_NEAR_CLOSE;
+		far = 2 * m > band / TG_FAR_DIV ? 2 * m : band / TG_FAR_DIV;
+		if (det->lat_ns[k] + far >= thr)
+			near = 0;
+	}
+	return near;
 }
 
 /* ---- the cut ------------------------------------------------------------------ */
@@ -278,21 +317,25 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
  * The load (kind k's row) a cut must remove to bring kind k's latency to
  * its setpoint - TG_SETPOINT_DIV-th of the allowed rise under the
  * threshold - on the slope between the lowest latency seen and now,
- * x TG_CUT_SAFETY / 4. U64_MAX: no slope known.
+ * x TG_CUT_SAFETY / 4; *share: that share (ppm) of the rise since then,
+ * the most any class of MT²'s order is cut by. U64_MAX: no slope known.
  */
 static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *det,
-		       int k)
+		       int k, u32 *share)
 {
 	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], lo = r->lat_lo[k];
 	u64 all = r->load[k], wlo = r->load_lo[k], sp;
+	u32 f;
 
 	if (lat > 0xffffffffu)
 		lat = 0xffffffffu;
 	if (!thr || !lo || lo >= thr || lat <= thr || all <= wlo)
 		return U64_MAX;
 	sp = thr - (thr - lo) / TG_SETPOINT_DIV;
-	return tg_mul_div(tg_mul_div(all - wlo, (u32)(lat - sp), (u32)(lat - lo)),
-			  TG_CUT_SAFETY, 4);
+	f = (u32)tg_mul_div(tg_ppm(lat - sp, lat - lo), TG_CUT_SAFETY, 4);
+	if (f > *share)
+		*share = f > TG_PPM ? TG_PPM : f;
+	return tg_mul_div(all - wlo, f, TG_PPM);
 }
 
 /*
@@ -363,9 +406,11 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 /*
  * The sized cut: the load each kind over needs removed (tg_rem_need()),
  * taken from the blamed groups class by class in MT²'s order, every group
- * of a class by the same share; the next class only for what the classes
- * before it could not give at their floors. The dead time then tracks the
- * group whose cut predicts the largest drop.
+ * of a class by the same share - at most the share of the latency's rise
+ * to remove, at least 1/TG_CUT_MIN; the next class only for what the
+ * classes before it could not give. Without a slope, the first class
+ * alone by cut_pct. The dead time then tracks the group whose cut predicts
+ * the largest drop.
  */
 static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		       const struct tg_detector *det, struct tg_reg_group *groups,
@@ -373,13 +418,13 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], need[TG_NR_KINDS];
 	u64 cls[TG_ORDER_CLASSES][TG_NR_KINDS] = { { 0 } }, best_drop = 0;
-	u32 cut[TG_ORDER_CLASSES] = { 0 }, i;
+	u32 cut[TG_ORDER_CLASSES] = { 0 }, i, share = 0;
 	bool slope = true;
 	int k, o, best = -1;
 
 	tg_blame_all(cfg, groups, nr, level, all);
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		need[k] = over & BIT(k) ? tg_rem_need(r, det, k) : 0;
+		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share) : 0;
 		if (need[k] == U64_MAX)
 			slope = false;
 	}
@@ -411,16 +456,22 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			cut[o] = 0;
 			continue;
 		}
+		/* no class by more than the share of the rise to remove */
+		if (slope && f > share)
+			f = share;
 		if (f < TG_PPM / TG_CUT_MIN)
 			f = TG_PPM / TG_CUT_MIN;
 		cut[o] = f < TG_PPM ? TG_PPM - f : 1;
-		if (!slope || f < TG_PPM) {
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			u64 gave = tg_mul_div(cls[o][k], f, TG_PPM);
+
+			need[k] = need[k] > gave ? need[k] - gave : 0;
+		}
+		if (!slope || !(need[0] | need[1] | need[2] | need[3])) {
 			while (++o < TG_ORDER_CLASSES)
 				cut[o] = 0;
 			break;
 		}
-		for (k = 0; k < TG_NR_KINDS; k++)
-			need[k] = need[k] > cls[o][k] ? need[k] - cls[o][k] : 0;
 	}
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
@@ -467,8 +518,16 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			  TG_WHY_SETTLED, -1);
 		return;
 	}
-	next = g->probe && g->x_bad != TG_NEVER && g->x_bad > g->x ? g->x_bad :
-	       tg_x_next(cfg, g);
+	if (g->probe) {		/* one resolution step, at most to the bound */
+		next = tg_x_snap(cfg, g, g->x + g->x / TG_BISECT_RES + 1);
+		if (g->x_bad != TG_NEVER && g->x_bad > g->x && next > g->x_bad)
+			next = g->x_bad;
+	} else {
+		next = tg_x_next(cfg, g);
+	}
+	g->close = false;
+	g->clear = true;
+	g->over_mark = r->over_seen;
 	g->x_from = g->x;
 	g->relax_bps = tg_total(g);
 	g->relax_age = 0;
@@ -488,6 +547,27 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  * why it is the dead time). If the bounds are then found (or it was a
  * probe), the group is held, for longer at each relapse.
  */
+static void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			struct tg_reg_group *g, int idx)
+{
+	bool probe = g->probe;
+
+	g->relax_age = TG_NEVER;
+	if (g->x_bad == TG_NEVER || g->x < g->x_bad)
+		g->x_bad = g->x;
+	g->x = g->x_from;
+	g->grow = 0;
+	tg_x_apply(r, cfg, g);
+	if (probe || tg_x_found(cfg, g)) {
+		if (g->relapses < TG_NEVER)
+			g->relapses++;
+		tg_rem_hold_here(cfg, g, g->relax_bps);
+	}
+	g->probe = false;
+	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
+		  TG_WHY_RELAPSE, -1);
+}
+
 static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			   struct tg_reg_group *groups, u32 nr)
 {
@@ -496,24 +576,10 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
-		bool probe = g->probe;
 
 		if (!tg_rem_candidate(g) || g->relax_age > cfg->dead_periods)
 			continue;
-		g->relax_age = TG_NEVER;
-		if (g->x_bad == TG_NEVER || g->x < g->x_bad)
-			g->x_bad = g->x;
-		g->x = g->x_from;
-		g->grow = 0;
-		tg_x_apply(r, cfg, g);
-		if (probe || tg_x_found(cfg, g)) {
-			if (g->relapses < TG_NEVER)
-				g->relapses++;
-			tg_rem_hold_here(cfg, g, g->relax_bps);
-		}
-		g->probe = false;
-		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD,
-			  TG_MECH_NONE, TG_WHY_RELAPSE, -1);
+		tg_rem_undo(r, cfg, g, (int)i);
 		any = true;
 	}
 	return any;
@@ -571,12 +637,31 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u64 tot[TG_NR_KINDS] = { 0 };
 	u32 kinds = tg_rem_over(r, det);
+	u32 near = tg_rem_near(r, det);
+	bool over, reached, undone = false;
 	int i, k;
-	bool over;
 
-	/* over for TG_OVER_FILTER periods in a row: a blip is not over */
+	/*
+	 * Over for TG_OVER_FILTER periods in a row: a blip is not over. The
+	 * law's over (past the noise tolerance) cuts; the detector's (at the
+	 * threshold: reached) undoes the search's steps - the search settles
+	 * where noise stays under the threshold, well under what cuts - and
+	 * cuts too once it is over more often than not (a leaky count: +2 a
+	 * period over, -1 one not, cut at 2 x dead_periods): no noise, a mean
+	 * latency over its threshold.
+	 */
 	r->over_run = kinds ? r->over_run + (r->over_run < TG_NEVER) : 0;
-	over = r->over_run >= TG_OVER_FILTER;
+	r->near_run = det->over ? r->near_run + (r->near_run < TG_NEVER) : 0;
+	if (det->over) {
+		r->over_cnt += r->over_cnt < TG_NEVER - 2 ? 2 : 0;
+		r->over_seen++;
+	} else if (r->over_cnt) {
+		r->over_cnt--;
+	}
+	reached = r->near_run >= TG_OVER_FILTER;
+	over = r->over_run >= TG_OVER_FILTER || r->over_cnt >= 2 * cfg->dead_periods;
+	if (!kinds || r->over_run < TG_OVER_FILTER)
+		kinds = det->over;
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
@@ -590,12 +675,34 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
-		/* a probe survived its window: the unsafe bound was stale */
-		if (g->probe && g->relax_age != TG_NEVER &&
-		    g->relax_age > cfg->dead_periods) {
+		if (g->relax_age <= cfg->dead_periods) {
+			g->close |= near == TG_NEAR_CLOSE;
+			g->clear &= near == TG_NEAR_CLEAR;
+		}
+		/*
+		 * A step survived its window. Close to a threshold in it: the
+		 * search stops there (noise decided it); so does a probe that
+		 * was not clear of it all along - one step up, held again. A
+		 * probe clear of it: the unsafe bound was stale, the search goes
+		 * on.
+		 */
+		if (g->relax_age == cfg->dead_periods + 1 &&
+		    r->over_seen - g->over_mark >= cfg->dead_periods / TG_WINDOW_OVER) {
+			/* over too often in its window: a mean over, not noise */
+			tg_rem_undo(r, cfg, g, i);
+			undone = true;
+		} else if (g->relax_age == cfg->dead_periods + 1 && tg_throttled(&g->rem, cfg)) {
+			if (g->close || (g->probe && !g->clear)) {
+				if (g->x_bad == TG_NEVER || g->x_bad <= g->x)
+					g->x_bad = g->x + g->x / TG_BISECT_RES + 1;
+				tg_rem_hold_here(cfg, g, tg_total(g));
+				tg_decide(r, g, i, TG_POL_REMEDIAL, TG_ACT_HOLD,
+					  TG_MECH_NONE, TG_WHY_SETTLED, -1);
+			} else if (g->probe) {
+				g->x_bad = TG_NEVER;
+				g->grow = 0;
+			}
 			g->probe = false;
-			g->x_bad = TG_NEVER;
-			g->grow = 0;
 		}
 		/* released, and the release survived its window: backoff forgotten */
 		if (!tg_throttled(&g->rem, cfg) && g->relax_age > cfg->dead_periods)
@@ -603,12 +710,16 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL, TG_WHY_IDLE);
 		else
-			tg_rem_hold(g, over);
+			tg_rem_hold(g, reached);
 	}
 	tg_rem_observe(r, det, tot);
 	tg_rem_dead(r, groups, nr);
+	if (undone) {		/* wait for the undo (its whole dead time) */
+		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
+		r->cut_group = -1;
+	}
 
-	if (over) {
+	if (reached) {
 		r->quiet = 0;
 		if (tg_rem_relapse(r, cfg, groups, nr)) {
 			/* wait for the undo (its whole dead time) */
@@ -616,9 +727,10 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			r->cut_group = -1;
 			return;
 		}
-		if (r->dead.left)
+		if (!over || r->dead.left)
 			return;		/* the last cut's effect is not measured yet */
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
+		r->over_cnt = 0;
 		return;
 	}
 	/*
@@ -635,8 +747,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
-		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) ||
-		    g->hold)
+		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) || g->hold)
 			continue;
 		/* each step waits out its relapse window */
 		if (g->relax_age <= cfg->dead_periods)

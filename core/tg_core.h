@@ -188,8 +188,16 @@ struct tg_reg_cfg {
  *    for the law only above its threshold + TG_NOISE_MULT x its measured
  *    jitter (an EWMA of weight 1/TG_JITTER_DIV of its change from one
  *    period to the next), that tolerance at most 1/TG_NOISE_DIV of the
- *    threshold: noise around a settled level neither cuts nor undoes, and
- *    a victim's latency sits at most that much over its threshold.
+ *    threshold (at least 1 ns, the detector's resolution): noise around a
+ *    settled level neither cuts nor undoes, and a victim's latency sits at
+ *    most that much over its threshold;
+ *  - TG_CLOSE_MULT: a search step whose window saw a latency within this
+ *    many times its jitter of its threshold (at least 1/TG_SETPOINT_DIV of
+ *    the rise it allows) is where the search stops: it survived, but
+ *    noise decided it;
+ *  - TG_WINDOW_OVER: a step whose window had a latency over its threshold
+ *    in 1/this of its periods or more (not in a row: noise) is undone as
+ *    if it had relapsed - its mean is over.
  */
 #define TG_SETPOINT_DIV		16
 #define TG_CUT_SAFETY		5
@@ -198,7 +206,9 @@ struct tg_reg_cfg {
 #define TG_IDLE_RUN		2
 #define TG_JITTER_DIV		16
 #define TG_NOISE_MULT		2
-#define TG_NOISE_DIV		128
+#define TG_NOISE_DIV		100
+#define TG_CLOSE_MULT		1
+#define TG_WINDOW_OVER		4
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
@@ -324,6 +334,9 @@ struct tg_reg_group {
 	bool dram_ladder;		/* MBA first, then quota */
 	u32 grow;			/* relax steps in a row without a bound */
 	u32 idle_run;			/* periods in a row idle while throttled */
+	bool close;			/* a latency came close in its step's window */
+	bool clear;			/* ... stayed clear of its threshold in it */
+	u32 over_mark;			/* the regulator's over_seen at its step */
 	bool hold;			/* remedial relax blocked: settled/relapsed */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
@@ -339,7 +352,10 @@ struct tg_reg_group {
 
 struct tg_regulator {
 	u32 quiet;			/* periods in a row with no kind over */
-	u32 over_run;			/* periods in a row with a kind over */
+	u32 over_run;			/* periods in a row with a kind over (law) */
+	u32 near_run;			/* ... over its threshold (detector) */
+	u32 over_cnt;			/* leaky count of periods over (detector) */
+	u32 over_seen;			/* periods over (detector), wrapping */
 	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */
 	int last_group;			/* group of the last decision, -1 */
@@ -348,7 +364,7 @@ struct tg_regulator {
 	/* per kind: the lowest latency seen and the weighted load then */
 	u64 lat_lo[TG_NR_KINDS], load_lo[TG_NR_KINDS];
 	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
-	u64 jitter[TG_NR_KINDS];	/* its mean change per period (EWMA) */
+	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 };
 

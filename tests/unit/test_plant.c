@@ -86,7 +86,8 @@
  *                threshold level minus one point);
  *   REACT_MAX    from the neighbours' arrival, the law has every latency
  *                back within BACK_TOL of its allowed rise over its threshold
- *                within this many times what the oracle controller takes:
+ *                (and staying there BACK_STAY periods) within this many
+ *                times what the oracle controller takes:
  *                one exact cut to the oracle rate at the first period it
  *                sees a latency over (with the law's lag);
  *   QUIET_MAX    a neighbour that goes quiet (no traffic) is released within
@@ -96,6 +97,7 @@
 #define VICTIM_PTS	0.01
 #define REACT_MAX	1.5
 #define BACK_TOL	0.10
+#define BACK_STAY	10	/* "back": and staying back this many periods */
 #define QUIET_MAX	5
 /* seen latency and traffic: each +- up to this share (uniform), per scenario */
 #define NOISE_MAX	0.005
@@ -305,9 +307,9 @@ static void scen_print(const struct scen *s)
 {
 	int i, k;
 
-	printf("scenario seed=%llu: %d groups (%d high), lag %d, low_pct %u, mba shape %d (a %.2f knee %.2f), failed in phase %d\n",
+	printf("scenario seed=%llu: %d groups (%d high), lag %d, low_pct %u, mba shape %d (a %.2f knee %.2f), noise %.4f, failed in phase %d\n",
 	       (unsigned long long)s->seed, s->n, s->nh, s->lag, s->low_pct, s->mba_shape,
-	       s->mba_a, s->knee, s->phase ? s->phase : 1);
+	       s->mba_a, s->knee, s->noise, s->phase ? s->phase : 1);
 	for (k = 0; k < NK; k++)
 		printf("  %-10s L0 %6.1f thr %6.1f  C/GBps: %7.2f %7.2f %7.2f %7.2f\n", kname[k],
 		       s->L0[k], s->thr[k], s->C[k][0], s->C[k][1], s->C[k][2], s->C[k][3]);
@@ -1085,7 +1087,7 @@ static long oracle_reaction(const struct scen *s, const struct pstate *at, doubl
 	struct pstate now = *at;
 	struct knobs kn;
 	int was_over = 0, cut = 0;
-	long t;
+	long t, back = -1;
 
 	knobs_free(s, &kn);
 	for (t = 0; t < RING; t++)
@@ -1093,13 +1095,19 @@ static long oracle_reaction(const struct scen *s, const struct pstate *at, doubl
 	for (t = 0; t < 5000; t++) {
 		plant_step(s, &kn, &now);
 		ring[t % RING] = now;
-		if (!cut && !under_all(s, &ring[(t >= s->lag ? t - s->lag : 0) % RING])) {
+		if (!cut && !under_all(s, t >= s->lag ? &ring[(t - s->lag) % RING] : at)) {
 			oracle_knobs(s, f, NULL, &kn);
 			cut = 1;
 		}
 		was_over |= !under_all(s, &now);
-		if (was_over && back_all(s, &now))
-			return t + 1;
+		if (!was_over)
+			continue;
+		if (!back_all(s, &now))
+			back = -1;
+		else if (back < 0)
+			back = t + 1;
+		if (back > 0 && t + 1 - back >= BACK_STAY)
+			return back;
 	}
 	return was_over ? 5000 : -1;
 }
@@ -1317,6 +1325,22 @@ static double total_d(const struct scen *s, int i)
 	return s->g[i].d[0] + s->g[i].d[1] + s->g[i].d[2] + s->g[i].d[3];
 }
 
+/*
+ * Phase 2's premise, a neighbour's noise clearly fallen: every latency,
+ * unthrottled, at least RELEASE_MARGIN of its allowed rise and 4 times
+ * the measurement noise under its threshold.
+ */
+#define RELEASE_MARGIN	0.125
+
+static int released_over(const struct scen *s, const struct pstate *p, int k)
+{
+	double m = RELEASE_MARGIN * (s->thr[k] - s->L0[k]);
+
+	if (m < 4 * s->noise * p->L[k])
+		m = 4 * s->noise * p->L[k];
+	return p->L[k] + m > s->thr[k];
+}
+
 /* phase 2's noise: -1 random per scenario, else that mode for all */
 static int phase2_mode = -1;
 
@@ -1327,6 +1351,7 @@ static void run_scenario(u64 seed, struct stats *st)
 	static struct still still[MAXG];
 	long released[MAXG], bound[MAXG], end, react = -1, or_react = -1;
 	int i, k, p, ach, any_over = 0, release_ok = 1, ext, bad = -1, was_over = 0, limited = 0;
+	int react_done = 0;
 	const char *why = NULL;
 	struct oracle orc;
 	struct knobs kn;
@@ -1354,8 +1379,13 @@ static void run_scenario(u64 seed, struct stats *st)
 			if (!same_tg(&last[i], &l->g[i].out) && p > st->max_settle)
 				st->max_settle = p;
 		was_over |= !under_all(s, &l->now);
-		if (was_over && react < 0 && back_all(s, &l->now))
+		if (!was_over || react_done)
+			continue;
+		if (!back_all(s, &l->now))
+			react = -1;
+		else if (react < 0)
 			react = p + 1;
+		react_done = react > 0 && p + 1 - react >= BACK_STAY;
 	}
 	/*
 	 * The still window: at most one change or one probe per group. Only
@@ -1457,7 +1487,7 @@ static void run_scenario(u64 seed, struct stats *st)
 					  total_bps(&l->now, i) / so, orc.vic[i] / so);
 		}
 		if (or_react > 0) {
-			double q = react > 0 ? (double)react / or_react : 1e9;
+			double q = react_done ? (double)react / or_react : 1e9;
 
 			st->react_checked++;
 			st->react_sum += q;
@@ -1488,8 +1518,10 @@ static void run_scenario(u64 seed, struct stats *st)
 	 * low-priority group's demand to at most 3/10 (some to nothing), in a
 	 * third to 50-80 % (the hold must end by time: its traffic does not
 	 * halve), in a third either per group - halved again while anything is
-	 * over even unthrottled (at most 6 times, then to nothing). Every
-	 * remedial throttle is released within the bound and stays released.
+	 * over even unthrottled (at most 6 times, then to nothing), or within
+	 * RELEASE_MARGIN of it (clearly fallen: a latency within noise of its
+	 * threshold is not a neighbour gone quiet). Every remedial throttle is
+	 * released within the bound and stays released.
 	 */
 	{
 		struct scen *w = &sc;
@@ -1519,7 +1551,7 @@ static void run_scenario(u64 seed, struct stats *st)
 
 			plant_solve(s, &kn, &ps);
 			for (k = 0; k < NK; k++)
-				over |= is_over(s, &ps, k);
+				over |= released_over(s, &ps, k);
 			if (!over)
 				break;
 			for (i = s->nh; i < s->n; i++)
@@ -1527,7 +1559,7 @@ static void run_scenario(u64 seed, struct stats *st)
 					w->g[i].d[k] *= tries < 6 ? 0.5 : 0;
 		}
 		for (k = 0; k < NK; k++)
-			if (is_over(s, &ps, k))
+			if (released_over(s, &ps, k))
 				release_ok = 0;	/* high priority alone is over */
 	}
 	if (!release_ok) {
