@@ -63,14 +63,13 @@ static u64 tg_sat_mul_w(u64 a, u32 w)
 }
 
 /*
- * While a group's last preventive cut is not measured yet, the share of
- * its measured traffic of the kinds that cut acts on (prev_settle.kinds:
- * MBA the DRAM kinds, CPU quota all) that it leaves (ppm): their predicted
- * sum over their measured one; else all of it.
+ * While a cut of a group is not measured yet, the share of its measured
+ * traffic of the kinds that cut acts on (st->kinds: MBA the DRAM kinds,
+ * CPU quota all) that it leaves (ppm): their predicted sum over their
+ * measured one; else all of it.
  */
-static u32 tg_pending_ppm(const struct tg_reg_group *g)
+static u32 tg_pending_ppm(const struct tg_reg_group *g, const struct tg_settle *st)
 {
-	const struct tg_settle *st = &g->prev_settle;
 	u64 total = tg_kinds_bps(g, st->kinds);
 
 	if (st->left && st->expect < st->from && st->expect < total)
@@ -78,11 +77,27 @@ static u32 tg_pending_ppm(const struct tg_reg_group *g)
 	return TG_PPM;
 }
 
-/* a group's rate of one kind as the remedial policy judges it */
-static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, u32 ppm)
+/* what the pending cuts of a group leave of its traffic (ppm) */
+struct tg_pend {
+	u32 prev, rem;		/* its last preventive, remedial cut */
+};
+
+static void tg_pending(const struct tg_reg_group *g, struct tg_pend *p)
 {
-	return ppm < TG_PPM && (g->prev_settle.kinds & BIT(kind)) ?
-	       tg_mul_div(g->bps.v[kind], ppm, TG_PPM) : g->bps.v[kind];
+	p->prev = tg_pending_ppm(g, &g->prev_settle);
+	p->rem = tg_pending_ppm(g, &g->rem_pend);
+}
+
+/* a group's rate of one kind as the remedial policy judges it */
+static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, const struct tg_pend *p)
+{
+	u32 ppm = TG_PPM;
+
+	if (p->prev < ppm && (g->prev_settle.kinds & BIT(kind)))
+		ppm = p->prev;
+	if (p->rem < ppm && (g->rem_pend.kinds & BIT(kind)))
+		ppm = p->rem;
+	return ppm < TG_PPM ? tg_mul_div(g->bps.v[kind], ppm, TG_PPM) : g->bps.v[kind];
 }
 
 /**
@@ -91,20 +106,22 @@ static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, u32 ppm)
  * @load: out: per kind (enum tg_kind), its rates weighted by that row of
  *        tg_blame_w (saturating)
  *
- * While its last preventive cut is not measured yet (its dead time runs),
- * the rates of the kinds it acts on (MBA: DRAM; CPU quota: all) are scaled
- * down to the sum that cut predicts: the smoothed, lagging inputs still
- * show traffic the cut has already removed. A step that changed nothing
- * (an MBA step above the remedial level) predicts nothing.
+ * While its last preventive or remedial cut is not measured yet (its dead
+ * time runs), the rates of the kinds it acts on (MBA: DRAM; CPU quota:
+ * all) are scaled down to the sum that cut predicts: the smoothed, lagging
+ * inputs still show traffic the cut has already removed (a sized cut to
+ * 1 % shows 18 % of the traffic it removed 13 periods later). A step that
+ * changed nothing (an MBA step above the remedial level) predicts nothing.
  */
 void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS])
 {
-	u32 ppm = tg_pending_ppm(g);
+	struct tg_pend p;
 	u64 b[TG_NR_KINDS];
 	int j, k;
 
+	tg_pending(g, &p);
 	for (j = 0; j < TG_NR_KINDS; j++)
-		b[j] = tg_rem_bps(g, j, ppm);
+		b[j] = tg_rem_bps(g, j, &p);
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		load[k] = 0;
 		for (j = 0; j < TG_NR_KINDS; j++)
@@ -229,17 +246,18 @@ void tg_order_values(const struct tg_reg_group *g,
 		     const u64 level[TG_NR_KINDS], u32 over,
 		     u64 v[TG_ORDER_CLASSES])
 {
-	u32 ppm = tg_pending_ppm(g);
+	struct tg_pend p;
 	u64 own[TG_NR_KINDS];
 	int o, j, k;
 
+	tg_pending(g, &p);
 	tg_blame_loads(g, own);
 	for (o = 0; o < TG_ORDER_CLASSES; o++) {
 		u64 rate = 0;
 
 		for (j = 0; j < TG_NR_KINDS; j++)
 			if (tg_order_kinds[o] & BIT(j))
-				rate = tg_sat_add(rate, tg_rem_bps(g, j, ppm));
+				rate = tg_sat_add(rate, tg_rem_bps(g, j, &p));
 		v[o] = 0;
 		for (k = 0; k < TG_NR_KINDS; k++) {
 			u64 load = 0, ch = 0;
@@ -248,7 +266,7 @@ void tg_order_values(const struct tg_reg_group *g,
 				continue;
 			for (j = 0; j < TG_NR_KINDS; j++) {
 				const u32 *ch_w = tg_blame_w[TG_BLAME_CHANNEL];
-				u64 b = tg_rem_bps(g, j, ppm);
+				u64 b = tg_rem_bps(g, j, &p);
 
 				if (!(tg_order_kinds[o] & BIT(j)))
 					continue;

@@ -67,72 +67,47 @@ static u32 tg_x_min(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	return lo ? (u32)tg_mul_div(q, lo, TG_PPM) : q;
 }
 
-/* the group's remedial throttle for its allowance */
+/*
+ * The group's remedial throttle for its allowance. The quota ladder: x of
+ * u_ref. The DRAM ladder: the MBA level at or above x for the coarse part
+ * and the quota for the rest (x / that level of u_ref), as MT²'s limits
+ * use MBA and CPU time together; under the MBA floor, the quota alone.
+ * A quota at or above the cap is none.
+ */
 static void tg_x_apply(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		       struct tg_reg_group *g)
 {
 	struct tg_throttle *t = &g->rem;
-	u32 x = g->x, lo = tg_x_lo(cfg, g);
+	u32 x = g->x, lvl;
 
 	tg_unthrottle(t, cfg);
 	if (x >= TG_PPM)
 		return;
 	if (g->dram_ladder) {
-		if (x >= lo) {
-			t->mba = tg_x_mba(cfg, x);
-			return;
-		}
-		t->mba = cfg->mba_min;
-		x = (u32)tg_mul_div(x, TG_PPM, lo ? lo : 1);
+		t->mba = tg_x_mba(cfg, x);
+		lvl = tg_mba_ppm(cfg, t->mba);
+		if (x >= lvl)
+			return;		/* exactly the level: no quota */
+		x = (u32)tg_mul_div(x, TG_PPM, lvl ? lvl : 1);
 	}
 	t->quota_us = tg_scale_quota(r, g->u_ref, x);
 }
 
-/* an allowance the ladder can apply, at or above x (MBA: its level) */
-static u32 tg_x_snap(const struct tg_reg_cfg *cfg, const struct tg_reg_group *g,
-		     u32 x)
-{
-	if (x >= TG_PPM)
-		return TG_PPM;
-	if (g->dram_ladder && x >= tg_x_lo(cfg, g))
-		return tg_mba_ppm(cfg, tg_x_mba(cfg, x));
-	return x;
-}
-
-/*
- * An allowance under x, as near `want` as the ladder allows: on the MBA
- * part at least one step down, never under the quota floor.
- */
+/* an allowance under x, as near `want` as the floor allows */
 static u32 tg_x_down(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		     const struct tg_reg_group *g, u32 want)
 {
-	u32 x = g->x, lo = tg_x_lo(cfg, g), min = tg_x_min(r, cfg, g), m;
+	u32 min = tg_x_min(r, cfg, g);
 
-	if (g->dram_ladder && want >= lo) {
-		want = tg_x_snap(cfg, g, want);
-		if (want < x)
-			return want;
-		m = tg_x_mba(cfg, x);
-		if (m > cfg->mba_min)
-			return tg_mba_ppm(cfg, m > cfg->mba_min + cfg->mba_step ?
-					  m - cfg->mba_step : cfg->mba_min);
-		want = x - x / TG_CUT_MIN;
-	}
 	return want < min ? min : want;
 }
 
 /* within one resolution step of the lowest unsafe allowance: found */
-static bool tg_x_found(const struct tg_reg_cfg *cfg, const struct tg_reg_group *g)
+static bool tg_x_found(const struct tg_reg_group *g)
 {
 	u32 x = g->x, bad = g->x_bad;
 
-	if (bad == TG_NEVER)
-		return false;
-	if (bad <= x || bad - x <= x / TG_BISECT_RES)
-		return true;
-	/* adjacent MBA levels */
-	return g->dram_ladder && x >= tg_x_lo(cfg, g) &&
-	       bad <= tg_mba_ppm(cfg, tg_x_mba(cfg, x) + cfg->mba_step);
+	return bad != TG_NEVER && (bad <= x || bad - x <= x / TG_BISECT_RES);
 }
 
 static u32 tg_isqrt(u64 v)
@@ -155,7 +130,7 @@ static u32 tg_isqrt(u64 v)
  * the lowest unsafe allowance; with none known, a growing step (x 9/8,
  * 5/4, 3/2, then doubling).
  */
-static u32 tg_x_next(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
+static u32 tg_x_next(struct tg_reg_group *g)
 {
 	u32 x = g->x ? g->x : 1, bad = g->x_bad, next;
 
@@ -164,14 +139,10 @@ static u32 tg_x_next(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 
 		g->grow++;
 		next = x + (u32)tg_mul_div(x, 1u << sh, TG_CUT_MIN);
-		return next > x ? tg_x_snap(cfg, g, next) : x + 1;
+		return next > x ? next : x + 1;
 	}
-	next = tg_x_snap(cfg, g, tg_isqrt((u64)x * bad));
-	if (next >= bad && g->dram_ladder && bad > tg_x_lo(cfg, g))
-		next = tg_mba_ppm(cfg, tg_x_mba(cfg, bad) - cfg->mba_step);
-	if (next <= x)
-		next = x + (bad - x) / 2;
-	return next;
+	next = tg_isqrt((u64)x * bad);
+	return next > x ? next : x + (bad - x) / 2 + 1;
 }
 
 /* ---- inputs ----------------------------------------------------------------- */
@@ -220,24 +191,38 @@ static bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *c
 
 /*
  * This period's weighted load per kind (every active group, high priority
- * included, its smoothed rates by the blame matrix), and the lowest
- * latency seen per kind with the load then: the two points of the latency
- * slope a cut is sized by.
+ * included, its smoothed rates by the blame matrix); the lowest latency
+ * seen per kind (lat_lo: the bottom of the rise a threshold allows); and
+ * the lowest of the last TG_WIN_MULT to 2 x TG_WIN_MULT dead times with the
+ * load then (win_*: two buckets) - the point before the rise a cut is
+ * sized from, recent enough that the load measured with it is this one's.
  */
-static void tg_rem_observe(struct tg_regulator *r, const struct tg_detector *det,
-			   const u64 tot[TG_NR_KINDS])
+static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   const struct tg_detector *det, const u64 tot[TG_NR_KINDS])
 {
 	int j, k;
 
+	if (++r->win_age > TG_WIN_MULT * cfg->dead_periods) {
+		r->win_age = 0;
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			r->win_lat[1][k] = r->win_lat[0][k];
+			r->win_load[1][k] = r->win_load[0][k];
+			r->win_lat[0][k] = 0;
+		}
+	}
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		u64 w = 0, lat = det->lat_ns[k];
 
 		for (j = 0; j < TG_NR_KINDS; j++)
 			w = tg_sat_add(w, tot[j] >> 56 ? U64_MAX : tot[j] * tg_blame_w[k][j]);
 		r->load[k] = w;
-		if (lat && (!r->lat_lo[k] || lat < r->lat_lo[k])) {
+		if (!lat)
+			continue;
+		if (!r->lat_lo[k] || lat < r->lat_lo[k])
 			r->lat_lo[k] = lat;
-			r->load_lo[k] = w;
+		if (!r->win_lat[0][k] || lat < r->win_lat[0][k]) {
+			r->win_lat[0][k] = lat;
+			r->win_load[0][k] = w;
 		}
 	}
 }
@@ -315,27 +300,38 @@ static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *d
 
 /*
  * The load (kind k's row) a cut must remove to bring kind k's latency to
- * its setpoint - TG_SETPOINT_DIV-th of the allowed rise under the
- * threshold - on the slope between the lowest latency seen and now,
- * x TG_CUT_SAFETY / 4; *share: that share (ppm) of the rise since then,
- * the most any class of MT²'s order is cut by. U64_MAX: no slope known.
+ * its setpoint - TG_SETPOINT_DIV-th of the rise its threshold allows over
+ * the lowest latency seen, under it - on the slope between the recent low
+ * point (tg_rem_observe()) and now, x TG_CUT_SAFETY / 4; *share: that
+ * share (ppm) of the rise since then, the most any class of MT²'s order is
+ * cut by. U64_MAX: no slope known.
  */
 static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *det,
 		       int k, u32 *share)
 {
-	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], lo = r->lat_lo[k];
-	u64 all = r->load[k], wlo = r->load_lo[k], sp;
+	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], bot = r->lat_lo[k];
+	u64 all = r->load[k], lo = r->win_lat[0][k], wlo = r->win_load[0][k], sp;
 	u32 f;
 
+	if (r->win_lat[1][k] && (!lo || r->win_lat[1][k] < lo)) {
+		lo = r->win_lat[1][k];
+		wlo = r->win_load[1][k];
+	}
 	if (lat > 0xffffffffu)
 		lat = 0xffffffffu;
-	if (!thr || !lo || lo >= thr || lat <= thr || all <= wlo)
+	if (!thr || !lo || !bot || bot >= thr || lo >= lat || lat <= thr || all <= wlo)
 		return U64_MAX;
-	sp = thr - (thr - lo) / TG_SETPOINT_DIV;
+	sp = thr - (thr - bot) / TG_SETPOINT_DIV;
 	f = (u32)tg_mul_div(tg_ppm(lat - sp, lat - lo), TG_CUT_SAFETY, 4);
 	if (f > *share)
 		*share = f > TG_PPM ? TG_PPM : f;
 	return tg_mul_div(all - wlo, f, TG_PPM);
+}
+
+/* a group the cut of this period has already cut */
+static bool tg_rem_cut_now(const struct tg_reg_group *g)
+{
+	return g->last.policy == TG_POL_REMEDIAL && g->last.action == TG_ACT_THROTTLE;
 }
 
 /*
@@ -345,7 +341,7 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
  */
 static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
-			u32 over)
+			u32 over, u64 *val)
 {
 	u64 v[TG_ORDER_CLASSES];
 	int o;
@@ -359,9 +355,30 @@ static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *c
 		return -1;
 	tg_order_values(g, level, over, v);
 	for (o = 0; o < TG_ORDER_CLASSES; o++)
-		if (v[o] > cfg->noise_floor_bps)
+		if (v[o] > cfg->noise_floor_bps) {
+			*val = v[o];
 			return o;
+		}
 	return -1;
+}
+
+/*
+ * The class a group is cut in by this pass: tg_rem_class(), among the
+ * class's peers - its traffic there at least 1/TG_CLASS_PEER of the most
+ * any group of the class has (top[]); smaller ones are left to a later
+ * cut, if one is needed once the large ones are measured.
+ */
+static int tg_rem_peer(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		       const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
+		       u32 over, const u64 top[TG_ORDER_CLASSES])
+{
+	u64 v = 0;
+	int o;
+
+	if (tg_rem_cut_now(g))
+		return -1;
+	o = tg_rem_class(r, cfg, g, level, over, &v);
+	return o >= 0 && v >= top[o] / TG_CLASS_PEER ? o : -1;
 }
 
 /* cut one group to keep `keep` (ppm) of its allowance; the drop it predicts */
@@ -400,38 +417,46 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 		  g->rem.mba < mba0 ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
 		  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
 	expect = tg_mul_div(from, tg_ppm(want, x0), TG_PPM);
+	/*
+	 * judged on what it predicts until its smoothed traffic shows all of
+	 * it or dead_periods passed (reg_blame.c)
+	 */
+	tg_settle_start(&g->rem_pend, cfg, TG_NEVER, false, from, expect);
 	return from - expect;
 }
 
 /*
- * The sized cut: the load each kind over needs removed (tg_rem_need()),
- * taken from the blamed groups class by class in MT²'s order, every group
- * of a class by the same share - at most the share of the latency's rise
- * to remove, at least 1/TG_CUT_MIN; the next class only for what the
- * classes before it could not give. Without a slope, the first class
- * alone by cut_pct. The dead time then tracks the group whose cut predicts
- * the largest drop.
+ * One pass of the sized cut over the groups not cut yet, blamed at
+ * `level`: the load each kind over still needs removed (need, updated)
+ * taken class by class in MT²'s order, every group of a class by the same
+ * share - at most `share` (of the latency's rise to remove), at least
+ * 1/TG_CUT_MIN; the next class only for what the classes before it could
+ * not give. Without a slope (share 0), the first class alone by cut_pct.
+ * gave: the load removed, per kind; *best, *best_drop: the group whose cut
+ * predicts the largest drop.
  */
-static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		       const struct tg_detector *det, struct tg_reg_group *groups,
-		       u32 nr, u32 over)
+static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			    struct tg_reg_group *groups, u32 nr, u32 over,
+			    const u64 level[TG_NR_KINDS], u64 need[TG_NR_KINDS],
+			    u64 gave[TG_NR_KINDS], u32 share, int *best, u64 *best_drop)
 {
-	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], need[TG_NR_KINDS];
-	u64 cls[TG_ORDER_CLASSES][TG_NR_KINDS] = { { 0 } }, best_drop = 0;
-	u32 cut[TG_ORDER_CLASSES] = { 0 }, i, share = 0;
-	bool slope = true;
-	int k, o, best = -1;
+	u64 cls[TG_ORDER_CLASSES][TG_NR_KINDS] = { { 0 } }, top[TG_ORDER_CLASSES] = { 0 };
+	u32 cut[TG_ORDER_CLASSES] = { 0 }, i;
+	int k, o;
 
-	tg_blame_all(cfg, groups, nr, level, all);
-	for (k = 0; k < TG_NR_KINDS; k++) {
-		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share) : 0;
-		if (need[k] == U64_MAX)
-			slope = false;
+	for (i = 0; i < nr; i++) {
+		u64 v = 0;
+
+		if (tg_rem_cut_now(&groups[i]))
+			continue;
+		o = tg_rem_class(r, cfg, &groups[i], level, over, &v);
+		if (o >= 0 && v > top[o])
+			top[o] = v;
 	}
 	for (i = 0; i < nr; i++) {
 		u64 own[TG_NR_KINDS];
 
-		o = tg_rem_class(r, cfg, &groups[i], level, over);
+		o = tg_rem_peer(r, cfg, &groups[i], level, over, top);
 		if (o < 0)
 			continue;
 		tg_blame_loads(&groups[i], own);
@@ -439,35 +464,34 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			cls[o][k] = tg_sat_add(cls[o][k], own[k]);
 		cut[o] = 1;
 	}
-	/* each class's share to cut (ppm), in MT²'s order */
 	for (o = 0; o < TG_ORDER_CLASSES; o++) {
 		u32 f = 0;
 
 		if (!cut[o])
 			continue;
-		if (!slope) {
+		if (!share) {
 			f = TG_PPM / 100 * cfg->cut_pct;
 		} else {
 			for (k = 0; k < TG_NR_KINDS; k++)
 				if (need[k] && cls[o][k] && tg_ppm(need[k], cls[o][k]) > f)
 					f = tg_ppm(need[k], cls[o][k]);
+			if (f > share)	/* no class by more than the rise to remove */
+				f = share;
 		}
 		if (!f) {
 			cut[o] = 0;
 			continue;
 		}
-		/* no class by more than the share of the rise to remove */
-		if (slope && f > share)
-			f = share;
 		if (f < TG_PPM / TG_CUT_MIN)
 			f = TG_PPM / TG_CUT_MIN;
 		cut[o] = f < TG_PPM ? TG_PPM - f : 1;
 		for (k = 0; k < TG_NR_KINDS; k++) {
-			u64 gave = tg_mul_div(cls[o][k], f, TG_PPM);
+			u64 g = tg_mul_div(cls[o][k], f, TG_PPM);
 
-			need[k] = need[k] > gave ? need[k] - gave : 0;
+			gave[k] = tg_sat_add(gave[k], g);
+			need[k] = need[k] > g ? need[k] - g : 0;
 		}
-		if (!slope || !(need[0] | need[1] | need[2] | need[3])) {
+		if (!share || !(need[0] | need[1] | need[2] | need[3])) {
 			while (++o < TG_ORDER_CLASSES)
 				cut[o] = 0;
 			break;
@@ -477,15 +501,45 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		struct tg_reg_group *g = &groups[i];
 		u64 drop;
 
-		o = tg_rem_class(r, cfg, g, level, over);
+		o = tg_rem_peer(r, cfg, g, level, over, top);
 		if (o < 0 || !cut[o])
 			continue;
 		drop = tg_rem_cut_group(r, cfg, g, (int)i, o, cut[o]);
-		if (drop > best_drop || best < 0) {
-			best_drop = drop;
-			best = (int)i;
+		if (drop > *best_drop || *best < 0) {
+			*best_drop = drop;
+			*best = (int)i;
 		}
 	}
+}
+
+/*
+ * The sized cut: tg_rem_need() per kind over, taken by tg_rem_cut_pass()
+ * from the groups blamed now. A group blamed only once they are cut (it
+ * made 2 % of the rise beside a writer now at its floor, 40 % of what is
+ * left) is cut after the dead time - not now: the blame rule judges what
+ * is measured. The dead time tracks the group whose cut predicts the
+ * largest drop.
+ */
+static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		       const struct tg_detector *det, struct tg_reg_group *groups,
+		       u32 nr, u32 over)
+{
+	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], need[TG_NR_KINDS];
+	u64 gave[TG_NR_KINDS] = { 0 }, best_drop = 0;
+	u32 share = 0;
+	bool slope = true;
+	int k, best = -1;
+
+	tg_blame_all(cfg, groups, nr, level, all);
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share) : 0;
+		if (need[k] == U64_MAX)
+			slope = false;
+	}
+	if (!slope)
+		share = 0;
+	tg_rem_cut_pass(r, cfg, groups, nr, over, level, need, gave, share,
+			&best, &best_drop);
 	if (best < 0)
 		return;		/* none to blame: hold */
 	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, tg_total(&groups[best]),
@@ -512,18 +566,18 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	struct tg_throttle was = g->rem;
 	u32 next;
 
-	if (!g->probe && tg_x_found(cfg, g)) {
+	if (!g->probe && tg_x_found(g)) {
 		tg_rem_hold_here(cfg, g, tg_total(g));
 		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
 			  TG_WHY_SETTLED, -1);
 		return;
 	}
 	if (g->probe) {		/* one resolution step, at most to the bound */
-		next = tg_x_snap(cfg, g, g->x + g->x / TG_BISECT_RES + 1);
+		next = g->x + g->x / TG_BISECT_RES + 1;
 		if (g->x_bad != TG_NEVER && g->x_bad > g->x && next > g->x_bad)
 			next = g->x_bad;
 	} else {
-		next = tg_x_next(cfg, g);
+		next = tg_x_next(g);
 	}
 	g->close = false;
 	g->clear = true;
@@ -558,7 +612,7 @@ static void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	g->x = g->x_from;
 	g->grow = 0;
 	tg_x_apply(r, cfg, g);
-	if (probe || tg_x_found(cfg, g)) {
+	if (probe || tg_x_found(g)) {
 		if (g->relapses < TG_NEVER)
 			g->relapses++;
 		tg_rem_hold_here(cfg, g, g->relax_bps);
@@ -675,6 +729,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
+		tg_settle_wait(&g->rem_pend, tg_total(g));
 		if (g->relax_age <= cfg->dead_periods) {
 			g->close |= near == TG_NEAR_CLOSE;
 			g->clear &= near == TG_NEAR_CLEAR;
@@ -712,7 +767,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		else
 			tg_rem_hold(g, reached);
 	}
-	tg_rem_observe(r, det, tot);
+	tg_rem_observe(r, cfg, det, tot);
 	tg_rem_dead(r, groups, nr);
 	if (undone) {		/* wait for the undo (its whole dead time) */
 		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);

@@ -195,6 +195,10 @@ struct tg_reg_cfg {
  *    many times its jitter of its threshold (at least 1/TG_SETPOINT_DIV of
  *    the rise it allows) is where the search stops: it survived, but
  *    noise decided it;
+ *  - TG_CLASS_PEER: a cut falls on the groups of a class whose traffic
+ *    there is at least 1/this of the class's largest (its peers);
+ *  - TG_WIN_MULT: a cut's slope starts from the lowest latency of the last
+ *    TG_WIN_MULT to 2 x TG_WIN_MULT dead times (and the load then);
  *  - TG_WINDOW_OVER: a step whose window had a latency over its threshold
  *    in 1/this of its periods or more (not in a row: noise) is undone as
  *    if it had relapsed - its mean is over.
@@ -209,6 +213,8 @@ struct tg_reg_cfg {
 #define TG_NOISE_DIV		100
 #define TG_CLOSE_MULT		1
 #define TG_WINDOW_OVER		4
+#define TG_WIN_MULT		4
+#define TG_CLASS_PEER		4
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
@@ -324,6 +330,7 @@ struct tg_reg_group {
 	struct tg_throttle rem;		/* imposed by the remedial policy */
 	u32 calm;			/* periods under all limits by the margin */
 	struct tg_settle prev_settle;	/* after its last preventive step */
+	struct tg_settle rem_pend;	/* after its last remedial cut */
 	struct tg_throttle rem_seen;	/* its remedial throttle last period */
 	u32 rem_wait;			/* preventive waits: a remedial tightening */
 	u32 x;				/* remedial allowance, ppm (TG_PPM: none) */
@@ -362,7 +369,10 @@ struct tg_regulator {
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
 	/* per kind: the lowest latency seen and the weighted load then */
-	u64 lat_lo[TG_NR_KINDS], load_lo[TG_NR_KINDS];
+	u64 lat_lo[TG_NR_KINDS];
+	/* per kind, two buckets: the lowest latency and the load then */
+	u64 win_lat[2][TG_NR_KINDS], win_load[2][TG_NR_KINDS];
+	u32 win_age;			/* periods into bucket 0 */
 	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
 	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
