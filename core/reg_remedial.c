@@ -302,8 +302,8 @@ static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *d
  * The load (kind k's row) a cut must remove to bring kind k's latency to
  * its setpoint - TG_SETPOINT_DIV-th of the rise its threshold allows over
  * the lowest latency seen, under it - on the slope between the recent low
- * point (tg_rem_observe()) and now, x TG_CUT_SAFETY / 4; *share: that
- * share (ppm) of the rise since then, the most any class of MT²'s order is
+ * point (tg_rem_observe()) and now, x TG_CUT_SAFETY / 4; *share: the
+ * share (ppm) of the rise to remove, the most any class of MT²'s order is
  * cut by. U64_MAX: no slope known.
  */
 static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *det,
@@ -311,7 +311,7 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 {
 	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], bot = r->lat_lo[k];
 	u64 all = r->load[k], lo = r->win_lat[0][k], wlo = r->win_load[0][k], sp;
-	u32 f;
+	u32 f, sh;
 
 	if (r->win_lat[1][k] && (!lo || r->win_lat[1][k] < lo)) {
 		lo = r->win_lat[1][k];
@@ -323,8 +323,16 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 		return U64_MAX;
 	sp = thr - (thr - bot) / TG_SETPOINT_DIV;
 	f = (u32)tg_mul_div(tg_ppm(lat - sp, lat - lo), TG_CUT_SAFETY, 4);
-	if (f > *share)
-		*share = f > TG_PPM ? TG_PPM : f;
+	/*
+	 * The most a class gives: that share of the rise since the recent low
+	 * point if the load rose since by 1/TG_WIN_RISE of itself or more (an
+	 * arrival), of the whole rise (from the bottom) if not (a marginal
+	 * over beside a settled level asks little).
+	 */
+	sh = all - wlo >= all / TG_WIN_RISE ? f :
+	     (u32)tg_mul_div(tg_ppm(lat - sp, lat - bot), TG_CUT_SAFETY, 4);
+	if (sh > *share)
+		*share = sh > TG_PPM ? TG_PPM : sh;
 	return tg_mul_div(all - wlo, f, TG_PPM);
 }
 
@@ -721,7 +729,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 		if (g->active)
 			for (k = 0; k < TG_NR_KINDS; k++)
-				tot[k] = tg_sat_add(tot[k], g->bps.v[k]);
+				tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
 		if (!tg_rem_candidate(g)) {
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL,
 				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);

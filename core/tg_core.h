@@ -198,7 +198,9 @@ struct tg_reg_cfg {
  *  - TG_CLASS_PEER: a cut falls on the groups of a class whose traffic
  *    there is at least 1/this of the class's largest (its peers);
  *  - TG_WIN_MULT: a cut's slope starts from the lowest latency of the last
- *    TG_WIN_MULT to 2 x TG_WIN_MULT dead times (and the load then);
+ *    TG_WIN_MULT to 2 x TG_WIN_MULT dead times (and the load then); where
+ *    the load rose by 1/TG_WIN_RISE since (an arrival), a class may be cut
+ *    by the share of the rise since then, else by that of the whole rise;
  *  - TG_WINDOW_OVER: a step whose window had a latency over its threshold
  *    in 1/this of its periods or more (not in a row: noise) is undone as
  *    if it had relapsed - its mean is over.
@@ -215,6 +217,7 @@ struct tg_reg_cfg {
 #define TG_WINDOW_OVER		4
 #define TG_WIN_MULT		4
 #define TG_CLASS_PEER		4
+#define TG_WIN_RISE		16
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
