@@ -1259,6 +1259,14 @@ static struct tg_throttle acting(const struct loop *l, int i, const struct tg_th
 	return a;
 }
 
+/* the quota from which on group i's quota limits nothing (acting()) */
+static u64 group_cap(const struct loop *l, int i)
+{
+	u64 c = (u64)l->s->g[i].cpu_us;
+
+	return c < l->reg.quota_cap ? c : l->reg.quota_cap;
+}
+
 /* n more periods of still windows w (started), every group's moves noted */
 static void still_more(struct loop *l, struct stats *st, struct still *w, int n)
 {
@@ -1300,7 +1308,7 @@ static void still_window(struct loop *l, struct stats *st, struct still *w)
 	still_more(l, st, w, STILL_WINDOW);
 	for (p = 0; p < ANSWER_TAIL; p++) {
 		for (i = 0, pending = 0; i < l->s->n; i++)
-			pending |= still_broken(&w[i], l->reg.quota_cap) == ANSWER_PENDING;
+			pending |= still_broken(&w[i], group_cap(l, i)) == ANSWER_PENDING;
 		if (!pending)
 			break;
 		still_more(l, st, w, 1);
@@ -1422,7 +1430,7 @@ static void run_scenario(u64 seed, struct stats *st)
 
 		still_window(l, st, still);
 		for (i = 0, bad = -1; i < s->n; i++) {
-			const char *b = still_broken(&still[i], l->reg.quota_cap);
+			const char *b = still_broken(&still[i], group_cap(l, i));
 
 			if (b || ((still[i].rem.n > 1 || still[i].out.n > 1) &&
 				  still_tighten(&still[i]))) {
@@ -2015,7 +2023,7 @@ static void test_fault3_no_limit_cycle(void **state)
 		run_periods(l, &st, 3000);
 		for (w = 0; w < 1000 / STILL_WINDOW; w++) {
 			still_window(l, &st, still);
-			bad = still_broken(&still[1], l->reg.quota_cap);
+			bad = still_broken(&still[1], group_cap(l, 1));
 			if (bad)
 				SCEN_FAIL("lag %d: not still within %d periods: %s", lag,
 					  STILL_WINDOW, bad);
