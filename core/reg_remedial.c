@@ -304,7 +304,8 @@ static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *d
  * the lowest latency seen, under it - on the slope between the recent low
  * point (tg_rem_observe()) and now, x TG_CUT_SAFETY / 4; *share: the
  * share (ppm) of the rise to remove, the most any class of MT²'s order is
- * cut by. U64_MAX: no slope known.
+ * cut by. Without a recent slope (no load change), the whole load at that
+ * share. U64_MAX: no threshold or bottom known.
  */
 static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *det,
 		       int k, u32 *share)
@@ -319,18 +320,25 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 	}
 	if (lat > 0xffffffffu)
 		lat = 0xffffffffu;
-	if (!thr || !lo || !bot || bot >= thr || lo >= lat || lat <= thr || all <= wlo)
+	if (!thr || !bot || bot >= thr || lat <= thr)
 		return U64_MAX;
 	sp = thr - (thr - bot) / TG_SETPOINT_DIV;
-	f = (u32)tg_mul_div(tg_ppm(lat - sp, lat - lo), TG_CUT_SAFETY, 4);
-	/*
-	 * The most a class gives: that share of the rise since the recent low
-	 * point if the load rose since by 1/TG_WIN_RISE of itself or more (an
-	 * arrival), of the whole rise (from the bottom) if not (a marginal
-	 * over beside a settled level asks little).
-	 */
-	sh = all - wlo >= all / TG_WIN_RISE ? f :
-	     (u32)tg_mul_div(tg_ppm(lat - sp, lat - bot), TG_CUT_SAFETY, 4);
+	/* the share of the whole rise (from the bottom) to remove */
+	sh = (u32)tg_mul_div(tg_ppm(lat - sp, lat - bot), TG_CUT_SAFETY, 4);
+	if (!lo || lo >= lat || all <= wlo) {
+		f = TG_PPM;	/* no recent slope: every class by sh */
+		wlo = 0;
+	} else {
+		f = (u32)tg_mul_div(tg_ppm(lat - sp, lat - lo), TG_CUT_SAFETY, 4);
+		/*
+		 * The most a class gives: that share of the rise since the
+		 * recent low point if the load rose since by 1/TG_WIN_RISE of
+		 * itself or more (an arrival), of the whole rise if not (a
+		 * marginal over beside a settled level asks little).
+		 */
+		if (all - wlo >= all / TG_WIN_RISE)
+			sh = f;
+	}
 	if (sh > *share)
 		*share = sh > TG_PPM ? TG_PPM : sh;
 	return tg_mul_div(all - wlo, f, TG_PPM);
@@ -700,7 +708,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u64 tot[TG_NR_KINDS] = { 0 };
 	u32 kinds = tg_rem_over(r, det);
 	u32 near = tg_rem_near(r, det);
-	bool over, reached, undone = false;
+	bool over, reached, close, undone = false;
 	int i, k;
 
 	/*
@@ -708,19 +716,22 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	 * law's over (past the noise tolerance) cuts; the detector's (at the
 	 * threshold: reached) undoes the search's steps - the search settles
 	 * where noise stays under the threshold, well under what cuts - and
-	 * cuts too once it is over more often than not (a leaky count: +2 a
-	 * period over, -1 one not, cut at 2 x dead_periods): no noise, a mean
-	 * latency over its threshold.
+	 * cuts too once it is over more often than not (a leaky count: +1 a
+	 * period over, -1 one not, cut at 2 x dead_periods): no noise, a
+	 * median latency over its threshold.
 	 */
 	r->over_run = kinds ? r->over_run + (r->over_run < TG_NEVER) : 0;
 	r->near_run = det->over ? r->near_run + (r->near_run < TG_NEVER) : 0;
 	if (det->over) {
-		r->over_cnt += r->over_cnt < TG_NEVER - 2 ? 2 : 0;
+		r->over_cnt += r->over_cnt < TG_NEVER;
 		r->over_seen++;
 	} else if (r->over_cnt) {
 		r->over_cnt--;
 	}
 	reached = r->near_run >= TG_OVER_FILTER;
+	/* close for TG_OVER_FILTER periods in a row: a blip is not close */
+	r->close_run = near == TG_NEAR_CLOSE ? r->close_run + (r->close_run < TG_NEVER) : 0;
+	close = r->close_run >= TG_OVER_FILTER;
 	over = r->over_run >= TG_OVER_FILTER || r->over_cnt >= 2 * cfg->dead_periods;
 	if (!kinds || r->over_run < TG_OVER_FILTER)
 		kinds = det->over;
@@ -739,7 +750,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			g->relax_age++;
 		tg_settle_wait(&g->rem_pend, tg_total(g));
 		if (g->relax_age <= cfg->dead_periods) {
-			g->close |= near == TG_NEAR_CLOSE;
+			g->close |= close;
 			g->clear &= near == TG_NEAR_CLEAR;
 		}
 		/*

@@ -365,6 +365,7 @@ struct tg_regulator {
 	u32 over_run;			/* periods in a row with a kind over (law) */
 	u32 near_run;			/* ... over its threshold (detector) */
 	u32 over_cnt;			/* leaky count of periods over (detector) */
+	u32 close_run;			/* periods in a row close to a threshold */
 	u32 over_seen;			/* periods over (detector), wrapping */
 	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */

@@ -693,7 +693,8 @@ static void still_note(struct still *w, long t, const struct tg_throttle *rem,
 
 /*
  * b within one step of a: MBA by at most 10, the quota by at most 1.25x;
- * or MBA one level and the quota the other way (the law's DRAM ladder
+ * or MBA one level and the quota the other way with their product (MBA x
+ * the quota's share of the cap) within 1.25x (the law's DRAM ladder
  * crossing an MBA level: the level for the coarse part, the quota for
  * the rest - one step of their joint allowance)
  */
@@ -705,8 +706,13 @@ static int one_step(const struct tg_throttle *a, const struct tg_throttle *b, u6
 	if (a->mba > b->mba + 10 || b->mba > a->mba + 10)
 		return 0;
 	if ((b->mba > a->mba && b->quota_us < a->quota_us) ||
-	    (b->mba < a->mba && b->quota_us > a->quota_us))
-		return 1;
+	    (b->mba < a->mba && b->quota_us > a->quota_us)) {
+		/* the joint allowance: MBA level x the quota's share of the cap */
+		double pa = a->mba * (double)(a->quota_us < cap ? a->quota_us : cap);
+		double pb = b->mba * (double)(b->quota_us < cap ? b->quota_us : cap);
+
+		return pa <= pb * 1.25 && pb <= pa * 1.25;
+	}
 	if (hi == TG_QUOTA_UNLIMITED)
 		return lo == hi || lo * 125 / 100 + 1 >= cap;
 	return hi <= lo * 125 / 100 + 1;
