@@ -69,22 +69,32 @@ static u32 tg_x_min(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /*
  * The group's remedial throttle for its allowance. The quota ladder: x of
- * u_ref. The DRAM ladder: the MBA level at or above x for the coarse part
- * and the quota for the rest (x / that level of u_ref), as MT²'s limits
- * use MBA and CPU time together; under the MBA floor, the quota alone.
- * A quota at or above the cap is none.
+ * u_ref. The DRAM ladder: an MBA level (mba_lvl) for the coarse part and
+ * the quota for the rest (x / that level of u_ref), as MT²'s limits use
+ * MBA and CPU time together. A cut moves MBA down one level at most (its
+ * response is the platform's, often far from linear: the quota, linear
+ * in the CPU time, carries the rest of the cut); a step up keeps the
+ * level until x outgrows it. Under the MBA floor, the quota alone. A
+ * quota at or above the cap is none.
  */
 static void tg_x_apply(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		       struct tg_reg_group *g)
+		       struct tg_reg_group *g, bool cut)
 {
 	struct tg_throttle *t = &g->rem;
-	u32 x = g->x, lvl;
+	u32 x = g->x, lvl, want;
 
 	tg_unthrottle(t, cfg);
-	if (x >= TG_PPM)
+	if (x >= TG_PPM) {
+		g->mba_lvl = cfg->mba_max;
 		return;
+	}
 	if (g->dram_ladder) {
-		t->mba = tg_x_mba(cfg, x);
+		want = tg_x_mba(cfg, x);
+		lvl = g->mba_lvl;
+		if (cut)
+			lvl = lvl > cfg->mba_min + cfg->mba_step ? lvl - cfg->mba_step :
+			      cfg->mba_min;
+		g->mba_lvl = t->mba = want > lvl ? want : lvl;
 		lvl = tg_mba_ppm(cfg, t->mba);
 		if (x >= lvl)
 			return;		/* exactly the level: no quota */
@@ -428,7 +438,7 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	g->probe = false;
 	g->grow = 0;
 	g->idle_run = 0;
-	tg_x_apply(r, cfg, g);
+	tg_x_apply(r, cfg, g, true);
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
 		  g->rem.mba < mba0 ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
 		  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
@@ -599,12 +609,13 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	g->clear = true;
 	g->over_mark = r->over_seen;
 	g->x_from = g->x;
+	g->mba_from = g->mba_lvl;
 	g->relax_bps = tg_total(g);
 	g->relax_age = 0;
 	g->x = next > TG_PPM ? TG_PPM : next;
 	if (g->x >= TG_PPM)
 		g->x_bad = TG_NEVER;
-	tg_x_apply(r, cfg, g);
+	tg_x_apply(r, cfg, g, false);
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_RELAX,
 		  g->rem.mba > was.mba ? TG_MECH_MBA : TG_MECH_CPU, TG_WHY_QUIET, -1);
 }
@@ -626,8 +637,9 @@ static void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (g->x_bad == TG_NEVER || g->x < g->x_bad)
 		g->x_bad = g->x;
 	g->x = g->x_from;
+	g->mba_lvl = g->mba_from;
 	g->grow = 0;
-	tg_x_apply(r, cfg, g);
+	tg_x_apply(r, cfg, g, false);
 	if (probe || tg_x_found(g)) {
 		if (g->relapses < TG_NEVER)
 			g->relapses++;

@@ -194,6 +194,7 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	g->x = TG_PPM;
 	g->x_bad = TG_NEVER;
 	g->x_mem = TG_PPM;
+	g->mba_lvl = cfg->mba_max;
 	g->relax_age = TG_NEVER;
 	g->last = (struct tg_decision){ .kind = -1 };
 }
@@ -232,6 +233,7 @@ void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		g->relax_age = TG_NEVER;
 		g->x = TG_PPM;
 		g->x_bad = TG_NEVER;
+		g->mba_lvl = cfg->mba_max;
 		g->grow = 0;
 		g->idle_run = 0;
 	}

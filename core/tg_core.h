@@ -341,7 +341,8 @@ struct tg_reg_group {
 	u32 x_mem;			/* allowance it held when it went idle */
 	u32 x_from;			/* allowance before its last relax */
 	u64 u_ref;			/* CPU time the quota ladder scales */
-	bool dram_ladder;		/* MBA first, then quota */
+	bool dram_ladder;		/* MBA for the coarse part, quota the rest */
+	u32 mba_lvl, mba_from;		/* its MBA level, and before its last relax */
 	u32 grow;			/* relax steps in a row without a bound */
 	u32 idle_run;			/* periods in a row idle while throttled */
 	bool close;			/* a latency came close in its step's window */
