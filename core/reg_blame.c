@@ -88,16 +88,24 @@ static void tg_pending(const struct tg_reg_group *g, struct tg_pend *p)
 	p->rem = tg_pending_ppm(g, &g->rem_pend);
 }
 
-/* a group's rate of one kind as the remedial policy judges it */
+/*
+ * A group's rate of one kind as the remedial policy judges it: smoothed,
+ * scaled down to what its pending cuts predict, and never more than its
+ * last period's - the average still shows for a while what a deep cut
+ * removed (20 periods after a cut to 1 %, 10 % of what it removed).
+ */
 static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, const struct tg_pend *p)
 {
+	u64 v = g->bps.v[kind];
 	u32 ppm = TG_PPM;
 
 	if (p->prev < ppm && (g->prev_settle.kinds & BIT(kind)))
 		ppm = p->prev;
 	if (p->rem < ppm && (g->rem_pend.kinds & BIT(kind)))
 		ppm = p->rem;
-	return ppm < TG_PPM ? tg_mul_div(g->bps.v[kind], ppm, TG_PPM) : g->bps.v[kind];
+	if (ppm < TG_PPM)
+		v = tg_mul_div(v, ppm, TG_PPM);
+	return g->bps_now.v[kind] < v ? g->bps_now.v[kind] : v;
 }
 
 /**

@@ -253,6 +253,12 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 		u64 lat = det->lat_ns[k], prev = r->lat_prev[k];
 		u64 thr = det->thr_ns[k], m;
 
+		/* still falling (a cut's effect still coming): by more than noise */
+		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
+		if (lat && prev > lat + (m > 1 ? m : 1))
+			r->falling |= BIT(k);
+		else
+			r->falling &= ~BIT(k);
 		if (lat && prev)
 			r->jitter[k] = r->jitter[k] - r->jitter[k] / TG_JITTER_DIV +
 				       (lat > prev ? lat - prev : prev - lat);
@@ -275,7 +281,8 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
  * TG_NEAR_CLOSE - at it (in whole ns) or within TG_CLOSE_MULT x its
  * jitter, or 1/TG_SETPOINT_DIV of the rise it allows over the lowest
  * latency seen if that is more, at most half that rise; TG_NEAR_CLEAR -
- * at least twice that and 1/TG_FAR_DIV of that rise under it, every kind.
+ * under it by more than that (and the detector's 1 ns) and 1/TG_FAR_DIV
+ * of that rise, every kind.
  */
 #define TG_NEAR_CLOSE	1
 #define TG_NEAR_CLEAR	2
@@ -299,7 +306,7 @@ static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *d
 			m = band / 2;
 		if (det->lat_ns[k] + m >= thr)
 			return TG_NEAR_CLOSE;
-		far = 2 * m > band / TG_FAR_DIV ? 2 * m : band / TG_FAR_DIV;
+		far = m + 1 > band / TG_FAR_DIV ? m + 1 : band / TG_FAR_DIV;
 		if (det->lat_ns[k] + far >= thr)
 			near = 0;
 	}
@@ -813,8 +820,12 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			r->cut_group = -1;
 			return;
 		}
-		if (!over || r->dead.left)
-			return;		/* the last cut's effect is not measured yet */
+		/*
+		 * the last cut's effect not measured yet, or not all of it in
+		 * the latency: one still falling gets no cut for what it has
+		 */
+		if (!over || r->dead.left || (kinds & r->falling))
+			return;
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
 		r->over_cnt = 0;
 		return;

@@ -380,6 +380,7 @@ struct tg_regulator {
 	u32 win_age;			/* periods into bucket 0 */
 	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
 	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
+	u32 falling;			/* kinds whose latency fell by more than noise */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 };
 

@@ -1369,7 +1369,7 @@ static double total_d(const struct scen *s, int i)
  * the measurement noise under its threshold, plus the detector's
  * resolution (whole ns).
  */
-#define RELEASE_MARGIN	0.125
+#define RELEASE_MARGIN	0.25
 
 static int released_over(const struct scen *s, const struct pstate *p, int k)
 {
