@@ -68,6 +68,19 @@ static u32 tg_x_min(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
+ * The top of the ladder: x (ppm of u_ref, the CPU time the group took when
+ * first cut) at which its quota reaches the cap - over TG_PPM: the group
+ * may come to want more than it took then.
+ */
+static u32 tg_x_top(const struct tg_regulator *r, const struct tg_reg_group *g)
+{
+	u64 top = g->u_ref ? tg_mul_div(r->quota_cap, TG_PPM, (u32)(g->u_ref < 0xffffffffu ?
+							   g->u_ref : 0xffffffffu)) : TG_PPM;
+
+	return top > TG_NEVER - 1 ? TG_NEVER - 1 : top < TG_PPM ? TG_PPM : (u32)top;
+}
+
+/*
  * The group's remedial throttle for its allowance. The quota ladder: x of
  * u_ref. The DRAM ladder: an MBA level (mba_lvl) for the coarse part and
  * the quota for the rest (x / that level of u_ref), as MT²'s limits use
@@ -84,7 +97,7 @@ static void tg_x_apply(const struct tg_regulator *r, const struct tg_reg_cfg *cf
 	u32 x = g->x, lvl, want;
 
 	tg_unthrottle(t, cfg);
-	if (x >= TG_PPM) {
+	if (x >= tg_x_top(r, g)) {
 		g->mba_lvl = cfg->mba_max;
 		return;
 	}
@@ -96,7 +109,7 @@ static void tg_x_apply(const struct tg_regulator *r, const struct tg_reg_cfg *cf
 			      cfg->mba_min;
 		g->mba_lvl = t->mba = want > lvl ? want : lvl;
 		lvl = tg_mba_ppm(cfg, t->mba);
-		if (x >= lvl)
+		if (x >= lvl && lvl < TG_PPM)
 			return;		/* exactly the level: no quota */
 		x = (u32)tg_mul_div(x, TG_PPM, lvl ? lvl : 1);
 	}
@@ -144,7 +157,7 @@ static u32 tg_x_next(struct tg_reg_group *g)
 {
 	u32 x = g->x ? g->x : 1, bad = g->x_bad, next;
 
-	if (bad == TG_NEVER || bad > TG_PPM) {
+	if (bad == TG_NEVER) {
 		u32 sh = g->grow < 3 ? g->grow : 3;
 
 		g->grow++;
@@ -384,7 +397,7 @@ static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *c
 	/* its last period: (almost) nothing - the averages still show what it stopped */
 	if (tg_unthrottled_bps(r, cfg, g, true) < cfg->noise_floor_bps)
 		return -1;
-	if (g->x < TG_PPM && g->x <= tg_x_min(r, cfg, g))
+	if (tg_throttled(&g->rem, cfg) && g->x <= tg_x_min(r, cfg, g))
 		return -1;
 	tg_order_values(g, level, over, v);
 	for (o = 0; o < TG_ORDER_CLASSES; o++)
@@ -422,7 +435,8 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	u32 x0 = g->x, want;
 	u32 mba0 = g->rem.mba;
 
-	if (x0 >= TG_PPM) {		/* the first cut of an episode */
+	if (!tg_throttled(&g->rem, cfg)) {	/* the first cut of an episode */
+		x0 = g->x = TG_PPM;
 		g->dram_ladder = tg_order_kinds[o] == TG_DRAM_KINDS;
 		/* the CPU time it takes unthrottled: raw, the average may lag */
 		g->u_ref = g->cpu_usage_us > g->cpu_now_us ? g->cpu_usage_us : g->cpu_now_us;
@@ -619,10 +633,10 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	g->mba_from = g->mba_lvl;
 	g->relax_bps = tg_total(g);
 	g->relax_age = 0;
-	g->x = next > TG_PPM ? TG_PPM : next;
-	if (g->x >= TG_PPM)
-		g->x_bad = TG_NEVER;
+	g->x = next;
 	tg_x_apply(r, cfg, g, false);
+	if (!tg_throttled(&g->rem, cfg))
+		g->x_bad = TG_NEVER;	/* released */
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_RELAX,
 		  g->rem.mba > was.mba ? TG_MECH_MBA : TG_MECH_CPU, TG_WHY_QUIET, -1);
 }

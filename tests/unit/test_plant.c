@@ -1254,13 +1254,16 @@ static void run_untouched(struct loop *l, struct stats *st, long n, int g, const
 
 /*
  * a throttle as it acts on group i: a quota at or above the CPU time the
- * group wants limits nothing
+ * group wants, or than its preventive quota, limits nothing more
  */
 static struct tg_throttle acting(const struct loop *l, int i, const struct tg_throttle *t)
 {
 	struct tg_throttle a = *t;
+	double cap = l->s->g[i].cpu_us;
 
-	if (a.quota_us != TG_QUOTA_UNLIMITED && (double)a.quota_us >= l->s->g[i].cpu_us)
+	if (l->g[i].prev.quota_us != TG_QUOTA_UNLIMITED && l->g[i].prev.quota_us < cap)
+		cap = (double)l->g[i].prev.quota_us;
+	if (a.quota_us != TG_QUOTA_UNLIMITED && (double)a.quota_us >= cap)
 		a.quota_us = TG_QUOTA_UNLIMITED;
 	return a;
 }
@@ -1270,6 +1273,8 @@ static u64 group_cap(const struct loop *l, int i)
 {
 	u64 c = (u64)l->s->g[i].cpu_us;
 
+	if (l->g[i].prev.quota_us < c)
+		c = l->g[i].prev.quota_us;
 	return c < l->reg.quota_cap ? c : l->reg.quota_cap;
 }
 
