@@ -598,11 +598,11 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /* hold a group where it is: its largest safe allowance (or a relapse's undo) */
 static void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
-			     u64 bps)
+			     u64 bps, bool relapse)
 {
 	g->hold = true;
 	g->hold_bps = bps;
-	g->hold_left = tg_hold_periods(cfg, g->relapses);
+	g->hold_left = tg_hold_periods(cfg, relapse ? g->relapses : 0);
 	g->probe = false;
 }
 
@@ -614,7 +614,7 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u32 next;
 
 	if (!g->probe && tg_x_found(g)) {
-		tg_rem_hold_here(cfg, g, tg_total(g));
+		tg_rem_hold_here(cfg, g, tg_total(g), false);
 		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
 			  TG_WHY_SETTLED, -1);
 		return;
@@ -664,7 +664,7 @@ static void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (probe || tg_x_found(g)) {
 		if (g->relapses < TG_NEVER)
 			g->relapses++;
-		tg_rem_hold_here(cfg, g, g->relax_bps);
+		tg_rem_hold_here(cfg, g, g->relax_bps, true);
 	}
 	g->probe = false;
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
@@ -802,7 +802,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			if (g->close || (g->probe && !g->clear)) {
 				if (g->x_bad == TG_NEVER || g->x_bad <= g->x)
 					g->x_bad = g->x + g->x / TG_BISECT_RES + 1;
-				tg_rem_hold_here(cfg, g, tg_total(g));
+				tg_rem_hold_here(cfg, g, tg_total(g), false);
 				tg_decide(r, g, i, TG_POL_REMEDIAL, TG_ACT_HOLD,
 					  TG_MECH_NONE, TG_WHY_SETTLED, -1);
 			} else if (g->probe) {
