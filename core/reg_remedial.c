@@ -454,6 +454,19 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	/* it was settled there: that allowance is unsafe now */
 	if (g->relax_age > cfg->dead_periods && (g->x_bad == TG_NEVER || x0 < g->x_bad))
 		g->x_bad = x0;
+	if (g->dram_ladder && want > tg_x_lo(cfg, g)) {
+		/*
+		 * The MBA level the cut steps down by comes on top of the
+		 * quota's share: counted on, a response that is not there (no
+		 * effect above a knee) would leave the cut short. At worst it
+		 * cuts one level's ratio deeper; the search gives it back.
+		 */
+		u32 old = tg_mba_ppm(cfg, g->mba_lvl), lvl = g->mba_lvl;
+
+		lvl = lvl > cfg->mba_min + cfg->mba_step ? lvl - cfg->mba_step : cfg->mba_min;
+		if (tg_x_mba(cfg, want) < lvl && old)
+			want = (u32)tg_mul_div(want, tg_mba_ppm(cfg, lvl), old);
+	}
 	g->x = want;
 	g->hold = false;
 	g->probe = false;

@@ -86,7 +86,8 @@
  *                threshold level minus one point);
  *   REACT_MAX    from the neighbours' arrival, the law has every latency
  *                back within BACK_TOL of its allowed rise over its threshold
- *                (the end of the first excursion out of it) within this many
+ *                or OVER_TOL of it (the end of the first excursion out of
+ *                that; a rise within it needs no reaction) within this many
  *                times what the oracle controller takes:
  *                one exact cut to the oracle rate at the first period it
  *                sees a latency over (with the law's lag);
@@ -1023,14 +1024,22 @@ static int under_all(const struct scen *s, const struct pstate *p)
 	return 1;
 }
 
-/* every kind back within BACK_TOL of its allowed rise over its threshold */
+/*
+ * every kind back within BACK_TOL of its allowed rise over its threshold,
+ * or OVER_TOL of the threshold if that is more (the victim's one point)
+ */
 static int back_all(const struct scen *s, const struct pstate *p)
 {
 	int k;
 
-	for (k = 0; k < NK; k++)
-		if (p->L[k] > s->thr[k] + BACK_TOL * (s->thr[k] - s->L0[k]))
+	for (k = 0; k < NK; k++) {
+		double tol = BACK_TOL * (s->thr[k] - s->L0[k]);
+
+		if (tol < OVER_TOL * s->thr[k])
+			tol = OVER_TOL * s->thr[k];
+		if (p->L[k] > s->thr[k] + tol)
 			return 0;
+	}
 	return 1;
 }
 
