@@ -294,8 +294,7 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
  * TG_NEAR_CLOSE - at it (in whole ns) or within TG_CLOSE_MULT x its
  * jitter, or 1/TG_SETPOINT_DIV of the rise it allows over the lowest
  * latency seen if that is more, at most half that rise; TG_NEAR_CLEAR -
- * under it by more than that (and the detector's 1 ns) and 1/TG_FAR_DIV
- * of that rise, every kind.
+ * under it by more than that and 1/TG_FAR_DIV of that rise, every kind.
  */
 #define TG_NEAR_CLOSE	1
 #define TG_NEAR_CLEAR	2
@@ -319,7 +318,7 @@ static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *d
 			m = band / 2;
 		if (det->lat_ns[k] + m >= thr)
 			return TG_NEAR_CLOSE;
-		far = m + 1 > band / TG_FAR_DIV ? m + 1 : band / TG_FAR_DIV;
+		far = m > band / TG_FAR_DIV ? m : band / TG_FAR_DIV;
 		if (det->lat_ns[k] + far >= thr)
 			near = 0;
 	}
@@ -619,6 +618,20 @@ static void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *
 	g->probe = false;
 }
 
+/*
+ * A quota that binds nothing: the group's CPU time (raw and smoothed)
+ * under 1 - 1/TG_BISECT_RES of it, and no MBA throttle - it does not want
+ * what it may take (its demand fell); lifting it changes nothing now.
+ */
+static bool tg_quota_slack(const struct tg_reg_group *g)
+{
+	u64 q = g->rem.quota_us, use = g->cpu_usage_us > g->cpu_now_us ?
+				       g->cpu_usage_us : g->cpu_now_us;
+
+	return q != TG_QUOTA_UNLIMITED && g->rem.mba >= 100 &&
+	       use < q - q / TG_BISECT_RES;
+}
+
 /* one step of the search; or, found, the hold */
 static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			 struct tg_reg_group *g, int idx)
@@ -632,7 +645,9 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			  TG_WHY_SETTLED, -1);
 		return;
 	}
-	if (g->probe) {		/* one resolution step, at most to the bound */
+	if (tg_quota_slack(g)) {
+		next = tg_x_top(r, g);	/* its quota binds nothing: lifted */
+	} else if (g->probe) {	/* one resolution step, at most to the bound */
 		next = g->x + g->x / TG_BISECT_RES + 1;
 		if (g->x_bad != TG_NEVER && g->x_bad > g->x && next > g->x_bad)
 			next = g->x_bad;
