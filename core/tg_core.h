@@ -216,7 +216,7 @@ struct tg_reg_cfg {
 #define TG_CLOSE_MULT		1
 #define TG_WINDOW_OVER		4
 #define TG_WIN_MULT		4
-#define TG_CLASS_PEER		4
+#define TG_CLASS_PEER		2
 #define TG_WIN_RISE		16
 
 /*

@@ -64,9 +64,10 @@
 #define ACHIEVE_SHARE	0.10
 #define STILL_SHARE	0.20
 /*
- * still over: a latency more than this share over its threshold - what a
- * victim whose throughput falls as its latency rises loses in one point of
- * its solo throughput (the issue's tolerance on the victim)
+ * still over: a latency more than this share over its threshold (at least
+ * the detector's 1 ns) - what a victim whose throughput falls as its
+ * latency rises loses in one point of its solo throughput (the issue's
+ * tolerance on the victim)
  */
 #define OVER_TOL	0.01
 /*
@@ -1026,7 +1027,8 @@ static int under_all(const struct scen *s, const struct pstate *p)
 
 /*
  * every kind back within BACK_TOL of its allowed rise over its threshold,
- * or OVER_TOL of the threshold if that is more (the victim's one point)
+ * or OVER_TOL of the threshold if that is more (the victim's one point),
+ * or the detector's 1 ns
  */
 static int back_all(const struct scen *s, const struct pstate *p)
 {
@@ -1037,6 +1039,8 @@ static int back_all(const struct scen *s, const struct pstate *p)
 
 		if (tol < OVER_TOL * s->thr[k])
 			tol = OVER_TOL * s->thr[k];
+		if (tol < 1)
+			tol = 1;	/* the detector's resolution */
 		if ((double)(u64)p->L[k] > s->thr[k] + tol)	/* whole ns, as is_over() */
 			return 0;
 	}
@@ -1576,7 +1580,8 @@ static void run_scenario(u64 seed, struct stats *st)
 		    total_bps(&l->now, i) < 2.0 * l->cfg.noise_floor_bps)
 			continue;
 		for (k = 0; k < NK; k++)
-			if (l->now.L[k] > s->thr[k] * (1 + OVER_TOL) &&
+			if ((double)(u64)l->now.L[k] >
+			    s->thr[k] + (OVER_TOL * s->thr[k] > 1 ? OVER_TOL * s->thr[k] : 1) &&
 			    kind_share(s, &l->now, i, k) >= STILL_SHARE)
 				SCEN_FAIL("still over (%s) but g%d, %.3f of its rise, left at quota %llu",
 					  kname[k], i, kind_share(s, &l->now, i, k),
