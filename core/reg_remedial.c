@@ -393,6 +393,10 @@ static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *c
 
 	if (!tg_rem_candidate(g) || !tg_blamed(g, level, over))
 		return -1;
+	/* its limit has just cut it: what that leaves is not measured yet */
+	if (g->prev_settle.left && g->prev_settle.expect < g->prev_settle.from &&
+	    g->prev_settle.age <= cfg->dead_periods / 2)
+		return -1;
 	/* its last period: (almost) nothing - the averages still show what it stopped */
 	if (tg_unthrottled_bps(r, cfg, g, true) < cfg->noise_floor_bps)
 		return -1;
