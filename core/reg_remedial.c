@@ -255,16 +255,19 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  * tolerance - TG_NOISE_MULT x its jitter (measured here, an EWMA of its
  * change per period), at most 1/TG_NOISE_DIV of the threshold, at least
  * 1 ns (the detector's resolution). A kind without a threshold in the
- * detector counts as the detector says.
+ * detector counts as the detector says. rose: the kinds over that have
+ * risen TG_RISE_MULT x that tolerance above their recent low - an arrival,
+ * cut as soon as it is over twice in a row, noise tolerance or not.
  */
 static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 {
 	u32 over = 0;
 	int k;
 
+	r->rose = 0;
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		u64 lat = det->lat_ns[k], prev = r->lat_prev[k];
-		u64 thr = det->thr_ns[k], m;
+		u64 thr = det->thr_ns[k], m, lo;
 
 		/* still falling (a cut's effect still coming): by more than noise */
 		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
@@ -285,6 +288,12 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 			m = 1;		/* the detector's resolution */
 		if (!thr || lat > thr + m)
 			over |= BIT(k);
+		/* risen well above its recent low: an arrival, not noise */
+		lo = r->win_lat[0][k];
+		if (r->win_lat[1][k] && (!lo || r->win_lat[1][k] < lo))
+			lo = r->win_lat[1][k];
+		if (lo && lat >= lo + TG_RISE_MULT * m)
+			r->rose |= BIT(k);
 	}
 	return over;
 }
@@ -797,7 +806,8 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	/* close for TG_OVER_FILTER periods in a row: a blip is not close */
 	r->close_run = near == TG_NEAR_CLOSE ? r->close_run + (r->close_run < TG_NEVER) : 0;
 	close = r->close_run >= TG_OVER_FILTER;
-	over = r->over_run >= TG_OVER_FILTER || r->over_cnt >= 2 * cfg->dead_periods;
+	over = r->over_run >= TG_OVER_FILTER || r->over_cnt >= 2 * cfg->dead_periods ||
+	       (reached && (det->over & r->rose));
 	if (!kinds || r->over_run < TG_OVER_FILTER)
 		kinds = det->over;
 	for (i = 0; i < (int)nr; i++) {

@@ -195,6 +195,9 @@ struct tg_reg_cfg {
  *    many times its jitter of its threshold (at least 1/TG_SETPOINT_DIV of
  *    the rise it allows) is where the search stops: it survived, but
  *    noise decided it;
+ *  - TG_RISE_MULT: a kind over its threshold that rose this many times its
+ *    noise tolerance above its recent low point is cut when over twice in
+ *    a row, without the tolerance (an arrival, not noise);
  *  - TG_CLASS_PEER: a cut falls on the groups of a class whose traffic
  *    there is at least 1/this of the class's largest (its peers);
  *  - TG_WIN_MULT: a cut's slope starts from the lowest latency of the last
@@ -218,6 +221,7 @@ struct tg_reg_cfg {
 #define TG_WIN_MULT		4
 #define TG_CLASS_PEER		2
 #define TG_WIN_RISE		16
+#define TG_RISE_MULT		4
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
@@ -381,6 +385,7 @@ struct tg_regulator {
 	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
 	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
 	u32 falling;			/* kinds whose latency fell by more than noise */
+	u32 rose;			/* kinds over that rose well above their low */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 };
 
