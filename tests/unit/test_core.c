@@ -203,6 +203,33 @@ static void test_detector_hysteresis(void **state)
 	}
 }
 
+/*
+ * In the band (under the threshold, over the low mark) a hot kind cools
+ * too, only later: after 10 x quiet_periods (30 at the defaults) periods
+ * without being over (issue 21: no hot state beside an idle neighbour
+ * whose victim's own latency sits in the band). An over restarts that.
+ */
+static void test_detector_cools_in_band(void **state)
+{
+	struct tg_detector_cfg cfg;
+	struct tg_detector d;
+	struct tg_latency_in over = lat_in(100, 701, 100, 100), band = lat_in(100, 600, 100, 100);
+	int p;
+
+	(void)state;
+	tg_detector_cfg_default(&cfg);
+	tg_detector_init(&d);
+	assert_int_equal(tg_detect(&d, &cfg, &over), TG_INTF_NVM);
+	for (p = 1; p < 20; p++)
+		assert_int_equal(tg_detect(&d, &cfg, &band), TG_INTF_NVM);
+	assert_int_equal(tg_detect(&d, &cfg, &over), TG_INTF_NVM);	/* restarts */
+	for (p = 1; p < (int)cfg.quiet_periods * 10; p++)
+		assert_int_equal(tg_detect(&d, &cfg, &band), TG_INTF_NVM);
+	assert_int_equal(tg_detect(&d, &cfg, &band), TG_INTF_NONE);	/* the 30th */
+	assert_int_equal(d.thr_ns[TG_NVM_READ], 700);
+	assert_int_equal(d.low_ns[TG_NVM_READ], 560);
+}
+
 static void test_detector_tiers(void **state)
 {
 	struct tg_detector_cfg cfg;
@@ -1589,6 +1616,7 @@ int main(void)
 		cmocka_unit_test(test_little),
 		cmocka_unit_test(test_detector_hysteresis),
 		cmocka_unit_test(test_detector_tiers),
+		cmocka_unit_test(test_detector_cools_in_band),
 		cmocka_unit_test(test_noisy_nvm_writer),
 		cmocka_unit_test(test_noisy_nvm_reader),
 		cmocka_unit_test(test_noisy_dram_writer),
