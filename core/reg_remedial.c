@@ -634,7 +634,8 @@ static void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *
 /*
  * A quota that binds nothing: the group's CPU time (raw and smoothed)
  * under 1 - 1/TG_BISECT_RES of it, and no MBA throttle - it does not want
- * what it may take (its demand fell); lifting it changes nothing now.
+ * what it may take (its demand fell); lifting it changes nothing now (the
+ * search lifts it when it knows no unsafe allowance above).
  */
 static bool tg_quota_slack(const struct tg_reg_group *g)
 {
@@ -658,7 +659,7 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			  TG_WHY_SETTLED, -1);
 		return;
 	}
-	if (tg_quota_slack(g)) {
+	if (g->x_bad == TG_NEVER && tg_quota_slack(g)) {
 		next = tg_x_top(r, g);	/* its quota binds nothing: lifted */
 	} else if (g->probe) {	/* one resolution step, at most to the bound */
 		next = g->x + g->x / TG_BISECT_RES + 1;
