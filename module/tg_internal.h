@@ -169,6 +169,7 @@ void tg_loop_stop(void);
 void tg_loop_kick(void);
 u64 tg_period_last_us(void);
 u64 tg_period_max_us(void);
+void tg_period_phases_us(u64 *us);
 
 /* module/loop.c: a group's regulator slot, while it is listed */
 int tg_slot_alloc(struct tg_group *grp);

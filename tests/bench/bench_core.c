@@ -5,8 +5,9 @@
  * target (<= 20 us per step at 1024 groups), it does not fail.
  *
  * Each period the groups' rates and CPU usage change (a cheap LCG), limits
- * are set on a quarter of them and interference toggles, so preventive and
- * remedial paths both run.
+ * are set on a quarter of them and interference toggles (the latency over
+ * its threshold for 50 periods, then under for 50), so preventive and
+ * remedial paths - the sized cut, the search - all run.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -57,12 +58,20 @@ static void bench_regulator(uint32_t n, int periods)
 		double dt;
 
 		for (i = 0; i < n; i++) {
-			for (k = 0; k < TG_NR_KINDS; k++)
+			for (k = 0; k < TG_NR_KINDS; k++) {
 				g[i].bps.v[k] = rnd() % 4000000000ull;
+				g[i].bps_now.v[k] = g[i].bps.v[k];
+			}
 			g[i].cpu_usage_us = rnd() % 20000;
+			g[i].cpu_now_us = g[i].cpu_usage_us;
 		}
+		/* interference on and off: the latency over its threshold, then under */
 		det.over = (p / 50) % 2 ? BIT(TG_NVM_WRITE) : 0;
 		det.state = det.over ? TG_INTF_NVM : TG_INTF_NONE;
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			det.thr_ns[k] = 500;
+			det.lat_ns[k] = det.over & BIT(k) ? 600 + p % 7 : 400 + p % 7;
+		}
 		t0 = now_ns();
 		tg_regulate(&r, &cfg, &det, g, n);
 		dt = now_ns() - t0;

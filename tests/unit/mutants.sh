@@ -75,7 +75,7 @@ mutants=(
 	'reg_remedial.c;;s/if \(g->rem\.mba < cfg->mba_max\)\n\t\tv = tg_mul_div\(v, cfg->mba_max, g->rem\.mba \? g->rem\.mba : 1\);/;/;;idle: the traffic its throttle would let through, not what it makes throttled'
 	'reg_remedial.c;;s/g->u_ref = g->cpu_usage_us > g->cpu_now_us \? g->cpu_usage_us : g->cpu_now_us;/g->u_ref = g->cpu_usage_us;/;;the quota ladder scales the CPU time a group takes (its last period'"'"'s, the average lags an arrival)'
 	'reg_remedial.c;;s/if \(x >= lvl && lvl < TG_PPM\)/if (x >= lvl)/;;the DRAM ladder goes on above the CPU time a group took (no jump to unthrottled)'
-	'reg_remedial.c;;s/\tif \(tg_quota_slack\(g\)\) \{/\tif (0) {/;;a quota that binds nothing is lifted'
+	'reg_remedial.c;;s/if \(g->x_bad == TG_NEVER && tg_quota_slack\(g\)\) \{/if (0) {/;;a quota that binds nothing is lifted'
 	'reg_remedial.c;;s/if \(g->x_mem < want\)/if (0)/;;a group back from idle is cut at least as far as it was held'
 	# -- detector (detector.c)
 	'detector.c;;s/ \|\|\n\t\t\t    d->band\[k\] >= cfg->quiet_periods \* TG_COOL_MULT\) \{/) {/;;the detector cools in the band too (no hot state beside an idle neighbour)'

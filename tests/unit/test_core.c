@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -1162,6 +1163,431 @@ static void test_backoff_kept_through_release(void **state)
 			 h.t - relapse[1], relapse[0], relapse[1]);
 }
 
+/* ---- the remedial law's rules, one at a time (issue 21) -------------------------- */
+
+/*
+ * A harness where the test sets what the regulator sees each period: the
+ * detector's latency, threshold and over per kind, every group's smoothed
+ * and raw rates and CPU time (equal unless a test says otherwise). Group 0
+ * is a high-priority victim with 1 GB/s of DRAM reads; the others are
+ * low priority.
+ */
+struct law {
+	struct tg_reg_cfg cfg;
+	struct tg_regulator reg;
+	struct tg_detector det;
+	struct tg_reg_group g[4];
+	int n;
+	long t;
+};
+
+static void law_init(struct law *w, int n)
+{
+	int i, k;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	tg_reg_cfg_default(&w->cfg, PERIOD_US, NCPU);
+	tg_regulator_init(&w->reg);
+	tg_detector_init(&w->det);
+	for (i = 0; i < n; i++) {
+		tg_reg_group_init(&w->g[i], &w->cfg);
+		w->g[i].active = true;
+		w->g[i].priority = i ? TG_PRIO_LOW : TG_PRIO_HIGH;
+		w->g[i].cpu_usage_us = w->g[i].cpu_now_us = PERIOD_US;
+	}
+	w->g[0].bps.v[TG_DRAM_READ] = w->g[0].bps_now.v[TG_DRAM_READ] = 1 * GB;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		w->det.thr_ns[k] = 500;
+}
+
+/* one period at NVM write latency `lat` (the other kinds at 400) */
+static void law_step(struct law *w, uint64_t lat)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		w->det.lat_ns[k] = k == TG_NVM_WRITE ? lat : 400;
+	w->det.over = lat > w->det.thr_ns[TG_NVM_WRITE] ? K(NVM_WRITE) : 0;
+	tg_regulate(&w->reg, &w->cfg, &w->det, w->g, (u32)w->n);
+	if (getenv("TG_LAW_TRACE"))
+		for (k = 1; k < w->n; k++)
+			if (w->g[k].last.action)
+				printf("t=%ld lat %llu: g%d %s %s x %u bad %u mba %u quota %llu hold %d\n",
+				       w->t, (unsigned long long)lat, k,
+				       tg_action_name(w->g[k].last.action),
+				       tg_reason_name(w->g[k].last.why), w->g[k].x, w->g[k].x_bad,
+				       w->g[k].rem.mba, (unsigned long long)w->g[k].rem.quota_us,
+				       w->g[k].hold);
+	w->t++;
+}
+
+/* group i's traffic of kind k, smoothed and raw */
+static void law_set(struct law *w, int i, int k, uint64_t bps)
+{
+	w->g[i].bps.v[k] = bps;
+	w->g[i].bps_now.v[k] = bps;
+}
+
+static bool law_cut(const struct law *w, int i)
+{
+	return w->g[i].last.policy == TG_POL_REMEDIAL && w->g[i].last.action == TG_ACT_THROTTLE;
+}
+
+/* an NVM writer (group 1) of `bps` arriving beside the victim at lat `lat` */
+static void law_arrive(struct law *w, uint64_t bps, uint64_t lat)
+{
+	int p;
+
+	w->g[1].active = false;
+	for (p = 0; p < 100; p++)		/* the victim alone: the low point */
+		law_step(w, 450);
+	w->g[1].active = true;
+	law_set(w, 1, TG_NVM_WRITE, bps);
+	law_step(w, lat);
+	law_step(w, lat);
+}
+
+/*
+ * A remedial cut not measured yet: the group is judged on what it
+ * predicts (rem_pend), and never on more than its last period's rates.
+ * NVM write row: NVM writes weigh 20.
+ */
+static void test_remedial_judged_on_prediction(void **state)
+{
+	struct tg_reg_group g;
+	struct tg_reg_cfg cfg;
+	uint64_t load[TG_NR_KINDS];
+
+	(void)state;
+	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	tg_reg_group_init(&g, &cfg);
+	g.active = true;
+	g.bps.v[TG_NVM_WRITE] = g.bps_now.v[TG_NVM_WRITE] = 2 * GB;
+	g.rem_pend = (struct tg_settle){ .left = 5, .kinds = TG_ALL_KINDS, .from = 2 * GB,
+					 .expect = 500 * MB };
+	tg_blame_loads(&g, load);
+	assert_int_equal(load[TG_NVM_WRITE], 20 * 500 * MB);	/* the prediction */
+	g.bps_now.v[TG_NVM_WRITE] = 200 * MB;
+	tg_blame_loads(&g, load);
+	assert_int_equal(load[TG_NVM_WRITE], 20 * 200 * MB);	/* the last period */
+	g.rem_pend.left = 0;
+	g.bps_now.v[TG_NVM_WRITE] = 2 * GB;
+	tg_blame_loads(&g, load);
+	assert_int_equal(load[TG_NVM_WRITE], 20 * 2 * GB);	/* measured: all of it */
+}
+
+/*
+ * The over filter and the sized cut's timing: one period over is a blip
+ * (no cut); an arrival is cut at its second period over; a second cut
+ * waits until the latency stops falling (the first cut's effect still
+ * coming), then comes at once if it is still over.
+ */
+static void test_cut_timing(void **state)
+{
+	struct law w;
+	int p, cuts = 0;
+
+	(void)state;
+	law_init(&w, 2);
+	w.g[1].active = false;
+	for (p = 0; p < 100; p++)
+		law_step(&w, 450);
+	w.g[1].active = true;
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	law_step(&w, 600);			/* a blip */
+	assert_false(law_cut(&w, 1));
+	for (p = 0; p < 100; p++)		/* (its jitter forgotten) */
+		law_step(&w, 450);
+	law_step(&w, 600);
+	assert_false(law_cut(&w, 1));
+	law_step(&w, 600);			/* over twice in a row: cut */
+	assert_true(law_cut(&w, 1));
+	/* its traffic shows the cut at once; the latency falls by 25 a period */
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB * w.g[1].x / 1000000);
+	for (p = 0; p < 4; p++) {
+		law_step(&w, 600 - 25 * p);
+		cuts += law_cut(&w, 1);
+	}
+	assert_int_equal(cuts, 0);		/* falling: no second cut */
+	for (p = 0; p < 4 && !cuts; p++) {
+		law_step(&w, 525);		/* flat, still over */
+		cuts += law_cut(&w, 1);
+	}
+	assert_int_equal(cuts, 1);
+}
+
+/*
+ * A latency over its threshold within the noise tolerance (501 at 500: 1
+ * ns, the detector's resolution) and not risen: no cut for noise, but cut
+ * once it is over more often than not for 2 x dead_periods periods.
+ */
+static void test_persistent_over(void **state)
+{
+	struct law w;
+	int p, at = -1;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	for (p = 0; p < 100 && at < 0; p++) {
+		law_step(&w, 501);
+		if (law_cut(&w, 1))
+			at = p;
+	}
+	assert_int_equal(at, 2 * (int)w.cfg.dead_periods - 1);
+}
+
+/*
+ * A marginal over beside a settled level: the cut takes the share of the
+ * whole rise to remove (from the lowest latency seen, 400: (510 - 493.75)
+ * / 110 x 5/4 = 18.5 %), not the writer's whole load.
+ */
+static void test_marginal_cut_small(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	law_step(&w, 400);
+	for (p = 0; p < 200; p++)		/* the recent low point: 495 */
+		law_step(&w, 495);
+	law_step(&w, 510);
+	law_step(&w, 510);
+	assert_true(law_cut(&w, 1));
+	assert_true(w.g[1].x >= 800000 && w.g[1].x <= 875000);
+}
+
+/*
+ * The cut falls on every peer of a class by the same share (1 and 0.6 GB/s
+ * of NVM writes: 0.6 is over half the largest), and goes on to the next
+ * class of MT²'s order (a DRAM reader) for what the first cannot give.
+ */
+static void test_cut_classes(void **state)
+{
+	struct law w;
+
+	(void)state;
+	law_init(&w, 3);
+	law_set(&w, 2, TG_NVM_WRITE, 600 * MB);
+	law_arrive(&w, 1 * GB, 900);
+	assert_true(law_cut(&w, 1) && law_cut(&w, 2));
+	assert_int_equal(w.g[1].x, w.g[2].x);
+
+	law_init(&w, 3);
+	law_set(&w, 2, TG_DRAM_READ, 8 * GB);
+	law_arrive(&w, 100 * MB, 5000);		/* far more than 100 MB/s can give */
+	assert_true(law_cut(&w, 1));
+	assert_int_equal(w.g[1].last.why, TG_WHY_NVM_WRITE);
+	assert_true(law_cut(&w, 2));
+	assert_int_equal(w.g[2].last.why, TG_WHY_DRAM);
+}
+
+/*
+ * The search under lag: an over that shows 5 periods after a step (its
+ * window is dead_periods) undoes the step - a relapse, never a cut.
+ */
+static void test_relapse_window_lag(void **state)
+{
+	struct law w;
+	uint64_t q[8] = { 0 };
+	int p, relapses = 0, cuts = 0;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	for (p = 0; p < 3000; p++) {
+		/* over when the quota of 5 periods ago was above 5000 us */
+		uint64_t seen = q[p % 8];
+
+		q[(p + 5) % 8] = w.g[1].rem.quota_us;
+		law_step(&w, p < 5 || seen > 5000 ? 700 : 450);
+		if (p > 30) {
+			cuts += law_cut(&w, 1);
+			relapses += w.g[1].last.why == TG_WHY_RELAPSE;
+		}
+	}
+	assert_int_equal(cuts, 0);
+	assert_true(relapses > 0);
+}
+
+/*
+ * A hold counts only periods with nothing over: 30 periods over (within
+ * the noise tolerance: 501 at 500, beside 498 - no rise, not enough to
+ * cut) during a hold delay its probe by 30 periods.
+ */
+static void test_hold_counts_quiet(void **state)
+{
+	struct law w;
+	long held = -1, probe = -1;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	for (p = 0; p < 3000 && probe < 0; p++) {
+		bool over = w.g[1].rem.quota_us > 5000;
+
+		if (held >= 0 && p > held + 50 && p <= held + 80)
+			law_step(&w, 501);
+		else
+			law_step(&w, over || p < 2 ? 700 : 498);
+		if (held < 0 && w.g[1].hold)
+			held = p;
+		if (held >= 0 && w.g[1].last.action == TG_ACT_RELAX)
+			probe = p;
+	}
+	assert_true(held >= 0 && probe >= 0);
+	if (probe - held < 200 + 30)
+		fail_msg("probe %ld periods after the hold: the 30 over counted", probe - held);
+}
+
+/* a low-priority group already throttled by the law, in its search */
+static void law_poke(struct law *w, int i, bool dram, uint32_t x, uint32_t mba)
+{
+	struct tg_reg_group *g = &w->g[i];
+
+	g->dram_ladder = dram;
+	g->u_ref = 10000;
+	g->x = x;
+	g->x_bad = 0xffffffffu;	/* none known (TG_NEVER) */
+	g->mba_lvl = mba;
+	g->rem.mba = mba;
+	g->rem.quota_us = dram && x >= mba * 10000u ? TG_QUOTA_UNLIMITED :
+			  (uint64_t)x * 10000 / (dram ? mba * 10000u : 1000000u);
+	g->rem_seen = g->rem;
+}
+
+/*
+ * Idle is judged on the traffic the throttle would let through: a DRAM
+ * group at MBA 10 making 0.5 MB/s would make 5 MB/s unthrottled - not
+ * idle, not released.
+ */
+static void test_idle_scaled(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_DRAM_READ, 500 * KB);
+	law_poke(&w, 1, true, 100000, 10);
+	for (p = 0; p < 4; p++) {
+		law_step(&w, 450);
+		assert_false(w.g[1].last.action == TG_ACT_RELEASE);
+	}
+	assert_int_equal(w.g[1].rem.mba, 10);
+}
+
+/*
+ * The quota ladder scales the CPU time a group took when first cut - its
+ * last period's where the average lags an arrival (2 ms smoothed, 10 ms
+ * in its last period).
+ */
+static void test_first_cut_cpu(void **state)
+{
+	struct law w;
+
+	(void)state;
+	law_init(&w, 2);
+	w.g[1].cpu_usage_us = 2000;
+	law_arrive(&w, 1 * GB, 900);
+	assert_true(law_cut(&w, 1));
+	assert_int_equal(w.g[1].u_ref, PERIOD_US);
+}
+
+/*
+ * The DRAM ladder goes on above the CPU time a group took: at MBA 100 an
+ * allowance of 1.069 is a quota of 1.069 x that, not unthrottled.
+ */
+static void test_dram_ladder_top(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_DRAM_READ, 100 * MB);
+	law_poke(&w, 1, true, 950000, 100);
+	for (p = 0; p < 6 && w.g[1].last.action != TG_ACT_RELAX; p++)
+		law_step(&w, 450);
+	assert_int_equal(w.g[1].last.action, TG_ACT_RELAX);
+	assert_int_equal(w.g[1].rem.mba, 100);
+	assert_int_equal(w.g[1].rem.quota_us, 10687);	/* 950000 x 9/8 of 10000 us */
+}
+
+/*
+ * A group back from idle is cut at least as far as it was held when it
+ * went idle (x_mem): 0.3, though a marginal over asks far less.
+ */
+static void test_back_from_idle(void **state)
+{
+	struct law w;
+
+	(void)state;
+	law_init(&w, 2);
+	w.g[1].x_mem = 300000;
+	law_arrive(&w, 1 * GB, 520);
+	assert_true(law_cut(&w, 1));
+	assert_int_equal(w.g[1].x, 300000);
+}
+
+/*
+ * A step whose window is over the threshold in a quarter of its periods,
+ * never twice in a row (noise around a mean over it), is undone at the
+ * end of its window.
+ */
+static void test_window_mean_over(void **state)
+{
+	struct law w;
+	int p, age = -1, undone = 0;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	law_poke(&w, 1, false, 500000, 100);
+	for (p = 0; p < 60; p++) {
+		if (age < 0 && w.g[1].last.action == TG_ACT_RELAX)
+			age = 0;
+		law_step(&w, age >= 0 && p % 2 ? 501 : 450);
+		undone |= w.g[1].last.why == TG_WHY_RELAPSE;
+		if (age >= 0 && ++age > (int)w.cfg.dead_periods + 1)
+			break;
+	}
+	assert_true(age > 0 && undone);
+	assert_int_equal(w.g[1].x, 500000);		/* undone */
+}
+
+/*
+ * A relapse holds the group where it stepped from, and the hold's "its
+ * traffic halved" is measured against its traffic there (1 GB/s), not
+ * what the step added (1.1 GB/s): at 0.52 GB/s it is still held.
+ */
+static void test_hold_level(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 1 * GB);
+	law_poke(&w, 1, false, 500000, 100);
+	w.g[1].x_bad = 600000;
+	for (p = 0; p < 10 && w.g[1].last.action != TG_ACT_RELAX; p++)
+		law_step(&w, 450);
+	assert_int_equal(w.g[1].last.action, TG_ACT_RELAX);
+	law_set(&w, 1, TG_NVM_WRITE, 1100 * MB);
+	law_step(&w, 700);
+	law_step(&w, 700);				/* reached: undone, held */
+	assert_true(w.g[1].hold);
+	law_set(&w, 1, TG_NVM_WRITE, 520 * MB);
+	for (p = 0; p < 10; p++)
+		law_step(&w, 450);
+	assert_true(w.g[1].hold);
+}
+
 /* ---- preventive scenarios --------------------------------------------------------- */
 
 /* a lone group with one limit: converges within 5 % and stays */
@@ -1628,6 +2054,19 @@ int main(void)
 		cmocka_unit_test(test_blame_per_kind_regulate),
 		cmocka_unit_test(test_hold_backoff),
 		cmocka_unit_test(test_backoff_kept_through_release),
+		cmocka_unit_test(test_remedial_judged_on_prediction),
+		cmocka_unit_test(test_cut_timing),
+		cmocka_unit_test(test_persistent_over),
+		cmocka_unit_test(test_marginal_cut_small),
+		cmocka_unit_test(test_cut_classes),
+		cmocka_unit_test(test_relapse_window_lag),
+		cmocka_unit_test(test_hold_counts_quiet),
+		cmocka_unit_test(test_idle_scaled),
+		cmocka_unit_test(test_first_cut_cpu),
+		cmocka_unit_test(test_dram_ladder_top),
+		cmocka_unit_test(test_back_from_idle),
+		cmocka_unit_test(test_window_mean_over),
+		cmocka_unit_test(test_hold_level),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
 		cmocka_unit_test(test_inactive_released),
