@@ -869,7 +869,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		r->cut_group = -1;
 	}
 
-	if (reached) {
+	if (reached || over) {
 		r->quiet = 0;
 		if (tg_rem_relapse(r, cfg, groups, nr)) {
 			/* wait for the undo (its whole dead time) */
@@ -881,7 +881,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 * the last cut's effect not measured yet, or not all of it in
 		 * the latency: one still falling gets no cut for what it has
 		 */
-		if (!over || r->dead.left || (kinds & r->falling))
+		if (!over || !kinds || r->dead.left || (kinds & r->falling))
 			return;
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
 		r->over_cnt = 0;

@@ -1519,6 +1519,27 @@ static void test_dram_ladder_top(void **state)
 }
 
 /*
+ * A quota that binds nothing is lifted by the search: 5000 us allowed, 2000
+ * used (its demand fell), no unsafe allowance known - unthrottled at the
+ * next step, not 9/8 of it.
+ */
+static void test_quota_slack(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 100 * MB);
+	law_poke(&w, 1, false, 500000, 100);
+	w.g[1].cpu_usage_us = w.g[1].cpu_now_us = 2000;
+	for (p = 0; p < 6 && w.g[1].last.action != TG_ACT_RELAX; p++)
+		law_step(&w, 450);
+	assert_int_equal(w.g[1].last.action, TG_ACT_RELAX);
+	assert_true(w.g[1].rem.quota_us == TG_QUOTA_UNLIMITED);
+}
+
+/*
  * A group back from idle is cut at least as far as it was held when it
  * went idle (x_mem): 0.3, though a marginal over asks far less.
  */
@@ -2064,6 +2085,7 @@ int main(void)
 		cmocka_unit_test(test_idle_scaled),
 		cmocka_unit_test(test_first_cut_cpu),
 		cmocka_unit_test(test_dram_ladder_top),
+		cmocka_unit_test(test_quota_slack),
 		cmocka_unit_test(test_back_from_idle),
 		cmocka_unit_test(test_window_mean_over),
 		cmocka_unit_test(test_hold_level),
