@@ -133,19 +133,23 @@ static bool tg_x_found(const struct tg_reg_group *g)
 	return bad != TG_NEVER && (bad <= x || bad - x <= x / TG_BISECT_RES);
 }
 
+/* the largest m with m * m <= v (digit by digit) */
 static u32 tg_isqrt(u64 v)
 {
-	u64 lo = 0, hi = 0xffffffffull;
+	u64 r = 0, bit = 1ull << 62;
 
-	while (lo < hi) {	/* the largest m with m * m <= v */
-		u64 m = (lo + hi + 1) / 2;
-
-		if (m * m <= v)
-			lo = m;
-		else
-			hi = m - 1;
+	while (bit > v)
+		bit >>= 2;
+	while (bit) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
 	}
-	return (u32)lo;
+	return (u32)r;
 }
 
 /*
@@ -169,6 +173,17 @@ static u32 tg_x_next(struct tg_reg_group *g)
 }
 
 /* ---- inputs ----------------------------------------------------------------- */
+
+/* a group's traffic in the period just ended (raw, not smoothed) */
+static u64 tg_raw_total(const struct tg_reg_group *g)
+{
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		sum = tg_sat_add(sum, g->bps_now.v[k]);
+	return sum;
+}
 
 /*
  * A group's traffic with its remedial throttle lifted, if traffic scaled
@@ -204,6 +219,11 @@ static u64 tg_unthrottled_bps(const struct tg_regulator *r,
 static bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			struct tg_reg_group *g)
 {
+	/* what it makes throttled, over the floor: more so unthrottled */
+	if (tg_raw_total(g) >= cfg->noise_floor_bps && tg_total(g) >= cfg->noise_floor_bps) {
+		g->idle_run = 0;
+		return false;
+	}
 	if (tg_unthrottled_bps(r, cfg, g, true) < cfg->noise_floor_bps)
 		g->idle_run += g->idle_run < TG_NEVER;
 	else
@@ -426,17 +446,13 @@ static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *c
  * any group of the class has (top[]); smaller ones are left to a later
  * cut, if one is needed once the large ones are measured.
  */
-static int tg_rem_peer(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		       const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
-		       u32 over, const u64 top[TG_ORDER_CLASSES])
+static int tg_rem_peer(const struct tg_reg_group *g, const u64 top[TG_ORDER_CLASSES])
 {
-	u64 v = 0;
-	int o;
+	int o = g->cut_class;
 
 	if (tg_rem_cut_now(g))
 		return -1;
-	o = tg_rem_class(r, cfg, g, level, over, &v);
-	return o >= 0 && v >= top[o] / TG_CLASS_PEER ? o : -1;
+	return o >= 0 && g->cut_val >= top[o] / TG_CLASS_PEER ? o : -1;
 }
 
 /* cut one group to keep `keep` (ppm) of its allowance; the drop it predicts */
@@ -516,19 +532,24 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	u32 cut[TG_ORDER_CLASSES] = { 0 }, i;
 	int k, o;
 
+	/* each group's class, once (cut_class, cut_val: this pass's scratch) */
 	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
 		u64 v = 0;
 
-		if (tg_rem_cut_now(&groups[i]))
+		g->cut_class = -1;
+		if (tg_rem_cut_now(g))
 			continue;
-		o = tg_rem_class(r, cfg, &groups[i], level, over, &v);
+		o = tg_rem_class(r, cfg, g, level, over, &v);
+		g->cut_class = o;
+		g->cut_val = v;
 		if (o >= 0 && v > top[o])
 			top[o] = v;
 	}
 	for (i = 0; i < nr; i++) {
 		u64 own[TG_NR_KINDS];
 
-		o = tg_rem_peer(r, cfg, &groups[i], level, over, top);
+		o = tg_rem_peer(&groups[i], top);
 		if (o < 0)
 			continue;
 		tg_blame_loads(&groups[i], own);
@@ -573,7 +594,7 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 		struct tg_reg_group *g = &groups[i];
 		u64 drop;
 
-		o = tg_rem_peer(r, cfg, g, level, over, top);
+		o = tg_rem_peer(g, top);
 		if (o < 0 || !cut[o])
 			continue;
 		drop = tg_rem_cut_group(r, cfg, g, (int)i, o, cut[o]);
@@ -612,8 +633,11 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		share = 0;
 	tg_rem_cut_pass(r, cfg, groups, nr, over, level, need, gave, share,
 			&best, &best_drop);
-	if (best < 0)
-		return;		/* none to blame: hold */
+	if (best < 0) {
+		/* none to blame: hold, and look again after relax_periods */
+		r->cut_wait = cfg->relax_periods;
+		return;
+	}
 	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, tg_total(&groups[best]),
 			tg_total(&groups[best]) - best_drop);
 	r->cut_group = best;
@@ -824,7 +848,8 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
-		tg_settle_wait(&g->rem_pend, tg_total(g));
+		if (g->rem_pend.left)
+			tg_settle_wait(&g->rem_pend, tg_total(g));
 		if (g->relax_age <= cfg->dead_periods) {
 			g->close |= close;
 			g->clear &= near == TG_NEAR_CLEAR;
@@ -881,7 +906,9 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 * the last cut's effect not measured yet, or not all of it in
 		 * the latency: one still falling gets no cut for what it has
 		 */
-		if (!over || !kinds || r->dead.left || (kinds & r->falling))
+		if (r->cut_wait)
+			r->cut_wait--;
+		if (!over || !kinds || r->dead.left || r->cut_wait || (kinds & r->falling))
 			return;
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
 		r->over_cnt = 0;
@@ -893,6 +920,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	 * noise tolerance or for one period (a blip delays the step, it does
 	 * not restart the wait).
 	 */
+	r->cut_wait = 0;
 	if (det->over)
 		return;
 	if (++r->quiet < cfg->relax_periods || r->dead.left)

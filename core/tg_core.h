@@ -352,6 +352,8 @@ struct tg_reg_group {
 	bool close;			/* a latency came close in its step's window */
 	bool clear;			/* ... stayed clear of its threshold in it */
 	u32 over_mark;			/* the regulator's over_seen at its step */
+	int cut_class;			/* scratch of a cut: its class, -1 none */
+	u64 cut_val;			/* ... its traffic there */
 	bool hold;			/* remedial relax blocked: settled/relapsed */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
@@ -374,6 +376,7 @@ struct tg_regulator {
 	u32 over_seen;			/* periods over (detector), wrapping */
 	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */
+	u32 cut_wait;			/* periods before a cut that found none looks again */
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
