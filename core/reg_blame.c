@@ -164,6 +164,26 @@ void tg_blame_all(const struct tg_reg_cfg *cfg,
 		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
 }
 
+/* tg_blame_all(), each active group's loads kept in its cut_load (a cut's scratch) */
+void tg_blame_cut(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups,
+		  u32 nr, u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS])
+{
+	u32 i;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		all[k] = 0;
+	for (i = 0; i < nr; i++) {
+		if (!groups[i].active)
+			continue;
+		tg_blame_loads(&groups[i], groups[i].cut_load);
+		for (k = 0; k < TG_NR_KINDS; k++)
+			all[k] = tg_sat_add(all[k], groups[i].cut_load[k]);
+	}
+	for (k = 0; k < TG_NR_KINDS; k++)
+		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
+}
+
 /**
  * tg_blame_levels() - per kind, blame_pct of what drives its latency
  * @cfg:    configuration (blame_pct)
@@ -204,9 +224,17 @@ bool tg_blamed(const struct tg_reg_group *g, const u64 level[TG_NR_KINDS],
 	       u32 over)
 {
 	u64 load[TG_NR_KINDS];
-	int k;
 
 	tg_blame_loads(g, load);
+	return tg_blamed_load(load, level, over);
+}
+
+/* tg_blamed() on a group's loads (tg_blame_loads()) */
+bool tg_blamed_load(const u64 load[TG_NR_KINDS], const u64 level[TG_NR_KINDS],
+		    u32 over)
+{
+	int k;
+
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		if (!(over & BIT(k)))
 			continue;
@@ -250,22 +278,23 @@ const enum tg_reason tg_order_why[TG_ORDER_CLASSES] = {
  * v[]: that class's rates (as judged, ppm), 0 for the classes that do not
  * count.
  */
-void tg_order_values(const struct tg_reg_group *g,
+void tg_order_values(const struct tg_reg_group *g, const u64 own[TG_NR_KINDS],
 		     const u64 level[TG_NR_KINDS], u32 over,
 		     u64 v[TG_ORDER_CLASSES])
 {
 	struct tg_pend p;
-	u64 own[TG_NR_KINDS];
+	u64 b[TG_NR_KINDS];
 	int o, j, k;
 
 	tg_pending(g, &p);
-	tg_blame_loads(g, own);
+	for (j = 0; j < TG_NR_KINDS; j++)
+		b[j] = tg_rem_bps(g, j, &p);
 	for (o = 0; o < TG_ORDER_CLASSES; o++) {
 		u64 rate = 0;
 
 		for (j = 0; j < TG_NR_KINDS; j++)
 			if (tg_order_kinds[o] & BIT(j))
-				rate = tg_sat_add(rate, tg_rem_bps(g, j, &p));
+				rate = tg_sat_add(rate, b[j]);
 		v[o] = 0;
 		for (k = 0; k < TG_NR_KINDS; k++) {
 			u64 load = 0, ch = 0;
@@ -274,12 +303,11 @@ void tg_order_values(const struct tg_reg_group *g,
 				continue;
 			for (j = 0; j < TG_NR_KINDS; j++) {
 				const u32 *ch_w = tg_blame_w[TG_BLAME_CHANNEL];
-				u64 b = tg_rem_bps(g, j, &p);
 
 				if (!(tg_order_kinds[o] & BIT(j)))
 					continue;
-				load = tg_sat_add(load, tg_sat_mul_w(b, tg_blame_w[k][j]));
-				ch = tg_sat_add(ch, tg_sat_mul_w(b, ch_w[j]));
+				load = tg_sat_add(load, tg_sat_mul_w(b[j], tg_blame_w[k][j]));
+				ch = tg_sat_add(ch, tg_sat_mul_w(b[j], ch_w[j]));
 			}
 			load = tg_sat_mul_w(load, TG_ORDER_CLASSES);
 			ch = tg_sat_mul_w(ch, TG_ORDER_CLASSES);

@@ -69,7 +69,11 @@ bool tg_rem_candidate(const struct tg_reg_group *g);
 void tg_blame_all(const struct tg_reg_cfg *cfg,
 		  const struct tg_reg_group *groups, u32 nr,
 		  u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS]);
-void tg_order_values(const struct tg_reg_group *g,
+void tg_blame_cut(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups,
+		  u32 nr, u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS]);
+bool tg_blamed_load(const u64 load[TG_NR_KINDS], const u64 level[TG_NR_KINDS],
+		    u32 over);
+void tg_order_values(const struct tg_reg_group *g, const u64 own[TG_NR_KINDS],
 		     const u64 level[TG_NR_KINDS], u32 over,
 		     u64 v[TG_ORDER_CLASSES]);
 

@@ -160,7 +160,8 @@ void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	u32 over = 0, ratio = TG_PPM, k;
 	bool any = false, under = true;
-	bool waiting = tg_settle_wait(&g->prev_settle,
+	bool waiting = g->prev_settle.left &&
+		       tg_settle_wait(&g->prev_settle,
 				      tg_kinds_bps(g, g->prev_settle.kinds));
 	int worst = -1;
 

@@ -420,7 +420,7 @@ static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *c
 	u64 v[TG_ORDER_CLASSES];
 	int o;
 
-	if (!tg_rem_candidate(g) || !tg_blamed(g, level, over))
+	if (!tg_rem_candidate(g) || !tg_blamed_load(g->cut_load, level, over))
 		return -1;
 	/* its limit has just cut it: what that leaves is not measured yet */
 	if (g->prev_settle.left && g->prev_settle.expect < g->prev_settle.from &&
@@ -431,7 +431,7 @@ static int tg_rem_class(const struct tg_regulator *r, const struct tg_reg_cfg *c
 		return -1;
 	if (tg_throttled(&g->rem, cfg) && g->x <= tg_x_min(r, cfg, g))
 		return -1;
-	tg_order_values(g, level, over, v);
+	tg_order_values(g, g->cut_load, level, over, v);
 	for (o = 0; o < TG_ORDER_CLASSES; o++)
 		if (v[o] > cfg->noise_floor_bps) {
 			*val = v[o];
@@ -547,14 +547,11 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 			top[o] = v;
 	}
 	for (i = 0; i < nr; i++) {
-		u64 own[TG_NR_KINDS];
-
 		o = tg_rem_peer(&groups[i], top);
 		if (o < 0)
 			continue;
-		tg_blame_loads(&groups[i], own);
 		for (k = 0; k < TG_NR_KINDS; k++)
-			cls[o][k] = tg_sat_add(cls[o][k], own[k]);
+			cls[o][k] = tg_sat_add(cls[o][k], groups[i].cut_load[k]);
 		cut[o] = 1;
 	}
 	for (o = 0; o < TG_ORDER_CLASSES; o++) {
@@ -623,7 +620,7 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	bool slope = true;
 	int k, best = -1;
 
-	tg_blame_all(cfg, groups, nr, level, all);
+	tg_blame_cut(cfg, groups, nr, level, all);
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share) : 0;
 		if (need[k] == U64_MAX)

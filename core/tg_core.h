@@ -354,6 +354,7 @@ struct tg_reg_group {
 	u32 over_mark;			/* the regulator's over_seen at its step */
 	int cut_class;			/* scratch of a cut: its class, -1 none */
 	u64 cut_val;			/* ... its traffic there */
+	u64 cut_load[TG_NR_KINDS];	/* ... its loads (tg_blame_loads()) */
 	bool hold;			/* remedial relax blocked: settled/relapsed */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */

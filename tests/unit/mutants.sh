@@ -17,7 +17,7 @@ mut=$top/build/mut
 # file ;; perl substitution (applied with -0, once) ;; the rule it breaks
 mutants=(
 	# -- blame and MT²'s order (reg_blame.c, the cut's class in reg_remedial.c)
-	'reg_remedial.c;;s/ \|\| !tg_blamed\(g, level, over\)\)/)/;;blame: a group under blame_pct is never cut'
+	'reg_remedial.c;;s/ \|\| !tg_blamed_load\(g->cut_load, level, over\)\)/)/;;blame: a group under blame_pct is never cut'
 	'reg_blame.c;;s/tg_blame_w\[k\]\[j\]/tg_blame_w[TG_DRAM_READ][j]/;;blame: the row of the blame matrix is the kind over'
 	'reg_blame.c;;s/(bool tg_blamed[\s\S]*?)if \(!\(over & BIT\(k\)\)\)\n\t\t\tcontinue;/$1;/;;blame: only the kinds over count'
 	'reg_blame.c;;s/if \(st->left && st->expect < st->from && st->expect < total\)/if (0)/;;blame: a pending cut is judged on its prediction'
