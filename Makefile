@@ -161,9 +161,9 @@ guest: $(GUEST_BIN)
 # eval/: the emulated platform (static, for the guest) and its suite
 EVAL_BIN := $(BUILD)/guest/tgeval
 EVAL_FILES := eval/guest.sh $(wildcard eval/profiles/*.prof)
-$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h
+$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/plat.h
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c -lm
+	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
 
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
@@ -257,9 +257,9 @@ eval-quick: $(INITRAMFS)
 	$(PYTHON) eval/report.py quick $(BUILD)/eval-quick
 
 # The model alone against the published figures: docs/eval.md's tables.
-$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h
+$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/plat.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -Werror -o $@ eval/tgeval.c eval/model.c -lm
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
 
 calibrate: $(BUILD)/tgeval-host
 	@$(PYTHON) eval/calibrate.py $(BUILD)/tgeval-host docs/eval.md
