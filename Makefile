@@ -261,6 +261,11 @@ $(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/p
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
 
+# The host simulator: the same platform and core/'s control law, no guest
+$(BUILD)/tgsim: eval/sim.c eval/plat.c eval/model.c eval/plat.h eval/model.h $(BUILD)/libtgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ eval/sim.c eval/plat.c eval/model.c $(BUILD)/libtgcore.a -lm
+
 calibrate: $(BUILD)/tgeval-host
 	@$(PYTHON) eval/calibrate.py $(BUILD)/tgeval-host docs/eval.md
 

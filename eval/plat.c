@@ -370,7 +370,14 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 			w->mbps_bytes = 0;
 		}
 	}
-	/* the oracle: one exact cut at the first step over the threshold */
+	/*
+	 * The oracle: one exact cut at the first step over the threshold. It
+	 * knows the model and the CPU share every load gets on the platform
+	 * (calib_cpu: at this step the neighbour's smoothed share is still
+	 * ramping up, and the victim's has the host's noise), and cuts the
+	 * low-priority loads by the largest factor that keeps the victim's
+	 * latency at its threshold: tgeval model's oracle.V.N for a pair.
+	 */
 	if (P->mode == M_ORACLE && !P->oracle_on && P->t_over >= 0) {
 		struct mload l[MAXW];
 		int low[MAXW];
@@ -378,12 +385,13 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 		for (i = 0; i < n; i++) {
 			l[i] = ml[i];
 			low[i] = !P->w[idx[i]].high;
+			l[i].cpu = p->calib_cpu;
 		}
 		P->oracle_cap = model_oracle(p, l, n, low, vk, P->thr[vk], &P->oracle_gbps);
 		P->oracle_on = 1;
 		for (i = 0; i < n; i++)
 			if (low[i])
-				P->w[idx[i]].want_cap = P->oracle_cap * ml[i].cpu;
+				P->w[idx[i]].want_cap = P->oracle_cap * p->calib_cpu;
 	}
 }
 

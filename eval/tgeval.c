@@ -271,7 +271,7 @@ static void start_wl(int i)
 		wrx(cg, "%d", g->pid);
 	}
 	g->last_rt = __atomic_load_n(&sh->work_ns[i], __ATOMIC_RELAXED);
-	w->cpu = 1;
+	w->cpu = 0;	/* the EWMA ramps up with what it gets */
 	w->state = 1;
 }
 
