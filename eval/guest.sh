@@ -60,7 +60,7 @@ NT=$(sed -n 's/^noisy_threads *= *\([0-9.]*\).*/\1/p' $P)
 # 0-ARR s (its solo: REF), the neighbour from ARR; the steady state from
 # 10 s after the arrival (every controller converged: mba_MBps takes 9 s
 # from 100 % to its floor) for 2 s; the transient is everything between.
-ARR=1.5 REF=0.3:1.5 DUR=13.5 MEAS=11.5:13.5
+ARR=1.0 REF=0.3:1.0 DUR=13 MEAS=11:13
 matrix() {	# modes
 	pairs=$PAIRS
 	[ -n "$pairs" ] || for v in $KINDS; do for n in $KINDS; do pairs="$pairs $(short $v).$(short $n)"; done; done

@@ -79,8 +79,8 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 		while (isspace((unsigned char)*v))
 			v++;
 		if (!strncmp(key, "target.", 7) || !strncmp(key, "source.", 7) ||
-		    !strcmp(key, "description"))
-			continue;	/* for docs/eval.md (eval/calibrate.py) */
+		    !strncmp(key, "sweep.", 6) || !strcmp(key, "description"))
+			continue;	/* for eval/calibrate.py and eval/sweep.py */
 		if (!strcmp(key, "name")) {
 			snprintf(p->name, sizeof(p->name), "%s", v);
 		} else if (!strncmp(key, "label.", 6) && (k = kind_parse(key + 6)) >= 0) {
@@ -117,10 +117,7 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 				!strcmp(key, "duty") ? &p->duty :
 				!strcmp(key, "noisy_threads") ? &p->noisy_threads :
 				!strcmp(key, "threshold_drop") ? &p->thr_drop :
-				!strcmp(key, "calib_cpu") ? &p->calib_cpu :
-				!strcmp(key, "baseline.static_mba") ? &p->static_mba :
-				!strcmp(key, "baseline.mbps_target_gbps") ? &p->mbps_target_gbps :
-				!strcmp(key, "baseline.memguard_gbps") ? &p->memguard_gbps : NULL;
+				!strcmp(key, "calib_cpu") ? &p->calib_cpu : NULL;
 
 			if (!dst || nums(v, &d, 1))
 				goto bad;

@@ -39,9 +39,6 @@ struct profile {
 	double noisy_threads;	/* threads of a noisy neighbour in the matrix */
 	double duty;		/* CPU share a workload process asks for (of one CPU) */
 	double thr_drop;	/* detector threshold: latency where a solo task lost this fraction */
-	double static_mba;	/* baseline: static MBA level for low priority (pqos) */
-	double mbps_target_gbps;	/* baseline: mba_MBps target for low priority, GB/s */
-	double memguard_gbps;	/* baseline: MemGuard budget for low priority, GB/s */
 	double thr_ns[NK];	/* detector thresholds (make calibrate), 0 = none */
 	double calib_cpu;	/* CPU share a solo task gets on the platform, for the thresholds */
 };
