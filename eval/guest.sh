@@ -17,6 +17,8 @@ KINDS="nvm_read nvm_write dram_read dram_write"
 MODES="none tgroup"
 # tg.modes=a+b+c: the modes of the matrix and the timeline
 [ -z "$(arg tg.modes)" ] || MODES=$(arg tg.modes | tr '+' ' ')
+# tg.tlmodes=a+b: the timeline's (default: tg.modes)
+TLMODES=$(arg tg.tlmodes | tr '+' ' '); [ -n "$TLMODES" ] || TLMODES=$MODES
 # tg.reps=N: runs per cell (default 5)
 REPS=$(arg tg.reps); [ -n "$REPS" ] || REPS=5
 # tg.pairs=nr.nw+dr.dr: the matrix's pairs (default: all 16)
@@ -124,7 +126,7 @@ case " $plan " in *" full "*|*" matrix "*)
 esac
 
 case " $plan " in *" full "*|*" timeline "*)
-	timeline "$MODES"
+	timeline "$TLMODES"
 	unload
 	;;
 esac

@@ -146,7 +146,7 @@ void plat_init(struct plat *P)
 	}
 	for (i = 0; i < NK; i++)
 		P->lat[i] = P->prof.lat0[i];
-	P->t_over = P->t_hot = P->t_cool = P->t_release = -1;
+	P->t_over = P->t_over_any = P->t_hot = P->t_cool = P->t_release = -1;
 	P->next_mbps = 1;
 	if (!P->rng)
 		P->rng = 0x9e3779b97f4a7c15ull;
@@ -358,8 +358,13 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 		if (P->req_rate > 0 && t >= P->ref_a / 2)
 			requests(P, t, dt, bytes[0][v->kind]);
 	}
+	/* the victim's kind over its threshold (the oracle's trigger); any kind
+	 * over its threshold (what the module's detector reacts to) */
 	if (P->arrive > 0 && t >= P->arrive && P->t_over < 0 && P->lat[vk] > P->thr[vk])
 		P->t_over = t;
+	for (k = 0; k < NK && P->arrive > 0 && t >= P->arrive && P->t_over_any < 0; k++)
+		if (P->lat[k] > P->thr[k])
+			P->t_over_any = t;
 	if (P->mode == M_MBPS && t >= P->next_mbps) {
 		P->next_mbps += 1;
 		for (i = 0; i < P->nw; i++) {
@@ -512,9 +517,15 @@ static void transient(const struct plat *P, double *back, double *loss)
 	}
 }
 
+/* ms from `from` to t; -1 if either was not seen (detection: NAN, it can be negative) */
 static double ms_after(double t, double from)
 {
 	return t >= 0 && from >= 0 ? 1000 * (t - from) : -1;
+}
+
+static double ms_signed(double t, double from)
+{
+	return t >= 0 && from >= 0 ? 1000 * (t - from) : NAN;
 }
 
 void plat_summary(struct plat *P, FILE *f, const char *prefix)
@@ -555,7 +566,7 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 			w->mba, w->quota, w->meas_time > 0 ? w->thr_time / w->meas_time : 0,
 			P->arrive > 0 && P->duration > P->arrive ? w->changes / (P->duration - P->arrive) : 0,
 			w->changes_meas, w->last_change, w->relapses,
-			P->t_over >= 0 ? P->t_over - P->arrive : -1, ms_after(P->t_hot, P->t_over),
+			P->t_over >= 0 ? P->t_over - P->arrive : -1, ms_signed(P->t_hot, P->t_over_any),
 			back >= 0 ? 1000 * back : -1, loss, ms_after(P->t_cool, P->leave),
 			ms_after(P->t_release, P->leave), P->hot_before, P->oracle_gbps, P->oracle_cap,
 			P->thr[P->w[0].kind], P->lat_solo_n ? P->lat_solo / P->lat_solo_n : 0,

@@ -658,7 +658,7 @@ static int run(void)
 		 * neighbours left until it is cool
 		 */
 		sample = t >= next_sample;
-		if (sample || (P.t_over >= 0 && P.t_hot < 0) || (P.leave > 0 && t >= P.leave && P.t_cool < 0))
+		if (sample || (P.t_over_any >= 0 && P.t_hot < 0) || (P.leave > 0 && t >= P.leave && P.t_cool < 0))
 			plat_state(&P, t, read_state(state, sizeof(state)));
 		if (P.mode == M_TGROUP_OTHR && !othr_done && t >= P.ref_b) {
 			othr_done = 1;
