@@ -405,7 +405,8 @@ void plat_applied(struct plat *P, int i, double t, const char *quota, double qfr
 	struct wl *w = &P->w[i];
 	int j, all = 1;
 
-	snprintf(w->quota, sizeof(w->quota), "%s", quota);
+	if (quota != w->quota)	/* the guest passes the module's own text */
+		snprintf(w->quota, sizeof(w->quota), "%s", quota);
 	w->qfrac = qfrac;
 	if (w->mba != w->prev_mba || fabs(w->qfrac - w->prev_qfrac) > 1e-9) {
 		if (P->arrive > 0 && t >= P->arrive) {

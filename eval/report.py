@@ -508,7 +508,7 @@ def timeline_png(d, path, demo=False):
         ax[0].plot(t, [100 * l0 / a if a else 0 for a in lat], label=lab, lw=0.9)
         ax[1].plot(t, lat, label=lab, lw=0.8)
         if "tgroup" in lab or "oracle" in lab:
-            q = [100.0 if x["noisy_quota"] in ("max", "-") else 100 * float(x["noisy_quota"]) / (PERIOD_MS * 1000)
+            q = [100.0 if fnum(x["noisy_quota"]) is None else 100 * fnum(x["noisy_quota"]) / (PERIOD_MS * 1000)
                  for x in r]
             ax[2].plot(t, q, label=f"{lab}: neighbour's CPU quota, % of a CPU", lw=0.8)
             if "tgroup" in lab:
