@@ -93,6 +93,83 @@ bad:
 	return -1;
 }
 
+static int range(const char *s, double *a, double *b)
+{
+	return sscanf(s, "%lf:%lf", a, b) == 2 && *b > *a ? 0 : -1;
+}
+
+int plat_args(struct plat *P, int argc, char **argv, int first,
+	      int (*own)(const char *opt, const char *val), char *err, int errlen)
+{
+	int i;
+
+	P->exp = "run";
+	P->label = "";
+	P->mode = M_TGROUP;
+	P->duration = 10;
+	P->meas_a = 2;
+	P->meas_b = 10;
+	P->ref_a = P->ref_b = -1;
+	for (i = first; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+
+		if (a[0] != '-') {
+			if (plat_parse_wl(P, a, err, errlen))
+				return -1;
+			continue;
+		}
+		if (!v) {
+			snprintf(err, errlen, "%s needs a value", a);
+			return -1;
+		}
+		i++;
+		if (!strcmp(a, "--mode")) {
+			int m = mode_parse(v);
+
+			bad = m < 0;
+			if (!bad)
+				P->mode = m;
+		} else if (!strcmp(a, "--knob"))
+			bad = sscanf(v, "%lf/%lf", &P->knob, &P->knob2) < 1;
+		else if (!strcmp(a, "--duration"))
+			bad = (P->duration = atof(v)) <= 0;
+		else if (!strcmp(a, "--measure"))
+			bad = range(v, &P->meas_a, &P->meas_b);
+		else if (!strcmp(a, "--ref"))
+			bad = range(v, &P->ref_a, &P->ref_b);
+		else if (!strcmp(a, "--exp"))
+			P->exp = v;
+		else if (!strcmp(a, "--label"))
+			P->label = v;
+		else if (!strcmp(a, "--rep"))
+			P->rep = atoi(v);
+		else if (!strcmp(a, "--seed"))
+			P->rng = strtoull(v, NULL, 0);
+		else
+			bad = !own || own(a, v);
+		if (bad) {
+			snprintf(err, errlen, "bad option %s %s (modes: none static mbps memguard memguard-rw tgroup tgroup-othr oracle; ranges A:B)",
+				 a, v);
+			return -1;
+		}
+	}
+	if (!P->nw) {
+		snprintf(err, errlen, "no workload");
+		return -1;
+	}
+	if ((P->mode == M_STATIC || P->mode == M_MBPS || P->mode == M_MEMGUARD || P->mode == M_MEMGUARD_RW) &&
+	    P->knob <= 0) {
+		snprintf(err, errlen, "mode %s needs --knob", mode_name[P->mode]);
+		return -1;
+	}
+	if (P->mode == M_MEMGUARD_RW && P->knob2 <= 0) {
+		snprintf(err, errlen, "memguard-rw: --knob READ/WRITE (GB/s)");
+		return -1;
+	}
+	return 0;
+}
+
 void plat_thresholds(const struct profile *p, double drop, double *thr)
 {
 	int k;

@@ -92,6 +92,14 @@ struct plat {
 };
 
 int plat_parse_wl(struct plat *P, const char *s, char *err, int errlen);
+/*
+ * The run's command line from argv[first]: workloads and the options both
+ * programs take (--mode --knob --duration --measure --ref --exp --label
+ * --rep --seed); any other "--opt value" goes to own(), which returns 0 if
+ * it took it. Defaults first; 0, or -1 with err set.
+ */
+int plat_args(struct plat *P, int argc, char **argv, int first,
+	      int (*own)(const char *opt, const char *val), char *err, int errlen);
 void plat_init(struct plat *P);
 /* the thresholds: the profile's, or recomputed for another threshold_drop */
 void plat_thresholds(const struct profile *p, double drop, double *thr);

@@ -537,6 +537,11 @@ def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs and any(xs) else float("nan")
 
 
+def scen_row(lab, mode, knob, c, *cells):
+    """a scenario table's row: the case, the mode, its setting, the victim's % of solo, then cells"""
+    return "| " + " | ".join([lab, MODE_NAME[mode], knob_str(mode, knob), fmt(ci(c["pct"]))] + list(cells)) + " |"
+
+
 def scen_section(d):
     out = []
     for src, pre in (("guest", ""), ("sim", "sim_")):
@@ -572,34 +577,31 @@ def scen_section(d):
                         jk.append(sum(jain(v) for v in per.values()) / len(per))
                         by.append(kept.get("by"))
                         thr.append(sum(1 for r in gs if (fnum(r["thr_frac"]) or 0) > 0.5))
-                    out.append(f"| {lab} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} |"
-                               f" {fmt(ci(c['ngbps']), 2)} | {fmt(ci(js), 2)} | {fmt(ci(jk), 2)} | {fmt(ci(by), 2)} |"
-                               f" {fmt(ci(thr), 1)} |")
+                    out.append(scen_row(lab, mode, knob, c, fmt(ci(c["ngbps"]), 2), fmt(ci(js), 2), fmt(ci(jk), 2),
+                                        fmt(ci(by), 2), fmt(ci(thr), 1)))
             elif exp == "heavy":
                 out += ["| victim | mode | setting | victim % of solo | detector hot before the arrival | neighbour throttled, share of the time | neighbour kept (vs no control) |",
                         "|---|---|---|---|---|---|---|"]
                 for (mode, knob, lab), c in sorted(cs.items()):
                     nb = none.get(lab)
                     kept = [a / b if b else None for a, b in zip(c["ngbps"], nb["ngbps"])] if nb else []
-                    out.append(f"| {lab} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} |"
-                               f" {int(sum(x or 0 for x in c['hot_before']))}/{len(c['pct'])} | {fmt(ci(c['thr_frac']), 2)} |"
-                               f" {fmt(ci(kept), 2)} |")
+                    out.append(scen_row(lab, mode, knob, c, f"{int(sum(x or 0 for x in c['hot_before']))}/{len(c['pct'])}",
+                                        fmt(ci(c["thr_frac"]), 2), fmt(ci(kept), 2)))
             elif exp == "requests":
                 out += ["| pair | mode | setting | victim % of solo | p50 solo → steady, µs | p99 solo → steady, µs | neighbour GB/s |",
                         "|---|---|---|---|---|---|---|"]
                 for (mode, knob, lab), c in sorted(cs.items()):
-                    out.append(f"| {lab} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} |"
-                               f" {fmt(ci(c['p50s']), 0)} → {fmt(ci(c['p50']), 0)} | {fmt(ci(c['p99s']), 0)} → {fmt(ci(c['p99']), 0)} |"
-                               f" {fmt(ci(c['ngbps']), 2)} |")
+                    out.append(scen_row(lab, mode, knob, c, f"{fmt(ci(c['p50s']), 0)} → {fmt(ci(c['p50']), 0)}",
+                                        f"{fmt(ci(c['p99s']), 0)} → {fmt(ci(c['p99']), 0)}", fmt(ci(c["ngbps"]), 2)))
             else:
                 out += ["| case | mode | setting | victim % of solo | neighbour GB/s | back, ms | loss, %·s | throttle changes / s | relapses |",
                         "|---|---|---|---|---|---|---|---|---|"]
                 for (mode, knob, lab), c in sorted(cs.items()):
                     b = [x for x in c["back"] if x is not None and x >= 0]
                     nev = sum(1 for x in c["back"] if x is not None and x < 0)
-                    out.append(f"| {lab} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} |"
-                               f" {fmt(ci(c['ngbps']), 2)} | {fmt(ci(b), 0) if b else '–'}{f' ({nev} never)' if nev else ''} |"
-                               f" {fmt(ci(c['loss']))} | {fmt(ci(c['changes_ps']), 2)} | {fmt(ci(c['relapses']), 1)} |")
+                    out.append(scen_row(lab, mode, knob, c, fmt(ci(c["ngbps"]), 2),
+                                        (fmt(ci(b), 0) if b else "–") + (f" ({nev} never)" if nev else ""),
+                                        fmt(ci(c["loss"])), fmt(ci(c["changes_ps"]), 2), fmt(ci(c["relapses"]), 1)))
             out.append("")
     if out:
         out = ["## Scenarios that can prove the law wrong", "",

@@ -76,10 +76,17 @@ static void die(const char *msg, const char *arg)
 	exit(1);
 }
 
-static void range(const char *s, double *a, double *b)
+static unsigned long long cseed = 1;
+
+static int own_opt(const char *a, const char *v)
 {
-	if (sscanf(s, "%lf:%lf", a, b) != 2 || *b <= *a)
-		die("bad range ", s);
+	if (!strcmp(a, "--cpu-seed"))
+		cseed = strtoull(v, NULL, 0);
+	else if (!strcmp(a, "--ts"))
+		ts_file = v;
+	else
+		return -1;
+	return 0;
 }
 
 static u64 ewma(u64 avg, u64 x)
@@ -103,68 +110,15 @@ int main(int argc, char **argv)
 	double base[MAXW], fl[MAXW], cap[MAXW], pcpu[MAXW] = { 0 }, pbytes[MAXW][NK];
 	double t = 0, next_period = PERIOD_S, next_noise = 0, next_sample = 0.05, seen_lat[NK];
 	int ext_mba[MAXW], prev_why[MAXW] = { 0 }, i, k, othr_done = 0;
-	unsigned long long cseed = 1;
 	char err[256];
 
-	P.exp = "run";
-	P.label = "";
-	P.mode = M_TGROUP;
-	P.duration = 10;
-	P.meas_a = 2;
-	P.meas_b = 10;
-	P.ref_a = P.ref_b = -1;
 	if (argc < 2)
 		die("usage: tgsim PROFILE [options] WORKLOAD...", NULL);
 	if (profile_load(&P.prof, argv[1], err, sizeof(err)))
 		die(err, NULL);
 	snprintf(P.prof.name + strlen(P.prof.name), sizeof(P.prof.name) - strlen(P.prof.name), "/sim");
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (a[0] != '-') {
-			if (plat_parse_wl(&P, a, err, sizeof(err)))
-				die(err, NULL);
-			continue;
-		}
-		if (!v)
-			die("needs a value: ", a);
-		i++;
-		if (!strcmp(a, "--mode")) {
-			int m = mode_parse(v);
-
-			if (m < 0)
-				die("bad mode ", v);
-			P.mode = m;
-		} else if (!strcmp(a, "--knob")) {
-			if (sscanf(v, "%lf/%lf", &P.knob, &P.knob2) < 1)
-				die("bad knob ", v);
-		} else if (!strcmp(a, "--duration")) {
-			P.duration = atof(v);
-		} else if (!strcmp(a, "--measure")) {
-			range(v, &P.meas_a, &P.meas_b);
-		} else if (!strcmp(a, "--ref")) {
-			range(v, &P.ref_a, &P.ref_b);
-		} else if (!strcmp(a, "--exp")) {
-			P.exp = v;
-		} else if (!strcmp(a, "--label")) {
-			P.label = v;
-		} else if (!strcmp(a, "--rep")) {
-			P.rep = atoi(v);
-		} else if (!strcmp(a, "--seed")) {
-			P.rng = strtoull(v, NULL, 0);
-		} else if (!strcmp(a, "--cpu-seed")) {
-			cseed = strtoull(v, NULL, 0);
-		} else if (!strcmp(a, "--ts")) {
-			ts_file = v;
-		} else {
-			die("unknown option ", a);
-		}
-	}
-	if (!P.nw || P.duration <= 0)
-		die("nothing to run", NULL);
-	if ((P.mode == M_STATIC || P.mode == M_MBPS || P.mode == M_MEMGUARD || P.mode == M_MEMGUARD_RW) &&
-	    P.knob <= 0)
-		die("needs --knob: ", mode_name[P.mode]);
+	if (plat_args(&P, argc, argv, 2, own_opt, err, sizeof(err)))
+		die(err, NULL);
 	plat_thresholds(&P.prof, tgroup_mode() ? P.knob : 0, P.thr);
 	for (k = 0; k < NK; k++)
 		if (P.thr[k] <= 0)

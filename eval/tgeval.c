@@ -780,25 +780,25 @@ static int model_report(void)
 	return maxres > 1e-6 || (!mono && prof->pen_p[K_NW] == 0);
 }
 
-static void range(const char *s, double *a, double *b)
+static int own_opt(const char *a, const char *v)
 {
-	if (sscanf(s, "%lf:%lf", a, b) != 2 || *b <= *a)
-		die("bad range '%s' (A:B)", s);
+	if (!strcmp(a, "--ts"))
+		ts_file = v;
+	else if (!strcmp(a, "--live"))
+		live_ms = atoi(v);
+	else if (!strcmp(a, "--sample"))
+		return (sample_ms = atoi(v)) <= 0;
+	else
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	char err[256];
-	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	P.exp = "run";
-	P.label = "";
-	P.mode = M_TGROUP;
-	P.duration = 10;
-	P.meas_a = 2;
-	P.meas_b = 10;
-	P.ref_a = P.ref_b = -1;
 	if (argc < 3)
 		die("usage: tgeval model PROFILE | tgeval run PROFILE [options] WORKLOAD...");
 	if (profile_load(&P.prof, argv[2], err, sizeof(err)))
@@ -807,55 +807,7 @@ int main(int argc, char **argv)
 		return model_report();
 	if (strcmp(argv[1], "run"))
 		die("unknown command %s", argv[1]);
-	for (i = 3; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (a[0] != '-') {
-			if (plat_parse_wl(&P, a, err, sizeof(err)))
-				die("%s", err);
-			continue;
-		}
-		if (!v)
-			die("%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--mode")) {
-			int m = mode_parse(v);
-
-			if (m < 0)
-				die("mode %s: none|static|mbps|memguard|memguard-rw|tgroup|tgroup-othr|oracle", v);
-			P.mode = m;
-		} else if (!strcmp(a, "--knob")) {
-			if (sscanf(v, "%lf/%lf", &P.knob, &P.knob2) < 1)
-				die("bad knob %s", v);
-		} else if (!strcmp(a, "--duration")) {
-			P.duration = atof(v);
-		} else if (!strcmp(a, "--measure")) {
-			range(v, &P.meas_a, &P.meas_b);
-		} else if (!strcmp(a, "--ref")) {
-			range(v, &P.ref_a, &P.ref_b);
-		} else if (!strcmp(a, "--exp")) {
-			P.exp = v;
-		} else if (!strcmp(a, "--label")) {
-			P.label = v;
-		} else if (!strcmp(a, "--rep")) {
-			P.rep = atoi(v);
-		} else if (!strcmp(a, "--seed")) {
-			P.rng = strtoull(v, NULL, 0);
-		} else if (!strcmp(a, "--ts")) {
-			ts_file = v;
-		} else if (!strcmp(a, "--live")) {
-			live_ms = atoi(v);
-		} else if (!strcmp(a, "--sample")) {
-			sample_ms = atoi(v);
-		} else {
-			die("unknown option %s", a);
-		}
-	}
-	if (!P.nw || P.duration <= 0 || sample_ms <= 0)
-		die("nothing to run");
-	if ((P.mode == M_STATIC || P.mode == M_MBPS || memguard_mode()) && P.knob <= 0)
-		die("mode %s needs --knob", mode_name[P.mode]);
-	if (P.mode == M_MEMGUARD_RW && P.knob2 <= 0)
-		die("memguard-rw: --knob READ/WRITE (GB/s)");
+	if (plat_args(&P, argc, argv, 3, own_opt, err, sizeof(err)))
+		die("%s", err);
 	return run();
 }
