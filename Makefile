@@ -263,6 +263,7 @@ eval-run:
 		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
 		echo "eval: $$p done, $$(( ($$(date +%s) - t0) / 60 )) min so far"; \
 	done; \
+	echo "$$(( ($$(date +%s) - t0) / 60 )) min (EVAL_PROFILES=$(EVAL_PROFILES), EVAL_REPS=$(EVAL_REPS), $$(date -u +%F))" > eval/results/runtime.txt; \
 	$(PYTHON) eval/report.py readme README.md eval/results; \
 	echo "eval: $$(( ($$(date +%s) - t0) / 60 )) min"
 

@@ -379,6 +379,8 @@ def matrix_section(d, profile, profile_path):
         out.append("| " + " | ".join(row) + " |")
     out += ["", f"† a run in the cell where the victim got under {STARVED_PCT} % of the CPU it asked for (the host"
             " starved the guest).", ""]
+    matrix_png(g, s, labels, gm, os.path.join(d, "matrix.png"))
+    out += ["![matrix](matrix.png)", ""]
     if goal:
         verdict = {}
         for lab, c, _ in goal:
@@ -395,6 +397,34 @@ def matrix_section(d, profile, profile_path):
                 ", ".join(f"{label_of(*m)} {ci([x for k, c in g.items() if k[:2] == m for x in c['cpu']])[0]:.0f}"
                           for m in gm) + ".", ""]
     return out
+
+
+def matrix_png(g, s, labels, gm, path):
+    """per pair, mean ± 95 % CI: the guest's modes, the simulator's no control / tgroup / oracle"""
+    series = [(f"guest: {label_of(*m)}", g, m) for m in gm] + \
+        [(f"sim: {MODE_NAME[m]}", s, (m, "0")) for m in ("none", "tgroup", "oracle")]
+    fig, ax = plt.subplots(figsize=(max(7, len(labels) * 0.8), 4.2))
+    w = 0.8 / max(1, len(series))
+    for i, (name, cs, m) in enumerate(series):
+        xs, ys, es = [], [], []
+        for j, lab in enumerate(labels):
+            c = cs.get((m[0], m[1], lab))
+            if c:
+                mm, h, _ = ci(c["pct"])
+                xs.append(j + i * w)
+                ys.append(mm)
+                es.append(0 if math.isnan(h) else h)
+        if xs:
+            ax.bar(xs, ys, w, yerr=es, capsize=1.5, label=name, alpha=0.85)
+    ax.set_xticks([j + 0.4 - w / 2 for j in range(len(labels))])
+    ax.set_xticklabels([pair_label(x).replace(" ", "") for x in labels], fontsize=7)
+    ax.axhline(GOAL_PCT, color="g", lw=0.5, ls="--")
+    ax.set_ylim(0, 110)
+    ax.set_ylabel("victim, % of solo (mean ± 95 % CI)")
+    ax.legend(fontsize=6, ncol=3, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def transient_section(d):
@@ -649,9 +679,10 @@ DOUBTFUL = [
     "**MemGuard's period.** CFS refuses quotas under 1 ms, so a budget worth less than 1 ms of CPU per ms"
     " stretches cpu.max's period keeping the ratio: coarser than MemGuard's 1 ms regulation. The read/write"
     " variant (separate budgets per period) is the project's, not a published design.",
-    "**The CPU floor leaves traffic.** tgroup's quota floor (1 % of a CPU per period) still lets an 8 GB/s-per-CPU"
-    " NVM writer move more than the oracle rate in the NVM pairs: there tgroup cannot hold the victim at its"
-    " threshold, and lowering threshold_drop does not help (the Pareto points over threshold_drop).",
+    "**The CPU floor leaves traffic.** tgroup's quota floor (1 % of a CPU per period) still lets an NVM-write"
+    " neighbour move more than the oracle rate (optane-clx NR←NW in the host simulator: about 0.23 GB/s at the"
+    " floor against 0.13 GB/s): there tgroup cannot hold the victim at its threshold, and a lower threshold_drop"
+    " does not help (the Pareto points over threshold_drop).",
     "**Steady state is 2 s.** The window holds two mba_MBps decisions; a controller that oscillates slower than"
     " that is measured at a phase (the CSV's changes_meas counts throttle changes in the window).",
 ]
@@ -774,6 +805,12 @@ def cmd_readme(readme, results):
             lines += [f"Neighbour throughput at equal worst-case protection, tgroup / best single baseline setting"
                       f" ({MODE_NAME[ratio[1][0]]}): **{ratio[0]:.2f}×** (host simulator; a baseline is shown at its"
                       " setting at least as protective as tgroup, or at its most protective when none is).", ""]
+    lines += ["What is doubtful (each summary.md and docs/eval.md have the whole list):", ""] + \
+        [f"- {x.split('**')[1]} {x.split('**', 2)[2].split('. ')[0].strip().rstrip('.')}." for x in DOUBTFUL] + [""]
+    rt = os.path.join(results, "runtime.txt")
+    if os.path.exists(rt):
+        lines += [f"`make eval` took {open(rt).read().strip()} on this 2-core machine (the guest's runs, the host"
+                  " simulator's sweeps, the reports; docs/eval.md says what it runs).", ""]
     text = open(readme).read()
     b, e = "<!-- results:begin -->", "<!-- results:end -->"
     head, rest = text.split(b, 1)
