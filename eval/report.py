@@ -34,6 +34,7 @@ SHORT = {"dram_read": "DR", "dram_write": "DW", "nvm_read": "NR", "nvm_write": "
 GOAL_PCT = 97.0          # issue 12: victim >= 97 % of solo in every pair
 BACK_GOAL_PERIODS = 5    # issue 12: reaction <= 5 periods after detection
 PERIOD_MS = 10
+CALIB_NOTE = "the profile's calib_cpu, 87 %"
 STARVED_PCT = 40         # a victim that got less of its CPU: the host starved the guest
 
 # eval-quick's assertions: what held on every run (docs/eval.md, "eval-quick")
@@ -391,11 +392,10 @@ def matrix_section(d, profile, profile_path):
                 "", "Missed: " + (", ".join(verdict.get("missed", [])) or "none") + ".", ""]
     # the victim's CPU share
     if g:
-        out += ["Victim CPU share in the guest, % of what it asked for (alone → steady state), mean over the runs: " +
-                "; ".join(f"{label_of(*m)}: {ci([x for c in g.values() if (c is not None) for x in c['ref_cpu']])[0]:.0f}"
-                          for m in gm[:1]) + " → " +
-                ", ".join(f"{label_of(*m)} {ci([x for k, c in g.items() if k[:2] == m for x in c['cpu']])[0]:.0f}"
-                          for m in gm) + ".", ""]
+        out += ["The victim's CPU share in the guest, % of what it asked for, mean over the runs, alone → steady state: " +
+                "; ".join(f"{label_of(*m)}: {ci([x for k, c in g.items() if k[:2] == m for x in c['ref_cpu']])[0]:.0f} → "
+                          f"{ci([x for k, c in g.items() if k[:2] == m for x in c['cpu']])[0]:.0f}" for m in gm) +
+                f" (the thresholds assume {CALIB_NOTE}).", ""]
     return out
 
 
