@@ -341,6 +341,25 @@ static void requests(struct plat *P, double t, double dt, double bytes)
 	}
 }
 
+/*
+ * Bytes per CPU-second a workload would move alone at CPU share c: the
+ * reference of "% of solo". A workload's own traffic is part of its latency,
+ * so its solo rate depends on the CPU it gets; comparing with the model's
+ * solo at the share it got this step keeps the guest's CPU noise (the share
+ * alone at the start of the run and beside the neighbour differ by up to
+ * 40 points on a busy host) out of the victim's figure.
+ */
+static double solo_rate(const struct plat *P, struct wl *w, double c)
+{
+	struct mload l = { .kind = w->kind, .threads = w->threads, .cpu = c > 0.01 ? c : 0.01,
+			   .mba = 100, .memfrac = w->memfrac, .t = w->solo_t };
+	double x[NK];
+
+	model_solve_warm(&P->prof, &l, 1, x, 60);
+	w->solo_t = l.t;
+	return l.t * 1e9 / (l.cpu * w->duty);
+}
+
 static int is_throttled(const struct wl *w)
 {
 	return w->mba < 100 || w->qfrac < 1;
@@ -396,6 +415,18 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 		bytes[idx[i]][w->kind] = b;
 		w->bytes_sample += b;
 		w->mbps_bytes += b;
+		if (w->high) {
+			double sr = solo_rate(P, w, w->cpu);
+
+			if (t >= P->meas_a && t < P->meas_b)
+				w->solo_meas += cpu_s[idx[i]] * sr;
+			if (idx[i] == 0) {	/* the victim's series */
+				P->st = grow(P->st, &P->cap_s, P->ns + 1);
+				P->sp = grow(P->sp, &P->cap_p, P->ns + 1);
+				P->st[P->ns] = t;
+				P->sp[P->ns++] = 100 * w->rate_cpu / sr;
+			}
+		}
 		if (t >= P->meas_a && t < P->meas_b) {
 			w->cpu_meas += cpu_s[idx[i]];
 			w->bytes_meas += b;
@@ -419,18 +450,13 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 			w->want_cap = memguard_share((w->kind == K_DR || w->kind == K_NR ? P->knob : P->knob2) * 1e9,
 						     w->rate_cpu) / w->duty;
 	}
-	/* the victim: its solo latency, then its % of solo per step */
+	/* the victim: its solo latency (tgroup-othr's threshold) */
 	if (P->w[0].state == 1) {
 		struct wl *v = &P->w[0];
 
 		if (t >= P->ref_a && t < P->ref_b) {
 			P->lat_solo += P->lat[vk];
 			P->lat_solo_n++;
-		} else if (t >= P->ref_b && v->cpu_ref > 0) {
-			P->st = grow(P->st, &P->cap_s, P->ns + 1);
-			P->sp = grow(P->sp, &P->cap_p, P->ns + 1);
-			P->st[P->ns] = t;
-			P->sp[P->ns++] = 100 * v->rate_cpu / (v->bytes_ref / v->cpu_ref);
 		}
 		if (P->req_rate > 0 && t >= P->ref_a / 2)
 			requests(P, t, dt, bytes[0][v->kind]);
@@ -616,11 +642,11 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 	p99s = pctile(P->lat_solo_req, P->n_solo_req, 0.99);
 	p50 = pctile(P->lat_meas_req, P->n_meas_req, 0.5);
 	p99 = pctile(P->lat_meas_req, P->n_meas_req, 0.99);
-	fprintf(f, "%s%s.csv,#exp,profile,mode,knob,label,rep,workload,kind,threads,prio,duty,gbps,lat_ns,pct,ref_gbps,cpu_pct,ref_cpu_pct,final_mba,final_quota,thr_frac,changes_ps,changes_meas,last_change_s,relapses,over_s,detect_ms,back_ms,loss_pct_s,cool_ms,release_ms,hot_before,oracle_gbps,oracle_cap,thr_ns,solo_lat_ns,p50_solo_us,p99_solo_us,p50_us,p99_us,n_req,maxres\n",
+	fprintf(f, "%s%s.csv,#exp,profile,mode,knob,label,rep,workload,kind,threads,prio,duty,gbps,lat_ns,pct,ref_gbps,cpu_pct,ref_cpu_pct,final_mba,final_quota,thr_frac,changes_ps,changes_meas,last_change_s,relapses,over_s,detect_ms,back_ms,loss_pct_s,cool_ms,release_ms,hot_before,oracle_gbps,oracle_cap,thr_ns,solo_lat_ns,p50_solo_us,p99_solo_us,p50_us,p99_us,n_req,maxres,pct_meas\n",
 		prefix, P->exp);
 	for (i = 0; i < P->nw; i++) {
 		struct wl *w = &P->w[i];
-		double win = P->meas_b - P->meas_a, a = P->meas_a, b = P->meas_b, pct = -1;
+		double win = P->meas_b - P->meas_a, a = P->meas_a, b = P->meas_b, pct = -1, pct_meas = -1;
 		char knob[40];
 
 		if (w->start > a)
@@ -629,12 +655,14 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 			b = w->stop;
 		win = b - a;
 		if (w->cpu_ref > 0 && w->cpu_meas > 0)
-			pct = 100 * (w->bytes_meas / w->cpu_meas) / (w->bytes_ref / w->cpu_ref);
+			pct_meas = 100 * (w->bytes_meas / w->cpu_meas) / (w->bytes_ref / w->cpu_ref);
+		if (w->solo_meas > 0)
+			pct = 100 * w->bytes_meas / w->solo_meas;
 		if (P->mode == M_MEMGUARD_RW)
 			snprintf(knob, sizeof(knob), "%g/%g", P->knob, P->knob2);
 		else
 			snprintf(knob, sizeof(knob), "%g", P->knob);
-		fprintf(f, "%s%s.csv,%s,%s,%s,%s,%s,%d,%s,%s,%g,%s,%g,%.4f,%.1f,%.2f,%.4f,%.1f,%.1f,%.0f,%s,%.3f,%.2f,%d,%.2f,%d,%.3f,%.0f,%.0f,%.1f,%.0f,%.0f,%d,%.4f,%.4f,%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%ld,%.1e\n",
+		fprintf(f, "%s%s.csv,%s,%s,%s,%s,%s,%d,%s,%s,%g,%s,%g,%.4f,%.1f,%.2f,%.4f,%.1f,%.1f,%.0f,%s,%.3f,%.2f,%d,%.2f,%d,%.3f,%.0f,%.0f,%.1f,%.0f,%.0f,%d,%.4f,%.4f,%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%ld,%.1e,%.2f\n",
 			prefix, P->exp, P->exp, P->prof.name, mode_name[P->mode], knob, P->label, P->rep,
 			w->name, kind_name[w->kind], w->threads, w->high ? "high" : "low", w->duty,
 			win > 0 ? w->bytes_meas / 1e9 / win : 0, w->n_meas ? w->lat_meas / w->n_meas : 0, pct,
@@ -648,6 +676,6 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 			back >= 0 ? 1000 * back : -1, loss, ms_after(P->t_cool, P->leave),
 			ms_after(P->t_release, P->leave), P->hot_before, P->oracle_gbps, P->oracle_cap,
 			P->thr[P->w[0].kind], P->lat_solo_n ? P->lat_solo / P->lat_solo_n : 0,
-			p50s, p99s, p50, p99, P->n_meas_req, P->maxres);
+			p50s, p99s, p50, p99, P->n_meas_req, P->maxres, pct_meas);
 	}
 }

@@ -54,6 +54,8 @@ struct wl {
 
 	/* accumulators */
 	double bytes_ref, cpu_ref, bytes_meas, cpu_meas, lat_meas, bytes_sample, bytes_after;
+	double solo_meas;	/* high priority: what it would have moved alone at the CPU it got */
+	double solo_t;		/* ... the model's last solo answer (warm start) */
 	double cpu_after;
 	long n_meas;
 	double thr_time, meas_time;	/* time throttled (MBA < 100 or a cap) after the arrival */

@@ -268,7 +268,7 @@ def pareto_section(d, profile):
                f"{profile}: every mode over MT²'s 16 pairs (host simulator, 5 CPU-noise seeds; diamonds: the guest)")
     out = ["## The Pareto picture: protection against what the neighbours keep", "",
            "Each point is one setting applied to all 16 pairs (victim 1 thread, high priority ← neighbour, low"
-           " priority): the worst pair's and the mean victim throughput (% of solo, per CPU-second) against the"
+           " priority): the worst pair's and the mean victim throughput (% of solo at the CPU it got) against the"
            " neighbours' total throughput, in the steady state (10-12 s after the arrival). Error bars: 95 % CI over"
            " the runs (each run a whole matrix). Lines: the host simulator (eval/sim.c: the same model, baselines"
            " and statistics, core/'s control law, the guest's CPU noise modelled); diamonds: the guest (real"
@@ -346,7 +346,8 @@ def matrix_section(d, profile, profile_path):
     if not labels:
         return []
     out = ["## MT²'s matrix: steady state", "",
-           "Victim throughput, % of its solo (per CPU-second; solo: alone 0.3-1 s in the same run), mean ± 95 % CI"
+           "Victim throughput, % of solo (what it moved over what it would have moved alone with the same CPU time;"
+           " docs/eval.md), mean ± 95 % CI"
            " over the runs, 10-12 s after the neighbour arrived (every controller converged: mba_MBps needs 9 s"
            " from 100 % to its floor). Guest columns: real processes and tgroup.ko, every run on a freshly loaded"
            " module; sim columns: the host simulator. Oracle rate: the most neighbour traffic that keeps the"
@@ -661,9 +662,9 @@ def alloc_section(d):
 
 DOUBTFUL = [
     "**The guest's CPU noise.** Workloads get 50-95 % of the CPU they ask for in the TCG guest on a shared 2-core"
-    " host, varying by the second with other work on the host. Throughput is per CPU-second, which removes the"
-    " victim's own share, but the neighbour's traffic and the victim's own part of its latency follow the CPU they"
-    " really got. The thresholds are calibrated at the median share (`calib_cpu`, 0.87): a victim that gets more"
+    " host, varying by the second with other work on the host. % of solo compares the victim with itself alone at"
+    " the CPU it got (the model's solo), which removes its own share, but the neighbour's traffic follows the CPU"
+    " it really got, and so does the victim's latency against a fixed threshold. The thresholds are calibrated at the median share (`calib_cpu`, 0.87): a victim that gets more"
     " CPU than that can be over its threshold alone (the tables count \"hot before the arrival\"), one that gets"
     " less loses more before the detector fires.",
     "**The host simulator is not the module.** The sweeps, the scenarios and the oracle's reaction come from"
@@ -725,7 +726,7 @@ def cmd_demo(d):
         print("demo: no timeline data")
         return 1
     print()
-    print(f"{'':26s} victim 7-12 s (% of solo per CPU-second)   noisy neighbour   back within 5 %   cooling / release after it left")
+    print(f"{'':26s} victim 7-12 s (% of solo at its CPU)   noisy neighbour   back within 5 %   cooling / release after it left")
     for (mode, knob, lab), c in sorted(cs.items(), key=lambda x: ["tgroup", "none", "mbps"].index(x[0][0])
                                        if x[0][0] in ("tgroup", "none", "mbps") else 9):
         def ms(x):
