@@ -784,8 +784,9 @@ def cmd_readme(readme, results):
         if not pts:
             continue
         rel = os.path.relpath(d, os.path.dirname(readme))
-        lines += [f"**`{prof}`** ([summary]({rel}/summary.md), [Pareto plot]({rel}/pareto.png)): worst pair / mean"
-                  " victim % of solo and the neighbours' total GB/s over MT²'s 16 pairs, steady state, mean ± 95 % CI:", "",
+        lines += [f"**`{prof}`** ([summary]({rel}/summary.md)): worst pair / mean victim % of solo and the neighbours'"
+                  " total GB/s over MT²'s 16 pairs, steady state, mean ± 95 % CI:", "",
+                  f"![{prof}: Pareto picture]({rel}/pareto.png)", "",
                   "| source | mode | setting | worst pair | mean | neighbours GB/s |", "|---|---|---|---|---|---|"]
         show = [("guest", "tgroup", "0")] + [k for k in pts if k[0] == "guest" and k[1] != "tgroup"] + \
             [("sim", "none", "0"), ("sim", "oracle", "0"), ("sim", "tgroup", "0"), ("sim", "tgroup-othr", "0")]
