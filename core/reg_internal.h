@@ -79,8 +79,8 @@ void tg_order_values(const struct tg_reg_group *g, const u64 own[TG_NR_KINDS],
 
 /* ---- reg_remedial.c ---- */
 void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		 const struct tg_detector *det, struct tg_reg_group *groups,
-		 u32 nr);
+		 const struct tg_detector *seen, struct tg_reg_group *groups,
+		 u32 nr, u32 used);
 void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		struct tg_reg_group *groups, u32 nr);
 

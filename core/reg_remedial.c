@@ -270,6 +270,7 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 }
 
+
 /*
  * The kinds over for the law: the detector's, each by more than its noise
  * tolerance - TG_NOISE_MULT x its jitter (measured here, an EWMA of its
@@ -794,18 +795,29 @@ static void tg_rem_hold(struct tg_reg_group *g, bool over)
  * tg_remedial() - one period of the remedial policy over all groups
  * @r:      regulator state
  * @cfg:    configuration
- * @det:    the detector after this period's tg_detect()
+ * @seen:   the detector after this period's tg_detect()
  * @groups: every group
  * @nr:     number of groups
+ * @used:   the kinds it protects (tg_regulate(): what the victims live with)
  */
 void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		 const struct tg_detector *det, struct tg_reg_group *groups, u32 nr)
+		 const struct tg_detector *seen, struct tg_reg_group *groups, u32 nr,
+		 u32 used)
 {
+	struct tg_detector protect = *seen;
+	const struct tg_detector *det = &protect;
 	u64 tot[TG_NR_KINDS] = { 0 };
-	u32 kinds = tg_rem_over(r, det);
-	u32 near = tg_rem_near(r, det);
+	u32 kinds, near;
 	bool over, reached, close, undone = false;
 	int i, k;
+
+	/* the law sees only the latencies a high-priority group lives with */
+	protect.over &= used;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (!(used & BIT(k)))
+			protect.thr_ns[k] = 0;
+	kinds = tg_rem_over(r, det);
+	near = tg_rem_near(r, det);
 
 	/*
 	 * Over for TG_OVER_FILTER periods in a row: a blip is not over. The

@@ -38,6 +38,30 @@ static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 	g->rem_seen = g->rem;
 }
 
+/*
+ * The kinds whose latency the remedial policy protects: those the active
+ * high-priority groups make traffic of (sum[], smoothed), at least
+ * 1/TG_USE_DIV of the noise floor together. A latency over its threshold
+ * that no such group lives with exceeds nobody's tolerance: not
+ * interference, the neighbours keep it (a solo NVM writer's own traffic
+ * can hold the DRAM read latency over its threshold; the DRAM reader
+ * beside it is nobody's noise). With no active high-priority group the
+ * victims are outside tgroup, unseen: every threshold counts.
+ */
+static u32 tg_protected(const struct tg_reg_cfg *cfg, bool any,
+			const u64 sum[TG_NR_KINDS])
+{
+	u32 used = 0;
+	int k;
+
+	if (!any)
+		return TG_ALL_KINDS;	/* the victims are outside tgroup: every threshold */
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (sum[k] && sum[k] >= cfg->noise_floor_bps / TG_USE_DIV)
+			used |= BIT(k);
+	return used;
+}
+
 /**
  * tg_regulate() - one regulation period over all groups
  * @r:      global regulator state
@@ -53,13 +77,21 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 const struct tg_detector *det, struct tg_reg_group *groups,
 		 u32 nr)
 {
+	u64 victims[TG_NR_KINDS] = { 0 };
+	bool any = false;
 	u32 i;
+	int k;
 
 	tg_quota_bounds(r, cfg);
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
 		g->last = (struct tg_decision){ .kind = -1 };
+		if (g->active && g->priority == TG_PRIO_HIGH) {
+			any = true;
+			for (k = 0; k < TG_NR_KINDS; k++)
+				victims[k] = tg_sat_add(victims[k], g->bps.v[k]);
+		}
 		if (!cfg->enabled || !cfg->preventive || !g->active)
 			tg_release(r, cfg, g, (int)i, TG_POL_PREVENTIVE,
 				   g->active ? TG_WHY_POLICY_OFF : TG_WHY_IDLE);
@@ -67,7 +99,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			tg_preventive(r, cfg, g, (int)i);
 	}
 	if (cfg->enabled && cfg->remedial)
-		tg_remedial(r, cfg, det, groups, nr);
+		tg_remedial(r, cfg, det, groups, nr, tg_protected(cfg, any, victims));
 	else
 		tg_rem_off(r, cfg, groups, nr);
 	for (i = 0; i < nr; i++) {

@@ -222,6 +222,12 @@ struct tg_reg_cfg {
 #define TG_CLASS_PEER		2
 #define TG_WIN_RISE		16
 #define TG_RISE_MULT		4
+/*
+ * TG_USE_DIV: a latency kind is protected when the active high-priority
+ * groups make at least 1/TG_USE_DIV of the noise floor of it (1 KB/s at
+ * the default 1 MB/s): less is an EWMA's residue, not a victim's traffic.
+ */
+#define TG_USE_DIV		1000
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only

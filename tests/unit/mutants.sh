@@ -46,8 +46,8 @@ mutants=(
 	'reg_shared.c;;s/if \(st->flat && moved > /if (0 \&\& moved > /;;remedial dead time: the cut group'"'"'s traffic must be flat, not only moved 3\/4'
 	'reg_shared.c;;s/u32 shift = relapses > 1 \? relapses - 1 : 0;/u32 shift = 0;/;;hold time backs off per relapse'
 	# -- the remedial law (reg_remedial.c)
-	'reg_remedial.c;;s/if \(!over \|\| r->dead\.left \|\| \(kinds & r->falling\)\)/if (!over || (kinds \& r->falling))/;;remedial dead time: no cut before the last one is measured'
-	'reg_remedial.c;;s/if \(!over \|\| r->dead\.left \|\| \(kinds & r->falling\)\)/if (!over || r->dead.left)/;;no cut while an over latency still falls'
+	'reg_remedial.c;;s/if \(!over \|\| !kinds \|\| r->dead\.left \|\| r->cut_wait \|\| \(kinds & r->falling\)\)/if (!over || !kinds || r->cut_wait || (kinds \& r->falling))/;;remedial dead time: no cut before the last one is measured'
+	'reg_remedial.c;;s/if \(!over \|\| !kinds \|\| r->dead\.left \|\| r->cut_wait \|\| \(kinds & r->falling\)\)/if (!over || !kinds || r->dead.left || r->cut_wait)/;;no cut while an over latency still falls'
 	'reg_remedial.c;;s/over = r->over_run >= TG_OVER_FILTER \|\|/over = r->over_run >= 1 ||/;;over filter: a one-period blip is not over'
 	'reg_remedial.c;;s/reached = r->near_run >= TG_OVER_FILTER;/reached = r->near_run >= 1;/;;the search undoes on the threshold reached twice in a row, not once'
 	'reg_remedial.c;;s/if \(!thr \|\| lat > thr \+ m\)/if (!thr || lat > thr)/;;noise tolerance: a latency within its noise over the threshold does not cut'
@@ -55,7 +55,7 @@ mutants=(
 	'reg_remedial.c;;s/ \|\|\n\t       \(reached && \(det->over & r->rose\)\);/;/;;an arrival (a rise well above the recent low) is cut without the noise tolerance'
 	'reg_remedial.c;;s/f = \(u32\)tg_mul_div\(tg_ppm\(lat - sp, lat - lo\), TG_CUT_SAFETY, 4\);/f = TG_PPM \/ TG_CUT_MIN;/;;the cut is sized from the measured latency slope'
 	'reg_remedial.c;;s/if \(f > share\)\t\/\* no class/if (0)\t\/* no class/;;the cut: no class by more than the share of the rise to remove'
-	'reg_remedial.c;;s/return o >= 0 && v >= top\[o\] \/ TG_CLASS_PEER \? o : -1;/return o >= 0 \&\& v >= top[o] ? o : -1;/;;the cut falls on every peer of a class alike'
+	'reg_remedial.c;;s/return o >= 0 && g->cut_val >= top\[o\] \/ TG_CLASS_PEER \? o : -1;/return o >= 0 \&\& g->cut_val >= top[o] ? o : -1;/;;the cut falls on every peer of a class alike'
 	'reg_remedial.c;;s/if \(!share \|\| !\(need\[0\] \| need\[1\] \| need\[2\] \| need\[3\]\)\) \{/if (1) {/;;the cut goes on to the next class in MT²'"'"'s order for what one could not give'
 	'reg_remedial.c;;s/next = tg_isqrt\(\(u64\)x \* bad\);/next = bad;/;;the search: bisection towards the lowest unsafe allowance'
 	'reg_remedial.c;;s/if \(g->relax_age <= cfg->dead_periods\)\n\t\t\tcontinue;\n\t\ttg_rem_relax/if (0)\n\t\t\tcontinue;\n\t\ttg_rem_relax/;;the search: each step waits out its relapse window'
@@ -79,6 +79,9 @@ mutants=(
 	'reg_remedial.c;;s/if \(g->x_mem < want\)/if (0)/;;a group back from idle is cut at least as far as it was held'
 	# -- detector (detector.c)
 	'detector.c;;s/ \|\|\n\t\t\t    d->band\[k\] >= cfg->quiet_periods \* TG_COOL_MULT\) \{/) {/;;the detector cools in the band too (no hot state beside an idle neighbour)'
+	# -- the protected kinds (reg_remedial.c)
+	'reg_remedial.c;;s/\tprotect\.over &= used;/\t;/;;the law acts only on latencies a high-priority group lives with'
+	'regulator.c;;s/return TG_ALL_KINDS;\t\/\* the victims are outside tgroup/return 0;\t\/* the victims are outside tgroup/;;with no high-priority group every threshold counts'
 )
 
 want=("$@")

@@ -983,6 +983,7 @@ static void test_pick_follows_kind_over(void **state)
 
 	/* NVM write over: the 200 MB/s NVM writer first, by CPU quota */
 	order_setup(&cfg, &r, &det, g, 200 * MB);
+	g[0].bps.v[TG_NVM_WRITE] = 1 * MB;	/* the victim lives with that latency */
 	det.over = BIT(TG_NVM_WRITE);
 	for (p = 0; p < TG_OVER_FILTER; p++)
 		regulate(&r, &cfg, &det, g, 3);
@@ -1035,6 +1036,8 @@ static void test_blame_per_kind_regulate(void **state)
 	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
 	for (o = 0; o < ARRAY_SIZE(overs); o++) {
 		blame_setup(bc, &cfg, g);
+		/* the victim lives with both latencies */
+		g[0].bps.v[TG_NVM_WRITE] = 1 * MB;
 		tg_regulator_init(&reg);
 		tg_detector_init(&det);
 		det.over = overs[o];
@@ -1196,7 +1199,9 @@ static void law_init(struct law *w, int n)
 		w->g[i].priority = i ? TG_PRIO_LOW : TG_PRIO_HIGH;
 		w->g[i].cpu_usage_us = w->g[i].cpu_now_us = PERIOD_US;
 	}
+	/* the victim: DRAM reads, and NVM writes - the latency these tests move */
 	w->g[0].bps.v[TG_DRAM_READ] = w->g[0].bps_now.v[TG_DRAM_READ] = 1 * GB;
+	w->g[0].bps.v[TG_NVM_WRITE] = w->g[0].bps_now.v[TG_NVM_WRITE] = 10 * MB;
 	for (k = 0; k < TG_NR_KINDS; k++)
 		w->det.thr_ns[k] = 500;
 }
@@ -1275,6 +1280,46 @@ static void test_remedial_judged_on_prediction(void **state)
 	g.bps_now.v[TG_NVM_WRITE] = 2 * GB;
 	tg_blame_loads(&g, load);
 	assert_int_equal(load[TG_NVM_WRITE], 20 * 2 * GB);	/* measured: all of it */
+}
+
+/*
+ * The latencies the law protects: the kinds a high-priority group makes
+ * traffic of. NVM write latency over beside a victim that only reads DRAM
+ * is nobody's interference: the NVM writer keeps it (and a search in
+ * progress goes on). Once the victim writes NVM too it is cut at the
+ * second period over; with the victim gone (no high-priority group) every
+ * threshold counts again.
+ */
+static void test_protected_kinds(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 0, TG_NVM_WRITE, 0);	/* the victim: DRAM reads only */
+	law_arrive(&w, 2 * GB, 600);
+	for (p = 0; p < 200; p++) {
+		assert_false(law_cut(&w, 1));
+		law_step(&w, 600);
+	}
+	assert_true(w.g[1].rem.mba == w.cfg.mba_max && w.g[1].rem.quota_us == TG_QUOTA_UNLIMITED);
+	/* 1 KB/s (TG_USE_DIV of the noise floor): the victim lives with it */
+	law_set(&w, 0, TG_NVM_WRITE, w.cfg.noise_floor_bps / TG_USE_DIV);
+	law_step(&w, 600);
+	assert_false(law_cut(&w, 1));
+	law_step(&w, 600);
+	assert_true(law_cut(&w, 1));
+
+	/* no high-priority group: every threshold counts */
+	law_init(&w, 2);
+	law_set(&w, 0, TG_NVM_WRITE, 0);
+	law_arrive(&w, 2 * GB, 600);
+	assert_false(law_cut(&w, 1));
+	w.g[0].active = false;
+	for (p = 0; p < 2 && !law_cut(&w, 1); p++)
+		law_step(&w, 600);
+	assert_true(law_cut(&w, 1));
 }
 
 /*
@@ -2076,6 +2121,7 @@ int main(void)
 		cmocka_unit_test(test_hold_backoff),
 		cmocka_unit_test(test_backoff_kept_through_release),
 		cmocka_unit_test(test_remedial_judged_on_prediction),
+		cmocka_unit_test(test_protected_kinds),
 		cmocka_unit_test(test_cut_timing),
 		cmocka_unit_test(test_persistent_over),
 		cmocka_unit_test(test_marginal_cut_small),
