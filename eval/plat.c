@@ -485,8 +485,10 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 	 * ramping up, and the victim's has the host's noise), and cuts the
 	 * low-priority loads by the largest factor that keeps the victim's
 	 * latency at its threshold: tgeval model's oracle.V.N for a pair.
+	 * Computed in every mode (make demo shows the neighbours' share of
+	 * it), applied in the oracle's only.
 	 */
-	if (P->mode == M_ORACLE && !P->oracle_on && P->t_over >= 0) {
+	if (!P->oracle_on && P->t_over >= 0) {
 		struct mload l[MAXW];
 		int low[MAXW];
 
@@ -497,7 +499,7 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 		}
 		P->oracle_cap = model_oracle(p, l, n, low, vk, P->thr[vk], &P->oracle_gbps);
 		P->oracle_on = 1;
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n && P->mode == M_ORACLE; i++)
 			if (low[i])
 				P->w[idx[i]].want_cap = P->oracle_cap * p->calib_cpu;
 	}

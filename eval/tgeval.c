@@ -465,6 +465,9 @@ static void oracle_threshold(void)
 	wrx(MNT "/tgroup.config", "%s=%.0f", key[vk], thr);
 }
 
+/* the low-priority workloads' bytes since the last live line */
+static double nb_live;
+
 static void live_line(double t, double *live_prev, double *live_cpu_prev, double *bytes_live,
 		      double *cpu_live, double lat_live)
 {
@@ -472,8 +475,14 @@ static void live_line(double t, double *live_prev, double *live_cpu_prev, double
 	struct wl *v = &P.w[0];
 	double ref = v->cpu_ref > 0 ? v->bytes_ref / v->cpu_ref : 0;
 	double gb = (*bytes_live + *live_prev) / (*cpu_live + *live_cpu_prev > 0 ? *cpu_live + *live_cpu_prev : 1);
-	char thr[200] = "";
+	char thr[200] = "", nb[80] = "";
 	int i;
+
+	/* the neighbours' share of what the threshold allows (the oracle rate, issue 20) */
+	if (P.oracle_on && P.oracle_gbps > 0 && (P.leave <= 0 || t < P.leave))
+		snprintf(nb, sizeof(nb), ", neighbour %3.0f %% of what the threshold allows",
+			 100 * nb_live / (live_ms / 1e3) / 1e9 / P.oracle_gbps);
+	nb_live = 0;
 
 	for (i = 1; i < P.nw; i++) {
 		struct wl *w = &P.w[i];
@@ -498,8 +507,8 @@ static void live_line(double t, double *live_prev, double *live_cpu_prev, double
 		       t, *bytes_live / (live_ms / 1e3) / 1e9, P.prof.label[v->kind], lat_live,
 		       P.state_hot ? "hot" : "none", thr);
 	else
-		printf("TGEVAL-LIVE %5.2f s  victim %4.0f %% of solo  %s lat %4.0f ns  state %-4s%s\n",
-		       t, 100 * gb / ref, P.prof.label[v->kind], lat_live, P.state_hot ? "hot" : "none", thr);
+		printf("TGEVAL-LIVE %5.2f s  victim %4.0f %% of solo%s  %s lat %4.0f ns  state %-4s%s\n",
+		       t, 100 * gb / ref, nb, P.prof.label[v->kind], lat_live, P.state_hot ? "hot" : "none", thr);
 	fflush(stdout);
 	*live_prev = *bytes_live;
 	*live_cpu_prev = *cpu_live;
@@ -679,6 +688,9 @@ static int run(void)
 			next_sample += sample_ms / 1e3;
 		}
 		if (live_ms) {
+			for (i = 1; i < P.nw; i++)
+				for (k = 0; k < NK && !P.w[i].high && P.w[i].state == 1; k++)
+					nb_live += bytes[i][k];
 			bytes_live += bytes[0][P.w[0].kind];
 			cpu_live += cpu_s[0];
 			lat_live += P.lat[P.w[0].kind];
