@@ -240,32 +240,44 @@ static bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *c
  * load then (win_*: two buckets) - the point before the rise a cut is
  * sized from, recent enough that the load measured with it is this one's.
  */
-static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			   const struct tg_detector *det, const u64 tot[TG_NR_KINDS])
+static u64 tg_rem_row(int k, const u64 tot[TG_NR_KINDS])
 {
-	int j, k;
+	u64 w = 0;
+	int j;
+
+	for (j = 0; j < TG_NR_KINDS; j++)
+		w = tg_sat_add(w, tot[j] >> 56 ? U64_MAX : tot[j] * tg_blame_w[k][j]);
+	return w;
+}
+
+static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
+			   const u64 ntot[TG_NR_KINDS])
+{
+	int k;
 
 	if (++r->win_age > TG_WIN_MULT * cfg->dead_periods) {
 		r->win_age = 0;
 		for (k = 0; k < TG_NR_KINDS; k++) {
 			r->win_lat[1][k] = r->win_lat[0][k];
 			r->win_load[1][k] = r->win_load[0][k];
+			r->win_nload[1][k] = r->win_nload[0][k];
 			r->win_lat[0][k] = 0;
 		}
 	}
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		u64 w = 0, lat = det->lat_ns[k];
+		u64 lat = det->lat_ns[k];
 
-		for (j = 0; j < TG_NR_KINDS; j++)
-			w = tg_sat_add(w, tot[j] >> 56 ? U64_MAX : tot[j] * tg_blame_w[k][j]);
-		r->load[k] = w;
+		r->load[k] = tg_rem_row(k, tot);
+		r->nload[k] = tg_rem_row(k, ntot);
 		if (!lat)
 			continue;
 		if (!r->lat_lo[k] || lat < r->lat_lo[k])
 			r->lat_lo[k] = lat;
 		if (!r->win_lat[0][k] || lat < r->win_lat[0][k]) {
 			r->win_lat[0][k] = lat;
-			r->win_load[0][k] = w;
+			r->win_load[0][k] = r->load[k];
+			r->win_nload[0][k] = r->nload[k];
 		}
 	}
 }
@@ -371,11 +383,13 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 {
 	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], bot = r->lat_lo[k];
 	u64 all = r->load[k], lo = r->win_lat[0][k], wlo = r->win_load[0][k], sp;
+	u64 nlo = r->win_nload[0][k];
 	u32 f, sh;
 
 	if (r->win_lat[1][k] && (!lo || r->win_lat[1][k] < lo)) {
 		lo = r->win_lat[1][k];
 		wlo = r->win_load[1][k];
+		nlo = r->win_nload[1][k];
 	}
 	if (lat > 0xffffffffu)
 		lat = 0xffffffffu;
@@ -391,11 +405,13 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 		f = (u32)tg_mul_div(tg_ppm(lat - sp, lat - lo), TG_CUT_SAFETY, 4);
 		/*
 		 * The most a class gives: that share of the rise since the
-		 * recent low point if the load rose since by 1/TG_WIN_RISE of
-		 * itself or more (an arrival), of the whole rise if not (a
-		 * marginal over beside a settled level asks little).
+		 * recent low point if the low-priority groups' load rose since
+		 * by 1/TG_WIN_RISE of the whole or more (an arrival), of the
+		 * whole rise if not (a marginal over beside a settled level
+		 * asks little; a victim's own traffic moving with its noise is
+		 * no arrival).
 		 */
-		if (all - wlo >= all / TG_WIN_RISE)
+		if (r->nload[k] > nlo && r->nload[k] - nlo >= all / TG_WIN_RISE)
 			sh = f;
 	}
 	if (sh > *share)
@@ -806,7 +822,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	struct tg_detector protect = *seen;
 	const struct tg_detector *det = &protect;
-	u64 tot[TG_NR_KINDS] = { 0 };
+	u64 tot[TG_NR_KINDS] = { 0 }, ntot[TG_NR_KINDS] = { 0 };
 	u32 kinds, near;
 	bool over, reached, close, undone = false;
 	int i, k;
@@ -848,8 +864,11 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		struct tg_reg_group *g = &groups[i];
 
 		if (g->active)
-			for (k = 0; k < TG_NR_KINDS; k++)
+			for (k = 0; k < TG_NR_KINDS; k++) {
 				tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
+				if (g->priority == TG_PRIO_LOW)
+					ntot[k] = tg_sat_add(ntot[k], g->bps_now.v[k]);
+			}
 		if (!tg_rem_candidate(g)) {
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL,
 				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
@@ -896,7 +915,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		else
 			tg_rem_hold(g, reached);
 	}
-	tg_rem_observe(r, cfg, det, tot);
+	tg_rem_observe(r, cfg, det, tot, ntot);
 	tg_rem_dead(r, groups, nr);
 	if (undone) {		/* wait for the undo (its whole dead time) */
 		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);

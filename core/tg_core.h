@@ -391,12 +391,14 @@ struct tg_regulator {
 	u64 lat_lo[TG_NR_KINDS];
 	/* per kind, two buckets: the lowest latency and the load then */
 	u64 win_lat[2][TG_NR_KINDS], win_load[2][TG_NR_KINDS];
+	u64 win_nload[2][TG_NR_KINDS];	/* ... the low-priority groups' part of it */
 	u32 win_age;			/* periods into bucket 0 */
 	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
 	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
 	u32 falling;			/* kinds whose latency fell by more than noise */
 	u32 rose;			/* kinds over that rose well above their low */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
+	u64 nload[TG_NR_KINDS];		/* ... the low-priority groups' part */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);

@@ -1406,6 +1406,32 @@ static void test_marginal_cut_small(void **state)
 }
 
 /*
+ * The victim's own traffic rising is no arrival: the same marginal over,
+ * the victim's reads and writes tripled since the low point (its load up
+ * by half), the writer's unchanged - the cut still takes the share of the
+ * whole rise (18.5 %), not that of the rise since the low point (135 %:
+ * the writer cut as far as a cut goes).
+ */
+static void test_victim_rise_no_arrival(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	law_step(&w, 400);
+	for (p = 0; p < 200; p++)		/* the recent low point: 495 */
+		law_step(&w, 495);
+	law_set(&w, 0, TG_DRAM_READ, 3 * GB);
+	law_set(&w, 0, TG_NVM_WRITE, 30 * MB);
+	law_step(&w, 510);
+	law_step(&w, 510);
+	assert_true(law_cut(&w, 1));
+	assert_true(w.g[1].x >= 800000 && w.g[1].x <= 875000);
+}
+
+/*
  * The cut falls on every peer of a class by the same share (1 and 0.6 GB/s
  * of NVM writes: 0.6 is over half the largest), and goes on to the next
  * class of MT²'s order (a DRAM reader) for what the first cannot give.
@@ -2125,6 +2151,7 @@ int main(void)
 		cmocka_unit_test(test_cut_timing),
 		cmocka_unit_test(test_persistent_over),
 		cmocka_unit_test(test_marginal_cut_small),
+		cmocka_unit_test(test_victim_rise_no_arrival),
 		cmocka_unit_test(test_cut_classes),
 		cmocka_unit_test(test_relapse_window_lag),
 		cmocka_unit_test(test_hold_counts_quiet),
