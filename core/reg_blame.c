@@ -13,11 +13,6 @@
  */
 #include "reg_internal.h"
 
-bool tg_rem_candidate(const struct tg_reg_group *g)
-{
-	return g->active && g->priority == TG_PRIO_LOW;
-}
-
 /*
  * The blame matrix (docs/control-law.md, "Blame"): row = the latency that
  * is over, column = the traffic that drives it, per byte/s. Channel: DRAM

@@ -43,7 +43,12 @@ void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
 bool tg_settle_wait(struct tg_settle *st, u64 now);
 void tg_quota_bounds(struct tg_regulator *r, const struct tg_reg_cfg *cfg);
 void tg_unthrottle(struct tg_throttle *t, const struct tg_reg_cfg *cfg);
-bool tg_throttled(const struct tg_throttle *t, const struct tg_reg_cfg *cfg);
+
+static inline bool tg_throttled(const struct tg_throttle *t, const struct tg_reg_cfg *cfg)
+{
+	return t->mba < cfg->mba_max || t->quota_us != TG_QUOTA_UNLIMITED;
+}
+
 u32 tg_ppm(u64 num, u64 den);
 u64 tg_total(const struct tg_reg_group *g);
 u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds);
@@ -65,7 +70,13 @@ void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 #define TG_ORDER_CLASSES	3	/* MT²'s order: NVM write, NVM read, DRAM */
 extern const u32 tg_order_kinds[TG_ORDER_CLASSES];
 extern const enum tg_reason tg_order_why[TG_ORDER_CLASSES];
-bool tg_rem_candidate(const struct tg_reg_group *g);
+
+/* a group the remedial policy may throttle: low priority, with tasks */
+static inline bool tg_rem_candidate(const struct tg_reg_group *g)
+{
+	return g->active && g->priority == TG_PRIO_LOW;
+}
+
 void tg_blame_all(const struct tg_reg_cfg *cfg,
 		  const struct tg_reg_group *groups, u32 nr,
 		  u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS]);

@@ -159,10 +159,7 @@ void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		   struct tg_reg_group *g, int idx)
 {
 	u32 over = 0, ratio = TG_PPM, k;
-	bool any = false, under = true;
-	bool waiting = g->prev_settle.left &&
-		       tg_settle_wait(&g->prev_settle,
-				      tg_kinds_bps(g, g->prev_settle.kinds));
+	bool any = false, under = true, waiting;
 	int worst = -1;
 
 	for (k = 0; k < TG_NR_KINDS; k++) {
@@ -187,6 +184,8 @@ void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_release(r, cfg, g, idx, TG_POL_PREVENTIVE, TG_WHY_UNDER_LIMIT);
 		return;
 	}
+	waiting = g->prev_settle.left &&
+		  tg_settle_wait(&g->prev_settle, tg_kinds_bps(g, g->prev_settle.kinds));
 	if (over) {
 		tg_prev_over(r, cfg, g, idx, over, worst, ratio, waiting);
 		return;

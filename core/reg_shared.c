@@ -136,11 +136,6 @@ void tg_unthrottle(struct tg_throttle *t, const struct tg_reg_cfg *cfg)
 	t->quota_us = TG_QUOTA_UNLIMITED;
 }
 
-bool tg_throttled(const struct tg_throttle *t, const struct tg_reg_cfg *cfg)
-{
-	return t->mba < cfg->mba_max || t->quota_us != TG_QUOTA_UNLIMITED;
-}
-
 /* num / den in parts per million (num, den 64-bit; saturates at U32) */
 u32 tg_ppm(u64 num, u64 den)
 {

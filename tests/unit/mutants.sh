@@ -34,7 +34,7 @@ mutants=(
 	'reg_preventive.c;;s/from = from < lo \? from : lo;\n\tto = to < lo \? to : lo;/;/;;pending prediction: a preventive MBA step acts through the remedial MBA level'
 	'reg_blame.c;;s/if \(p->rem < ppm && \(g->rem_pend\.kinds & BIT\(kind\)\)\)/if (0)/;;pending prediction: a remedial cut is judged on what it predicts'
 	'reg_blame.c;;s/return g->bps_now\.v\[kind\] < v \? g->bps_now\.v\[kind\] : v;/return v;/;;judged rates never above the last period'"'"'s'
-	'reg_blame.c;;s/return g->active && g->priority == TG_PRIO_LOW;/return g->active;/;;high priority is never throttled by the remedial policy'
+	'reg_internal.h;;s/return g->active && g->priority == TG_PRIO_LOW;/return g->active;/;;high priority is never throttled by the remedial policy'
 	# -- preventive (reg_preventive.c)
 	'reg_preventive.c;;s/if \(waiting\)\n\t\t\t\treturn;/;/;;preventive: MBA steps wait for the last step to settle'
 	'reg_preventive.c;;s/\|\| waiting\)\n\t\treturn;/)\n\t\treturn;/;;preventive: relax waits for the last step to settle'
