@@ -136,19 +136,24 @@ void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS])
 /*
  * Per kind, what drives its latency (all: every active group's load,
  * high priority included) and blame_pct of it (level: the load under
- * which a group is blameless for that kind).
+ * which a group is blameless for that kind). keep: the same array,
+ * writable, to keep each group's loads in its cut_load (a cut's
+ * scratch), or NULL.
  */
-void tg_blame_all(const struct tg_reg_cfg *cfg,
-		  const struct tg_reg_group *groups, u32 nr,
-		  u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS])
+static void tg_blame_sum(const struct tg_reg_cfg *cfg,
+			 const struct tg_reg_group *groups, u32 nr,
+			 u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS],
+			 struct tg_reg_group *keep)
 {
-	u64 load[TG_NR_KINDS];
+	u64 own[TG_NR_KINDS];
 	u32 i;
 	int k;
 
 	for (k = 0; k < TG_NR_KINDS; k++)
 		all[k] = 0;
 	for (i = 0; i < nr; i++) {
+		u64 *load = keep ? keep[i].cut_load : own;
+
 		if (!groups[i].active)
 			continue;
 		tg_blame_loads(&groups[i], load);
@@ -159,24 +164,18 @@ void tg_blame_all(const struct tg_reg_cfg *cfg,
 		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
 }
 
-/* tg_blame_all(), each active group's loads kept in its cut_load (a cut's scratch) */
+void tg_blame_all(const struct tg_reg_cfg *cfg,
+		  const struct tg_reg_group *groups, u32 nr,
+		  u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS])
+{
+	tg_blame_sum(cfg, groups, nr, level, all, NULL);
+}
+
+/* tg_blame_all(), each active group's loads kept in its cut_load */
 void tg_blame_cut(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups,
 		  u32 nr, u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS])
 {
-	u32 i;
-	int k;
-
-	for (k = 0; k < TG_NR_KINDS; k++)
-		all[k] = 0;
-	for (i = 0; i < nr; i++) {
-		if (!groups[i].active)
-			continue;
-		tg_blame_loads(&groups[i], groups[i].cut_load);
-		for (k = 0; k < TG_NR_KINDS; k++)
-			all[k] = tg_sat_add(all[k], groups[i].cut_load[k]);
-	}
-	for (k = 0; k < TG_NR_KINDS; k++)
-		level[k] = tg_mul_div(all[k], cfg->blame_pct, 100);
+	tg_blame_sum(cfg, groups, nr, level, all, groups);
 }
 
 /**

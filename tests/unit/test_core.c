@@ -1388,21 +1388,29 @@ static void test_persistent_over(void **state)
  * whole rise to remove (from the lowest latency seen, 400: (510 - 493.75)
  * / 110 x 5/4 = 18.5 %), not the writer's whole load.
  */
-static void test_marginal_cut_small(void **state)
+/* the marginal over below, the victim's traffic x `victim` when it comes */
+static void marginal_cut(uint64_t victim)
 {
 	struct law w;
 	int p;
 
-	(void)state;
 	law_init(&w, 2);
 	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
 	law_step(&w, 400);
 	for (p = 0; p < 200; p++)		/* the recent low point: 495 */
 		law_step(&w, 495);
+	law_set(&w, 0, TG_DRAM_READ, victim * GB);
+	law_set(&w, 0, TG_NVM_WRITE, victim * 10 * MB);
 	law_step(&w, 510);
 	law_step(&w, 510);
 	assert_true(law_cut(&w, 1));
 	assert_true(w.g[1].x >= 800000 && w.g[1].x <= 875000);
+}
+
+static void test_marginal_cut_small(void **state)
+{
+	(void)state;
+	marginal_cut(1);
 }
 
 /*
@@ -1414,21 +1422,8 @@ static void test_marginal_cut_small(void **state)
  */
 static void test_victim_rise_no_arrival(void **state)
 {
-	struct law w;
-	int p;
-
 	(void)state;
-	law_init(&w, 2);
-	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
-	law_step(&w, 400);
-	for (p = 0; p < 200; p++)		/* the recent low point: 495 */
-		law_step(&w, 495);
-	law_set(&w, 0, TG_DRAM_READ, 3 * GB);
-	law_set(&w, 0, TG_NVM_WRITE, 30 * MB);
-	law_step(&w, 510);
-	law_step(&w, 510);
-	assert_true(law_cut(&w, 1));
-	assert_true(w.g[1].x >= 800000 && w.g[1].x <= 875000);
+	marginal_cut(3);
 }
 
 /*
