@@ -107,7 +107,8 @@ static void tg_x_apply(const struct tg_regulator *r, const struct tg_reg_cfg *cf
 		if (cut)
 			lvl = lvl > cfg->mba_min + cfg->mba_step ? lvl - cfg->mba_step :
 			      cfg->mba_min;
-		g->mba_lvl = t->mba = want > lvl ? want : lvl;
+		t->mba = want > lvl ? want : lvl;
+		g->mba_lvl = t->mba;
 		lvl = tg_mba_ppm(cfg, t->mba);
 		if (x >= lvl && lvl < TG_PPM)
 			return;		/* exactly the level: no quota */
@@ -281,7 +282,6 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 	}
 }
-
 
 /*
  * The kinds over for the law: the detector's, each by more than its noise
@@ -481,7 +481,8 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	u32 mba0 = g->rem.mba;
 
 	if (!tg_throttled(&g->rem, cfg)) {	/* the first cut of an episode */
-		x0 = g->x = TG_PPM;
+		g->x = TG_PPM;
+		x0 = TG_PPM;
 		g->dram_ladder = tg_order_kinds[o] == TG_DRAM_KINDS;
 		/* the CPU time it takes unthrottled: raw, the average may lag */
 		g->u_ref = g->cpu_usage_us > g->cpu_now_us ? g->cpu_usage_us : g->cpu_now_us;
