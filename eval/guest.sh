@@ -96,7 +96,9 @@ case " $plan " in *" demo "*)
 	echo "== tgroup demo ($profile): a latency-critical NVM reader (group 'victim', priority high)"
 	echo "   alone for 2 s; then a noisy NVM writer ('noisy', $NT threads, priority low) for 10 s; then it leaves."
 	echo "   One line per 250 ms: the victim's throughput as % of its solo (per CPU-second it got, over"
-	echo "   the last 0.5 s; solo measured from 0.5 s to 2 s), the NVM read latency the module sees, the"
+	echo "   the last 0.5 s; solo measured from 0.5 s to 2 s), the neighbour's throughput as a share of"
+	echo "   what the victim's threshold allows (the model's oracle rate, once the latency first crosses"
+	echo "   the threshold), the NVM read latency the module sees, the"
 	echo "   detector's state, and what is applied to 'noisy' (MBA level, CPU quota). Thresholds: the"
 	echo "   profile's (make calibrate), as every run uses them."
 	echo
