@@ -162,6 +162,11 @@ struct tg_reg_cfg {
  */
 #define TG_SMOOTH_DIV		8
 
+/* core/period.c: the loop's smoothing (EWMA 1/TG_SMOOTH_DIV) and quota pick */
+u64 tg_ewma(u64 avg, u64 x);
+u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
+		  enum tg_priority priority);
+
 /*
  * The CPU quota floor (cfg.quota_min_pm): per mille of one CPU's period
  * (25 us at 10 ms). The module's enforcer meters in slices of period / 8

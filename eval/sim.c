@@ -89,11 +89,6 @@ static int own_opt(const char *a, const char *v)
 	return 0;
 }
 
-static u64 ewma(u64 avg, u64 x)
-{
-	return avg - avg / TG_SMOOTH_DIV + x / TG_SMOOTH_DIV;
-}
-
 static int tgroup_mode(void)
 {
 	return P.mode == M_TGROUP || P.mode == M_TGROUP_OTHR;
@@ -231,10 +226,10 @@ int main(int argc, char **argv)
 
 				for (k = 0; k < NK; k++) {
 					s->bps_now.v[k] = (u64)(pbytes[i][k] / el);
-					s->bps.v[k] = ewma(s->bps.v[k], s->bps_now.v[k]);
+					s->bps.v[k] = tg_ewma(s->bps.v[k], s->bps_now.v[k]);
 				}
 				s->cpu_now_us = (u64)(pcpu[i] * 1e6 * PERIOD_US / (el * 1e6));
-				s->cpu_usage_us = ewma(s->cpu_usage_us, s->cpu_now_us);
+				s->cpu_usage_us = tg_ewma(s->cpu_usage_us, s->cpu_now_us);
 				s->active = P.w[i].state == 1;
 				s->priority = P.w[i].high ? TG_PRIO_HIGH : TG_PRIO_LOW;
 				pcpu[i] = 0;

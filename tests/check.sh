@@ -34,6 +34,13 @@ fi
 #     the objects step 1 made.
 if out=$(tests/layout.sh 2>&1); then ok module_layout; else echo "$out"; ko module_layout "see above"; fi
 
+# 1c. The build-time guards fail the build when they should: a probe whose
+#     prototype differs from its tracepoint's, a PREEMPT_RT kernel.
+out=$(tests/build-guards.sh "/lib/modules/$kver/build" 2>&1)
+while read -r t; do ok "module_guard/$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "module_guard/${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -qE '^(PASS|FAIL) ' || ko module_guard "no results: $(echo "$out" | head -3)"
+
 # 1b. The other supported kernel: Debian's 6.12 cloud headers (bookworm-
 #     backports, `make deps-612`), built in a copy so objects never mix.
 h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | tail -n1)
@@ -171,6 +178,15 @@ if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 		if out=$("$helm" template tgroup "$chart" --set nri.polcy.rules=x 2>&1); then ko chart/schema_rejects_a_misspelt_value "rendered"
 		elif grep -q "additional properties 'polcy' not allowed" <<< "$out"; then ok chart/schema_rejects_a_misspelt_value
 		else echo "$out" | tail -3; ko chart/schema_rejects_a_misspelt_value "another error"; fi
+		# module.mount reaches a root shell on the host (the loader): the
+		# schema takes a plain absolute path only
+		if out=$("$helm" template tgroup "$chart" --set 'module.mount=/x;reboot' 2>&1); then ko chart/schema_rejects_a_shell_mount_path "rendered"
+		elif grep -q "at '/module/mount'" <<< "$out"; then ok chart/schema_rejects_a_shell_mount_path
+		else echo "$out" | tail -3; ko chart/schema_rejects_a_shell_mount_path "another error"; fi
+		# a NetworkPolicy rule without peers would let everyone in
+		if out=$("$helm" template tgroup "$chart" --set networkPolicy.enabled=true --set-json 'networkPolicy.from=[]' 2>&1); then ko chart/network_policy_needs_peers "rendered"
+		elif grep -q "networkPolicy.from: name the peers" <<< "$out"; then ok chart/network_policy_needs_peers
+		else echo "$out" | tail -3; ko chart/network_policy_needs_peers "another error"; fi
 	else
 		cat "$build/helm.log"; ko chart_helm "no helm (make deps builds it: scripts/helm.sh --install)"
 	fi
