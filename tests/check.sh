@@ -89,8 +89,9 @@ else
 	ko unit_build "libtgcore.a did not build"
 fi
 
-# 3g. eval/ on the host: the model's solver and the oracle controller in the
-#     host simulator (eval/check-host.sh; docs/eval.md).
+# 3g. eval/ on the host: the model's solver, the oracle controller and the
+#     control law's 60 s steady state in the host simulator
+#     (eval/check-host.sh; docs/eval.md, docs/control-law.md).
 while read -r line; do
 	case $line in
 	PASS\ *) ok "${line#PASS }" ;;
