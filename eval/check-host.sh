@@ -19,12 +19,19 @@
 #   eval_law_stable/PROFILE  issue 21 item 4: the same 60 s in the 16 pairs
 #                       with CPU noise (--cpu-seed 1, 2, 3): at most
 #                       CHANGES_PS throttle changes per second of the
-#                       neighbour (the CSV's changes_meas over the window).
+#                       neighbour (the CSV's changes_meas over the window);
+#   eval_law_leave/PROFILE  issue 21 items 3 and 4: the neighbour leaves at 13 s
+#                       (16 pairs, --cpu-seed 0-3): every throttle released
+#                       within RELEASE_PERIODS periods (12 ms each, the CSV's
+#                       release_ms), and the detector cold again within 3 s
+#                       wherever it was cold before the neighbour came (the
+#                       CSV's hot_before: a lone NVM-write victim keeps the
+#                       other kinds' latencies over their thresholds itself).
 # Prints PASS/FAIL lines as tests/check.sh counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ORACLE_TOL=1.5
-WC_MIN=0.8 VICTIM_PTS=1 CHANGES_PS=1
+WC_MIN=0.8 VICTIM_PTS=1 CHANGES_PS=1 RELEASE_PERIODS=5
 b=$(pwd)/build
 make --no-print-directory -s "$b/tgeval-host" "$b/tgsim" >/dev/null || { echo "FAIL eval_host_build"; exit 1; }
 for p in eval/profiles/*.prof; do
@@ -68,5 +75,26 @@ for p in eval/profiles/optane-clx.prof; do
 		echo "PASS eval_law_stable/$n ($(echo "$out" | awk '{ if ($5 > m) m = $5 } END { printf "at most %.2f changes/s", m / 60 }'))"
 	else
 		echo "FAIL eval_law_stable/$n: pair victim% gbps oracle_gbps changes: ${bad:-not 48 runs}"
+	fi
+done
+# the neighbour leaves at 13 s; prints "seed pair release_ms cool_ms hot_before"
+leave() {
+	local kinds="nvm_read nvm_write dram_read dram_write" v n
+	for v in $kinds; do for n in $kinds; do
+		"$b/tgsim" "$1" --mode tgroup --seed "$2" --cpu-seed "$2" --duration 16 --measure 11:13 \
+			--ref 0.3:1 "v:$v:1:high:0:0" "n:$n:2:low:1:13" |
+			awk -F, -v p="$2 $v+$n" '$11 == "low" { print p, $31, $30, $32 }'
+	done; done
+}
+for p in eval/profiles/optane-clx.prof; do
+	n=$(basename "$p" .prof)
+	out=$(for s in 0 1 2 3; do leave "$p" $s; done)
+	bad=$(echo "$out" | awk -v r=$RELEASE_PERIODS 'NF != 5 || $3 < 0 || $3 > r * 12 ||
+		($5 == 0 && ($4 < 0 || $4 > 3000))' | paste -sd ';')
+	if [ "$(echo "$out" | wc -l)" = 64 ] && [ -z "$bad" ]; then
+		echo "PASS eval_law_leave/$n ($(echo "$out" | awk '{ if ($3 > r) r = $3; if ($5 == 0 && $4 > c) c = $4 }
+			END { printf "released within %d ms, cold within %d ms", r, c }'))"
+	else
+		echo "FAIL eval_law_leave/$n: seed pair release_ms cool_ms hot_before: ${bad:-not 64 runs}"
 	fi
 done
