@@ -51,50 +51,37 @@ for pr in nvm_read:nvm_write dram_read:dram_read; do
 		echo "FAIL eval_oracle/$v+$n: oracle $o % (96 ± $ORACLE_TOL expected), no control $z % (< 80 expected)"
 	fi
 done
-# 60 s of steady state per pair; prints "victim_pct neighbour_gbps oracle_gbps changes_meas"
-law60() {
+# tgroup in the 16 pairs, neighbour from 1 s; $1 profile, $2 seed, $3 the
+# neighbour's leave time (0: never), $4 duration, $5 window. Prints per pair
+# "seed pair victim_pct gbps oracle_gbps changes_meas release_ms cool_ms hot_before"
+pairs16() {
 	local kinds="nvm_read nvm_write dram_read dram_write" v n
 	for v in $kinds; do for n in $kinds; do
-		"$b/tgsim" "$1" --mode tgroup --seed "$2" --cpu-seed "$2" --duration 71 --measure 11:71 \
-			--ref 0.3:1 "v:$v:1:high:0:0" "n:$n:2:low:1:0" |
-			awk -F, -v p="$v+$n" '$11 == "high" { vp = $15 } $11 == "low" { print p, vp, $13, $33, $23 }'
+		"$b/tgsim" "$1" --mode tgroup --seed "$2" --cpu-seed "$2" --duration "$4" --measure "$5" \
+			--ref 0.3:1 "v:$v:1:high:0:0" "n:$n:2:low:1:$3" |
+			awk -F, -v p="$2 $v+$n" '$11 == "high" { vp = $15 }
+				$11 == "low" { print p, vp, $13, $33, $23, $31, $30, $32 }'
 	done; done
+}
+# $1 test name, $2 runs expected, $3 the runs ("out"), $4 awk: a failing
+# run, $5 awk: the summary (END block's printf)
+judge() {
+	local bad
+	bad=$(echo "$3" | awk -v w=$WC_MIN -v pts=$VICTIM_PTS -v c=$CHANGES_PS -v r=$RELEASE_PERIODS \
+		"NF != 9 || $4" | paste -sd ';')
+	if [ "$(echo "$3" | wc -l)" = "$2" ] && [ -z "$bad" ]; then
+		echo "PASS $1 ($(echo "$3" | awk "$5"))"
+	else
+		echo "FAIL $1: seed pair victim% gbps oracle_gbps changes release_ms cool_ms hot_before: ${bad:-not $2 runs}"
+	fi
 }
 for p in eval/profiles/optane-clx.prof; do
 	n=$(basename "$p" .prof)
-	out=$(law60 "$p" 0)
-	bad=$(echo "$out" | awk -v w=$WC_MIN -v pts=$VICTIM_PTS 'NF != 5 || $3 < w * $4 || $2 < 96 - pts' | paste -sd ';')
-	if [ "$(echo "$out" | wc -l)" = 16 ] && [ -z "$bad" ]; then
-		echo "PASS eval_law_wc/$n ($(echo "$out" | awk '{ s = $3 / $4; if (!m || s < m) m = s } END { printf "neighbour >= %.2f of the oracle rate", m }'))"
-	else
-		echo "FAIL eval_law_wc/$n: pair victim% gbps oracle_gbps changes: ${bad:-not 16 pairs}"
-	fi
-	out=$(for s in 1 2 3; do law60 "$p" $s; done)
-	bad=$(echo "$out" | awk -v c=$CHANGES_PS 'NF != 5 || $5 > c * 60' | paste -sd ';')
-	if [ "$(echo "$out" | wc -l)" = 48 ] && [ -z "$bad" ]; then
-		echo "PASS eval_law_stable/$n ($(echo "$out" | awk '{ if ($5 > m) m = $5 } END { printf "at most %.2f changes/s", m / 60 }'))"
-	else
-		echo "FAIL eval_law_stable/$n: pair victim% gbps oracle_gbps changes: ${bad:-not 48 runs}"
-	fi
-done
-# the neighbour leaves at 13 s; prints "seed pair release_ms cool_ms hot_before"
-leave() {
-	local kinds="nvm_read nvm_write dram_read dram_write" v n
-	for v in $kinds; do for n in $kinds; do
-		"$b/tgsim" "$1" --mode tgroup --seed "$2" --cpu-seed "$2" --duration 16 --measure 11:13 \
-			--ref 0.3:1 "v:$v:1:high:0:0" "n:$n:2:low:1:13" |
-			awk -F, -v p="$2 $v+$n" '$11 == "low" { print p, $31, $30, $32 }'
-	done; done
-}
-for p in eval/profiles/optane-clx.prof; do
-	n=$(basename "$p" .prof)
-	out=$(for s in 0 1 2 3; do leave "$p" $s; done)
-	bad=$(echo "$out" | awk -v r=$RELEASE_PERIODS 'NF != 5 || $3 < 0 || $3 > r * 12 ||
-		($5 == 0 && ($4 < 0 || $4 > 3000))' | paste -sd ';')
-	if [ "$(echo "$out" | wc -l)" = 64 ] && [ -z "$bad" ]; then
-		echo "PASS eval_law_leave/$n ($(echo "$out" | awk '{ if ($3 > r) r = $3; if ($5 == 0 && $4 > c) c = $4 }
-			END { printf "released within %d ms, cold within %d ms", r, c }'))"
-	else
-		echo "FAIL eval_law_leave/$n: seed pair release_ms cool_ms hot_before: ${bad:-not 64 runs}"
-	fi
+	judge "eval_law_wc/$n" 16 "$(pairs16 "$p" 0 0 71 11:71)" '$4 < w * $5 || $3 < 96 - pts' \
+		'{ s = $4 / $5; if (!m || s < m) m = s } END { printf "neighbour >= %.2f of the oracle rate", m }'
+	judge "eval_law_stable/$n" 48 "$(for s in 1 2 3; do pairs16 "$p" $s 0 71 11:71; done)" '$6 > c * 60' \
+		'{ if ($6 > m) m = $6 } END { printf "at most %.2f changes/s", m / 60 }'
+	judge "eval_law_leave/$n" 64 "$(for s in 0 1 2 3; do pairs16 "$p" $s 13 16 11:13; done)" \
+		'$7 < 0 || $7 > r * 12 || ($9 == 0 && ($8 < 0 || $8 > 3000))' \
+		'{ if ($7 > r) r = $7; if ($9 == 0 && $8 > c) c = $8 } END { printf "released within %d ms, cold within %d ms", r, c }'
 done
