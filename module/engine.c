@@ -165,6 +165,7 @@ void tg_engine_info(struct tg_engine_info *info)
 	info->inherit_failures = atomic64_read(&tg_inherit_failures);
 	info->period_last_us = tg_period_last_us();
 	info->period_max_us = tg_period_max_us();
+	tg_period_phases_us(info->period_phase_us);
 }
 
 /**
