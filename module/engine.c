@@ -35,7 +35,7 @@
 /*
  * A park ends with module_put() and then returns through module text;
  * module exit relies on RCU-tasks to wait for that return (engine.c,
- * throttle.c). Without TASKS_RCU synchronize_rcu_tasks() is plain
+ * actuators/cpu.c). Without TASKS_RCU synchronize_rcu_tasks() is plain
  * RCU, which does not.
  */
 #ifndef CONFIG_TASKS_RCU
