@@ -14,6 +14,7 @@ set -euo pipefail
 #   libelf-dev (objtool) and xz-utils (the source tarball)
 # libpfm4-dev, intel-cmt-cat: tgctl setup (libpfm4's event tables; libpqos
 #   and its pqos/membw tools); libmicrohttpd-dev: tgroup-exporter's HTTP;
+#   libjson-c-dev: tgctl's JSON (status --json);
 #   prometheus: promtool, which lints the exposition in make check (on a
 #   systemd host the package also enables a prometheus service); dkms:
 #   make install-dkms and its test
@@ -30,7 +31,7 @@ pkgs=(
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	flex bison bc libelf-dev xz-utils
-	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus dkms
+	libpfm4-dev intel-cmt-cat libmicrohttpd-dev libjson-c-dev prometheus dkms
 	perl
 	python3-matplotlib
 )

@@ -2,6 +2,8 @@
 # make check: every test tgroup has, in order of cost. Each step reports
 # its own tests; the last line is the total, "N passed, N failed".
 set -uo pipefail
+# warnings are errors here (release builds leave -Werror out: Makefile WERROR)
+export WERROR=1
 cd "$(dirname "$0")/.."
 top=$PWD
 build=$top/build
@@ -96,11 +98,11 @@ fi
 #     mount namespace (faked sysfs), tgroup-exporter on a fake mount (values,
 #     promtool lint, HTTP scrape). The real-mount tests are the in-guest
 #     suite "userland" (step 5).
-if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$build/userland/test_validate" \
+if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$build/userland/test_validate" "$build/userland/test_apply" \
 	>"$build/userland.log" 2>&1; then
 	ok userland_build
 	# libtgroup; tgctl validate's verdict and measurement on fixture counters
-	for u in libtgroup:test_libtgroup validate:test_validate; do
+	for u in libtgroup:test_libtgroup validate:test_validate apply:test_apply; do
 		out=$("$build/userland/${u#*:}" 2>&1)
 		while read -r t; do ok "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 		while read -r t; do ko "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
