@@ -28,7 +28,7 @@ rm -rf "$root" "$root.tmp"
 # what the server has before tgroup: a booting Debian 12 with both kernels
 base=systemd,systemd-sysv,udev,kmod,procps,initramfs-tools,linux-image-cloud-amd64,linux-image-6.12-cloud-amd64
 # what tgroup's .debs pull in (debian/control, dpkg-shlibdeps), downloaded only
-deps="dkms linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64 intel-cmt-cat libmicrohttpd12 libpfm4 kmod openssl"
+deps="dkms linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64 intel-cmt-cat libjson-c5 libmicrohttpd12 libpfm4 kmod openssl"
 echo "deb-root: mmdebstrap bookworm ($mirror, $security) into $root (once; a few minutes)" >&2
 nice mmdebstrap --variant=minbase --include="$base" --skip=cleanup/apt \
 	--customize-hook='echo tgroup-server > "$1/etc/hostname"' \
