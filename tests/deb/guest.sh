@@ -27,6 +27,7 @@ else fail boot_service_active "$(systemctl status tgroup --no-pager -l 2>&1 | ta
 ko=$(modinfo -n tgroup 2>/dev/null)
 check module_from_dkms_for_running_kernel \
 	test "${ko%.ko*}" = "/lib/modules/$k/updates/dkms/tgroup" -a "$(modinfo -F vermagic tgroup | cut -d' ' -f1)" = "$k"
+check module_signed_by_dkms test "$(modinfo -F signer tgroup)" = "DKMS module signing key"
 check dkms_status_installed sh -c "dkms status tgroup -k '$k' | grep -q ': installed'"
 check modprobe_d_options test "$(cat /sys/module/tgroup/parameters/max_groups 2>/dev/null)" = 77
 check mounted mountpoint -q $m
