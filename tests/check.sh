@@ -172,18 +172,25 @@ if scripts/checkpatch.sh >"$build/checkpatch.log" 2>&1; then ok checkpatch_stric
 else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | head -20; ko checkpatch_strict; fi
 
 # 5. In-guest suites under QEMU.
-if initramfs=$(make --no-print-directory -s GUEST_KVER="$kver" initramfs 2>"$build/initramfs.log" | tail -n1) &&
-	[ -s "$initramfs" ]; then
-	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "$suites")
-	echo "$vmout"
-	grep '^TGTEST: PASS ' "$build/vm/console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
-	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-	pass=$((pass + ${vp:-0}))
-	fail=$((fail + ${vf:-1}))
-	[ "${vf:-1}" = 0 ] || failed+=("vm (see build/vm/console.log.txt)")
-else
-	tail -20 "$build/initramfs.log"; ko vm_build "initramfs did not build"
-fi
+# vm_suites LABEL KVER SUITES: the initramfs for KVER, the suites booted on
+# it; the console in build/vm/console.log.txt (vm), console-LABEL.log.txt.
+vm_suites() {
+	local label=$1 k=$2 log=$build/vm/console.log initramfs vmout vp vf
+	[ "$label" = vm ] || log=$build/vm/console-$label.log
+	if initramfs=$(make --no-print-directory -s GUEST_KVER="$k" initramfs 2>"$build/initramfs-$label.log" | tail -n1) &&
+		[ -s "$initramfs" ]; then
+		vmout=$(TG_VM_LOG=$log tests/vm/run.sh "$k" "$initramfs" "$3")
+		echo "$vmout" | sed "s/^vm: /$label: /"
+		grep '^TGTEST: PASS ' "$log.txt" | sed "s/^TGTEST: PASS /PASS $label\//"
+		read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+		pass=$((pass + ${vp:-0}))
+		fail=$((fail + ${vf:-1}))
+		[ "${vf:-1}" = 0 ] || failed+=("$label (see ${log#$top/}.txt)")
+	else
+		tail -20 "$build/initramfs-$label.log"; ko "${label}_build" "initramfs for $k did not build"
+	fi
+}
+vm_suites vm "$kver" "$suites"
 
 # 5a. The same module on Debian 12's 6.12 cloud kernel: the suites whose
 #     kernel paths differ between 6.1 and 6.12 (VM_SUITES_612, default fs,
@@ -194,19 +201,7 @@ fi
 #     only. About 3 min. Never skipped: no 6.12 kernel is a failure.
 k612=$(TG_KSERIES=6.12 tests/vm/kver.sh)
 case $k612 in
-6.12.*)
-	if initramfs=$(make --no-print-directory -s GUEST_KVER="$k612" initramfs 2>"$build/initramfs-6.12.log" | tail -n1) &&
-		[ -s "$initramfs" ]; then
-		vmout=$(TG_VM_LOG="$build/vm/console-6.12.log" tests/vm/run.sh "$k612" "$initramfs" "${VM_SUITES_612:-fs,lifecycle,throttle,pmdk,userland}")
-		echo "$vmout" | sed 's/^vm: /vm612: /'
-		grep '^TGTEST: PASS ' "$build/vm/console-6.12.log.txt" | sed 's/^TGTEST: PASS /PASS vm612\//'
-		read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-		pass=$((pass + ${vp:-0}))
-		fail=$((fail + ${vf:-1}))
-		[ "${vf:-1}" = 0 ] || failed+=("vm612 (see build/vm/console-6.12.log.txt)")
-	else
-		tail -20 "$build/initramfs-6.12.log"; ko vm612_build "the 6.12 initramfs did not build"
-	fi ;;
+6.12.*) vm_suites vm612 "$k612" "${VM_SUITES_612:-fs,lifecycle,throttle,pmdk,userland}" ;;
 *) ko vm612 "no Debian 6.12 cloud kernel image + headers (make deps)" ;;
 esac
 
