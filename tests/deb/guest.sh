@@ -46,7 +46,8 @@ if systemctl restart tgroup; then
 	if grep -qx $pid $m/db/cgroup.procs 2>/dev/null && [ "$(cat $m/db/tgroup.priority)" = high ]; then
 		pass restart_keeps_groups_and_reapplies
 	else fail restart_keeps_groups_and_reapplies "procs: $(cat $m/db/cgroup.procs 2>&1 | tr '\n' ' ') priority $(cat $m/db/tgroup.priority 2>&1)"; fi
-	check restart_says_kept journal "$t0" | grep -q 'restart: /sys/fs/tgroup and every group stay'
+	if journal "$t0" | grep -q 'restart: /sys/fs/tgroup and every group stay'; then pass restart_says_kept
+	else fail restart_says_kept "$(journal "$t0" | tail -3)"; fi
 else
 	fail restart_keeps_groups_and_reapplies "$(journal "$t0" | tail -5)"
 fi

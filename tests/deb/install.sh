@@ -116,22 +116,29 @@ echo "deb: the root as an ext4 disk in $((SECONDS - tb)) s"
 
 accel=$(cat "$top/build/vm/accel" 2>/dev/null || echo tcg)
 if [ "$accel" = kvm ]; then accel_args=(-accel kvm -cpu host); else accel_args=(-accel tcg,thread=multi -cpu max); fi
+# one guest at a time on this machine: the lock held for both boots
+if [ -n "${TG_GUEST_LOCK:-}" ]; then
+	echo "deb: waiting for the guest lock $TG_GUEST_LOCK"
+	exec 8>>"$TG_GUEST_LOCK" && flock 8
+fi
 for series in ${TG_DEB_KERNELS:-6.1 6.12}; do
 	k=$(echo "$kernels" | grep "^$series\." | tail -1)
 	[ -n "$k" ] || { ko "boot_$series" "no $series kernel in the root"; continue; }
 	log=$build/console-$k.log
 	tb=$SECONDS
-	${TG_GUEST_LOCK:+flock "$TG_GUEST_LOCK"} timeout -s KILL "${TG_DEB_TIMEOUT:-600}" \
+	timeout -s KILL "${TG_DEB_TIMEOUT:-600}" \
 		qemu-system-x86_64 "${accel_args[@]}" -nographic -no-reboot -smp 2 -m 1536M \
 		-kernel "$root/boot/vmlinuz-$k" -initrd "$root/boot/initrd.img-$k" \
 		-drive "file=$img,format=raw,if=virtio" -nic none \
 		-append "root=/dev/vda rw console=ttyS0 quiet panic=-1" </dev/null >"$log" 2>&1
 	tr -d '\r' < "$log" > "$log.txt"
-	sed -n 's/^TGDEB: PASS /PASS deb\//p; s/^TGDEB: FAIL /FAIL deb\//p' "$log.txt"
-	if grep -q "^TGDEB: END $k" "$log.txt"; then
+	# the unit's console lines: "[ time] tgroup-deb-guest.sh[pid]: TGDEB: ..."
+	sed -n 's/^.*TGDEB: PASS /PASS deb\//p; s/^.*TGDEB: FAIL /FAIL deb\//p' "$log.txt"
+	if grep -q "TGDEB: END $k" "$log.txt"; then
 		echo "deb: $k booted and tested in $((SECONDS - tb)) s"
 	else
 		tail -30 "$log.txt"; ko "guest_run_$series" "no end of the guest test (console: $log.txt)"
 	fi
 done
+[ -z "${TG_GUEST_LOCK:-}" ] || flock -u 8
 echo "deb: $((SECONDS - t0)) s in all"
