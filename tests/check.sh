@@ -109,6 +109,12 @@ if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$buil
 		echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
 		echo "$out" | grep -q '^\[  PASSED  \]' || ko "${u%%:*}_runner" "no summary"
 	done
+	# release builds leave -Werror out (a newer compiler's warning must not
+	# break make install or a package build); make check keeps it
+	if ! make --no-print-directory -s -n -B WERROR=0 "$build/userland/tgctl" | grep -q -- -Werror &&
+		make --no-print-directory -s -n -B WERROR=1 "$build/userland/tgctl" | grep -q -- -Werror; then
+		ok werror_only_in_check
+	else ko werror_only_in_check "make -n shows -Werror without WERROR=1 (or not with it)"; fi
 	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')

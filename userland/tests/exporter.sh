@@ -106,3 +106,20 @@ kill $pid; wait $pid 2>/dev/null; pid=
 if [ "$c4" = 200 ] && [ "$c4m" = 404 ] && [ "$c6" = 000 ] && [ $rcb = 2 ] &&
 	"$ex" --help | grep -q 'default :9847: every address'; then ok listen_address_and_path
 else ko listen_address_and_path "v4 $c4, /metrics $c4m, v6 $c6, bad address rc $rcb"; fi
+
+# tgctl status on the same fake mount (tgctl sits next to the exporter): the
+# sources' states, groups against max_groups, and resctrl said loudly
+tg=$(dirname "$ex")/tgctl
+for g in "" db/ web/; do
+	echo 'dram_rbps=0 dram_wbps=0 nvm_rbps=0 nvm_wbps=0' > "$m/${g}tgroup.bandwidth"; : > "$m/${g}cgroup.procs"
+done
+tab=$(TGROUP_MOUNTINFO=$d/mi-resctrl "$tg" -m "$m" status 2>"$d/err"); rc=$?
+j=$(TGROUP_MOUNTINFO=$d/mi-none "$tg" -m "$m" status --json 2>"$d/err2"); rc2=$?
+if [ $rc = 0 ] && [ $rc2 = 0 ] && echo "$tab" | grep -qx '# resctrl: mounted at /sys/fs/resctrl (it owns RDT: tgroup.s MBA and MBM on standby)' &&
+	echo "$tab" | grep -qx '# source rdt: standby: resctrl is mounted (it owns RDT); resumes by itself when resctrl is unmounted' &&
+	echo "$tab" | grep -qx '# groups 2 of max_groups 256' &&
+	grep -q '^tgctl: warning: resctrl is mounted at /sys/fs/resctrl: it owns RDT' "$d/err" &&
+	echo "$j" | grep -q '"resctrl":{"mounted":false,"mount_point":null},"nr_groups":2,"max_groups":256,' &&
+	echo "$j" | grep -q '"actuators":{"cpu":"active","mba":"published: mba_percent in tgroup.stat"}' &&
+	grep -q '^tgctl: warning: source_rdt: standby: resctrl' "$d/err2"; then ok tgctl_status_resctrl_and_states
+else ko tgctl_status_resctrl_and_states "rc $rc/$rc2: $(echo "$tab" | grep '^#' | tr '\n' '|') $(cat "$d/err" "$d/err2")"; fi
