@@ -6,7 +6,8 @@
 # The configuration install.sh wrote before the boot, as an operator would:
 #   /etc/modprobe.d/tgroup.conf   options tgroup max_groups=77
 #   /etc/tgroup/tgroup.conf       [group db] priority=high, [group batch] nvm_wbps=500M
-#   tgroup.service.d/setup.conf   TGROUP_SETUP_ARGS=--profile cascadelake (the TCG CPU has no PMU)
+#   tgroup.service.d/setup.conf   TGROUP_SETUP_ARGS=--profile cascadelake (the TCG CPU has no PMU),
+#                                 SuccessExitStatus=3 (no iMC PMU: uncore stays off)
 # stdout and stderr: the console (tgroup-deb-test.service's StandardOutput)
 export SYSTEMD_PAGER= SYSTEMD_COLORS=0
 k=$(uname -r)
@@ -87,7 +88,7 @@ else
 fi
 
 # 6. stop tears down and says so; the task lives on in the root group;
-#    the exporter (Requires=tgroup.service) stops with it.
+#    the exporter (PartOf=tgroup.service) stops with it.
 t0=$(date +%s); sleep 1
 systemctl stop tgroup
 if ! mountpoint -q $m && [ ! -d /sys/module/tgroup ] && kill -0 $pid; then pass stop_tears_down
@@ -109,6 +110,14 @@ t0=$(date +%s); sleep 1
 if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
 	journal "$t0" | grep -q 'no profile "no-such-cpu"'; then pass failing_setup_fails_unit
 else fail failing_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+# a source left off (no iMC PMU here) fails the unit unless accepted (SuccessExitStatus=3)
+printf '[Service]\nSuccessExitStatus=\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+systemctl daemon-reload
+systemctl reset-failed tgroup
+t0=$(date +%s); sleep 1
+if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
+	journal "$t0" | grep -q '# off: uncore: ' && journal "$t0" | grep -q 'partly configured'; then pass partial_setup_fails_unit
+else fail partial_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
 rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
 systemctl daemon-reload
 systemctl reset-failed tgroup
