@@ -82,6 +82,10 @@ fi
 # module cache (scripts/go.sh). Not fatal here: make check reports it.
 scripts/go.sh --install --modules >/dev/null ||
 	echo "deps: no Go toolchain or modules for userland/nri (make check reports nri_toolchain failed)" >&2
+# helm, built once from its Go module into ~/.cache/tgroup (scripts/helm.sh):
+# make check lints and renders the chart with it.
+scripts/helm.sh --install >/dev/null ||
+	echo "deps: no helm (make check reports chart_helm failed)" >&2
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
