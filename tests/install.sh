@@ -37,7 +37,7 @@ else
 fi
 # a kernel without headers: make module says which and what to install
 out=$(make --no-print-directory -s module KVER=0.0.0-none 2>&1); rc=$?
-if [ $rc != 0 ] && echo "$out" | grep -q 'module: no kernel headers for 0.0.0-none (/lib/modules/0.0.0-none/build): apt install linux-headers-0.0.0-none'; then
+if [ $rc != 0 ] && grep -q 'module: no kernel headers for 0.0.0-none (/lib/modules/0.0.0-none/build): apt install linux-headers-0.0.0-none' <<<"$out"; then
 	ok module_without_headers_says_so
 else ko module_without_headers_says_so "rc $rc: $out"; fi
 # tgroup.ko built for 6.12 (KDIR) but installed for the 6.1 kernel (KVER): refused, both named
@@ -47,7 +47,7 @@ if [ "${k612%%.*}.$(echo "$k612" | cut -d. -f2)" != 6.12 ]; then
 else
 	out=$(make --no-print-directory -s install-module DESTDIR="$d/mm" KVER="$kver" KDIR="/lib/modules/$k612/build" 2>&1); rc=$?
 	if [ $rc != 0 ] && [ ! -e "$d/mm" ] &&
-		echo "$out" | grep -qF "install: tgroup.ko was built for $k612, not for $kver"; then
+		grep -qF "install: tgroup.ko was built for $k612, not for $kver" <<<"$out"; then
 		ok install_refuses_other_kernel
 	else ko install_refuses_other_kernel "rc $rc: $(echo "$out" | tail -3)"; fi
 	make --no-print-directory -s module KVER="$kver" >/dev/null 2>&1

@@ -58,7 +58,7 @@ for p in $(echo "$new" | grep '^linux-'); do
 	case $p in
 	linux-image-*) bad="$bad $p" ;;
 	linux-headers-cloud-amd64|linux-headers-6.12-cloud-amd64|linux-headers-*-common|linux-kbuild-*|linux-compiler-*) ;;
-	linux-headers-*) echo "$kernels" | grep -qx "${p#linux-headers-}" || bad="$bad $p" ;;
+	linux-headers-*) grep -qx "${p#linux-headers-}" <<<"$kernels" || bad="$bad $p" ;;
 	*) bad="$bad $p" ;;
 	esac
 done
