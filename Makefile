@@ -8,8 +8,10 @@
 #   make eval            every experiment into eval/results/<profile>/
 #   make eval-quick      the reduced matrix with its assertions (in make check)
 #   make calibrate       the model vs the published figures (docs/eval.md)
-#   make deps            install missing Debian packages
-#   make deps-612        also Debian's 6.12 cloud kernel (bookworm-backports)
+#   make deps            install the Debian packages development and the tests
+#                        need (never what a server needs: make deb)
+#   make deb             the Debian packages tgroup-dkms and tgroup-tools
+#                        into build/deb/ (a server: apt install ./tgroup-*.deb)
 #   make dbg-check       the in-guest suites on a lockdep/KASAN/kmemleak/
 #                        debugobjects kernel (built once, cached; DBG_SUITES)
 #   make checkpatch      scripts/checkpatch.pl --strict on the kernel sources
@@ -17,17 +19,20 @@
 #   make fuzz            the parser fuzzer for FUZZ_SECONDS (default 15)
 #   make clean
 #
-# KDIR defaults to the running kernel's build dir if it exists, else the
-# newest installed Debian cloud kernel headers (the kernel the guest boots).
+# "The kernel" is the running one (uname -r) unless told: KVER=<version>
+# (headers in /lib/modules/KVER/build) or KDIR=<build dir>. Without its
+# headers make module says so and stops; make install refuses a tgroup.ko
+# built for another kernel. The QEMU guest's kernel is named apart
+# (GUEST_KVER: the newest installed Debian cloud kernel with headers,
+# tests/vm/kver.sh) and only the guest targets use it.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-KVER ?= $(shell tests/vm/kver.sh 2>/dev/null)
-RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
-KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),/lib/modules/$(KVER)/build)
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
 # The guest boots $(GUEST_KVER): the headers the test module is built with.
-GUEST_KVER ?= $(KVER)
+GUEST_KVER ?= $(shell tests/vm/kver.sh 2>/dev/null)
 GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
 
 CC ?= gcc
@@ -55,22 +60,24 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: tgsim all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: tgsim all module user userland nri install install-module install-tools install-dkms deb deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
 deps:
 	@scripts/deps.sh
 
-# Optional: Debian's 6.12 cloud kernel + headers from bookworm-backports, so
-# make check also builds against 6.12 (and TG_KSERIES=6.12 boots it).
-deps-612:
-	@scripts/deps.sh --with-6.12
+# make deps installs Debian's 6.12 cloud kernel too (the second kernel make
+# check builds for and boots); kept as a name for old habits.
+deps-612: deps
 
 module: tgroup.ko
 
-tgroup.ko: $(KSRC)
+# Kbuild decides what to rebuild (FORCE): KDIR may name another kernel.
+tgroup.ko: $(KSRC) FORCE
+	@[ -e $(KDIR)/Makefile ] || { echo "module: no kernel headers for $(KVER) ($(KDIR)): apt install linux-headers-$(KVER); or build for another kernel: make module KVER=<version> (or KDIR=<build dir>)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+FORCE:
 
 # The module built for the guest kernel (same as tgroup.ko unless the host
 # runs a different kernel with headers installed). Outputs are per kernel.
@@ -85,7 +92,7 @@ user: $(BUILD)/libtgcore.a $(BUILD)/libtgpmem.so
 # pmdk-hooks: LD_PRELOAD library counting libpmem writes per thread
 $(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c pmdk-hooks/tgpmem_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra $(WERR) -fPIC -shared -pthread -Ipmdk-hooks -o $@ $< -ldl
+	$(CC) -O2 -g -Wall -Wextra $(WERR) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -pthread -Ipmdk-hooks $(LDFLAGS) -o $@ $< -ldl
 
 $(BUILD)/test_tgpmem: tests/pmdk/test_tgpmem.c
 	$(CC) -O1 -g -Wall -Wextra $(WERR) -pthread -o $@ $< -lpmem -lpmem2 -lpmemobj -lcmocka -ldl
@@ -100,6 +107,9 @@ $(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
 # userland/: libtgroup (lib/), tgctl (tgctl/) and their host tests.
 UL := $(BUILD)/userland
 UL_CFLAGS := -O2 -g -Wall -Wextra $(WERR) -std=gnu11 -Iuserland/lib
+# CPPFLAGS, CFLAGS, LDFLAGS from the environment are added (the Debian
+# package's hardening flags, dpkg-buildflags)
+UL_CFLAGS += $(CPPFLAGS) $(CFLAGS)
 LIBTG_SRC := userland/lib/tgroup.c
 LIBTG_HDR := userland/lib/tgroup.h
 
@@ -110,7 +120,7 @@ $(UL)/libtgroup.a: $(LIBTG_SRC) $(LIBTG_HDR)
 
 $(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
 	@mkdir -p $(UL)
-	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 -o $@ $(LIBTG_SRC)
+	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 $(LDFLAGS) -o $@ $(LIBTG_SRC)
 
 $(UL)/test_libtgroup: userland/tests/test_libtgroup.c userland/tests/fake_files.h $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
@@ -128,11 +138,11 @@ TGCTL_SRC := $(wildcard userland/tgctl/*.c)
 # tgctl: JSON through json-c (libjson-c-dev); apply checks tgroup.config
 # keys with the module's own parser (core/parse.c)
 $(UL)/tgctl: $(TGCTL_SRC) $(wildcard userland/tgctl/*.h) $(UL)/libtgroup.a core/parse.c $(wildcard core/*.h)
-	$(CC) $(UL_CFLAGS) -Icore -o $@ $(TGCTL_SRC) core/parse.c $(UL)/libtgroup.a -lpfm -lpqos -ljson-c
+	$(CC) $(UL_CFLAGS) -Icore $(LDFLAGS) -o $@ $(TGCTL_SRC) core/parse.c $(UL)/libtgroup.a -lpfm -lpqos -ljson-c
 
 # the exporter shares tgctl's readers of tgroup.config states and resctrl (common.c)
 $(UL)/tgroup-exporter: userland/exporter/exporter.c userland/tgctl/common.c userland/tgctl/tgctl.h $(UL)/libtgroup.a
-	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -pthread -o $@ $< userland/tgctl/common.c $(UL)/libtgroup.a -lmicrohttpd
+	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -pthread $(LDFLAGS) -o $@ $< userland/tgctl/common.c $(UL)/libtgroup.a -lmicrohttpd
 
 userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl $(UL)/tgroup-exporter
 
@@ -311,36 +321,68 @@ $(BUILD)/tgsim: eval/sim.c eval/plat.c eval/model.c eval/plat.h eval/model.h $(B
 calibrate: $(BUILD)/tgeval-host
 	@$(PYTHON) eval/calibrate.py $(BUILD)/tgeval-host docs/eval.md
 
-# Install like a module from a vendor: tgroup.ko into
-# /lib/modules/$(KVER)/updates (depmod), tgctl, tgroup-exporter, libtgroup,
-# libtgpmem.so under $(PREFIX), the systemd units and /etc/tgroup.conf (kept
-# if present). DESTDIR stages it (no depmod then).
+# Install like a module from a vendor (a Debian server: make deb instead):
+# install-module puts tgroup.ko into /lib/modules/$(KVER)/updates (depmod)
+# and refuses one built for another kernel; install-tools puts tgctl,
+# tgroup-exporter, libtgroup, libtgpmem.so under $(PREFIX), the systemd
+# units, /etc/modprobe.d/tgroup.conf and /etc/tgroup/tgroup.conf (both kept
+# if present). DESTDIR stages it (no depmod, ldconfig then).
+VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 PREFIX ?= /usr/local
-# the kernel tgroup.ko was built for (KDIR's choice: the running kernel if it has headers)
-INSTALL_KVER ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(shell uname -r),$(KVER))
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+LIBEXECDIR ?= $(PREFIX)/libexec/tgroup
+DOCDIR ?= $(PREFIX)/share/doc/tgroup
+SYSCONFDIR ?= /etc
 SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
-install: tgroup.ko user userland
-	install -D -m 0644 tgroup.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/tgroup.ko
-	install -D -m 0755 $(UL)/tgctl $(DESTDIR)$(PREFIX)/bin/tgctl
-	install -D -m 0755 $(UL)/tgroup-exporter $(DESTDIR)$(PREFIX)/bin/tgroup-exporter
-	install -D -m 0644 userland/lib/tgroup.h $(DESTDIR)$(PREFIX)/include/tgroup.h
-	install -D -m 0644 $(UL)/libtgroup.a $(DESTDIR)$(PREFIX)/lib/libtgroup.a
-	install -D -m 0755 $(UL)/libtgroup.so $(DESTDIR)$(PREFIX)/lib/libtgroup.so.0
-	ln -sf libtgroup.so.0 $(DESTDIR)$(PREFIX)/lib/libtgroup.so
-	install -D -m 0755 $(BUILD)/libtgpmem.so $(DESTDIR)$(PREFIX)/lib/libtgpmem.so
-	install -D -m 0644 userland/install/tgroup.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
-	install -D -m 0644 userland/install/tgroup-exporter.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service
-	install -D -m 0644 docs/tgctl.md $(DESTDIR)$(PREFIX)/share/doc/tgroup/tgctl.md
-	[ -e $(DESTDIR)/etc/tgroup.conf ] || install -D -m 0644 userland/install/tgroup.conf $(DESTDIR)/etc/tgroup.conf
-	[ -n "$(DESTDIR)" ] || { depmod -a $(INSTALL_KVER) && ldconfig; }
+install: install-module install-tools
+	[ -n "$(DESTDIR)" ] || ldconfig
 
-# DKMS: the sources under $(DKMS_SRC)/tgroup-0.1, then dkms add/build/install.
+install-module: tgroup.ko
+	@vm=$$(modinfo -F vermagic tgroup.ko | cut -d' ' -f1); [ "$$vm" = "$(KVER)" ] || \
+		{ echo "install: tgroup.ko was built for $$vm, not for $(KVER) (KVER; default: the running kernel): make install KVER=$$vm, or build for $(KVER)"; exit 1; }
+	install -D -m 0644 tgroup.ko $(DESTDIR)/lib/modules/$(KVER)/updates/tgroup.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+UNIT_SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+install-tools: user userland
+	install -D -m 0755 $(UL)/tgctl $(DESTDIR)$(BINDIR)/tgctl
+	install -D -m 0755 $(UL)/tgroup-exporter $(DESTDIR)$(BINDIR)/tgroup-exporter
+	install -D -m 0644 userland/lib/tgroup.h $(DESTDIR)$(INCLUDEDIR)/tgroup.h
+	install -D -m 0644 $(UL)/libtgroup.a $(DESTDIR)$(LIBDIR)/libtgroup.a
+	install -D -m 0644 $(UL)/libtgroup.so $(DESTDIR)$(LIBDIR)/libtgroup.so.0
+	ln -sf libtgroup.so.0 $(DESTDIR)$(LIBDIR)/libtgroup.so
+	install -D -m 0644 $(BUILD)/libtgpmem.so $(DESTDIR)$(LIBDIR)/tgroup/libtgpmem.so
+	install -D -m 0755 userland/install/tgroup-service $(DESTDIR)$(LIBEXECDIR)/tgroup-service
+	mkdir -p $(DESTDIR)$(SYSTEMD_DIR)
+	$(UNIT_SUBST) userland/install/tgroup.service.in > $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
+	$(UNIT_SUBST) userland/install/tgroup-exporter.service.in > $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service
+	install -D -m 0644 docs/tgctl.md $(DESTDIR)$(DOCDIR)/tgctl.md
+	[ -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/tgroup.conf ] || install -D -m 0644 userland/install/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/tgroup.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/tgroup/tgroup.conf ] || install -D -m 0644 userland/install/tgroup.conf $(DESTDIR)$(SYSCONFDIR)/tgroup/tgroup.conf
+
+# DKMS: the sources under $(DKMS_SRC)/tgroup-$(VERSION), then dkms add/build/
+# install for $(KVER) (the Debian package does this through dh_dkms).
 DKMS_SRC ?= /usr/src
+DKMS_FILES := Kbuild module cgroup-ui core pmdk-hooks
 install-dkms:
-	rm -rf $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 && mkdir -p $(DESTDIR)$(DKMS_SRC)/tgroup-0.1
-	cp -r dkms.conf Kbuild module cgroup-ui core pmdk-hooks $(DESTDIR)$(DKMS_SRC)/tgroup-0.1/
-	find $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
-	[ -n "$(DESTDIR)" ] || { dkms add tgroup/0.1 && dkms build tgroup/0.1 && dkms install tgroup/0.1; }
+	rm -rf $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION) && mkdir -p $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION)
+	cp -r $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION)/dkms.conf
+	find $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION) \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
+	[ -n "$(DESTDIR)" ] || { dkms add tgroup/$(VERSION) && dkms build tgroup/$(VERSION) -k $(KVER) && dkms install tgroup/$(VERSION) -k $(KVER); }
+
+# The Debian packages (debian/, dpkg-buildpackage: debhelper, dh-dkms) from
+# the checkout's files (tracked and untracked, not ignored) copied into
+# build/deb/tgroup-$(VERSION); the .debs land in build/deb/.
+deb:
+	@rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/tgroup-$(VERSION)
+	@if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -co --exclude-standard -z; \
+	else find Kbuild Makefile dkms.conf debian module cgroup-ui core pmdk-hooks userland docs README.md -type f -print0; fi | \
+		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/tgroup-$(VERSION)
+	cd $(BUILD)/deb/tgroup-$(VERSION) && nice dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -30 ../build.log; exit 1; }
+	@ls $(BUILD)/deb/*.deb
 
 checkpatch:
 	@scripts/checkpatch.sh
