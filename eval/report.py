@@ -500,7 +500,7 @@ def transient_section(d):
 
 
 def timeline_section(d):
-    out = []
+    out, ratios = [], []
     for src, f in (("guest", "timeline.csv"), ("sim", "sim_timeline.csv")):
         cs = cells(os.path.join(d, f))
         if not cs:
@@ -521,7 +521,15 @@ def timeline_section(d):
             out.append(f"| {src} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} | {fmt(ci(c['ngbps']), 2)} |"
                        f" {never(c['back'])} | {fmt(ci(c['detect']), 0)} | {int(sum(x or 0 for x in c['hot_before']))}/{len(c['pct'])} |"
                        f" {never(c['cool'])} | {never(c['release'])} |")
+        t, o = cs.get(("tgroup", "0", "nvm_read+nvm_write")), cs.get(("oracle", "0", "nvm_read+nvm_write"))
+        if t and o:
+            tb = ci([b if b is not None and b >= 0 else 14000.0 for b in t["back"]])
+            ob = ci([max(b if b is not None and b >= 0 else 14000.0, 1000 * (ov or 0) + PERIOD_S_MS[src])
+                     for b, ov in zip(o["back"], o["over"])])
+            ratios.append(f"{src}: tgroup {tb[0]:.0f} ms, oracle {ob[0]:.0f} ms: {tb[0] / ob[0]:.0f}×")
     if out:
+        if ratios:
+            out += ["", "Reaction as a ratio to the oracle's (as in the transient section): " + "; ".join(ratios) + "."]
         out.append("")
         tl = timeline_png(d, os.path.join(d, "timeline.png"))
         if tl:
