@@ -649,7 +649,9 @@ def scen_section(d):
                     nev = sum(1 for x in c["back"] if x is not None and x < 0)
                     out.append(scen_row(lab, mode, knob, c, fmt(ci(c["ngbps"]), 2),
                                         (fmt(ci(b), 0) if b else "–") + (f" ({nev} never)" if nev else ""),
-                                        fmt(ci(c["loss"])), fmt(ci(c["changes_ps"]), 2), fmt(ci(c["relapses"]), 1)))
+                                        fmt(ci(c["loss"])),
+                                        "– (its cap follows the rate)" if mode.startswith("memguard") else fmt(ci(c["changes_ps"]), 2),
+                                        fmt(ci(c["relapses"]), 1)))
             out.append("")
     if out:
         out = ["## Scenarios that can prove the law wrong", "",
