@@ -688,7 +688,10 @@ DOUBTFUL = [
     " less loses more before the detector fires.",
     "**The host simulator is not the module.** The sweeps, the scenarios and the oracle's reaction come from"
     " eval/sim.c: core/'s real detector and regulator, but an ideal estimator (true rates by kind), exact CPU caps"
-    " (the module parks at 1/8-period slices; CFS has its own granularity) and modelled CPU noise. The guest"
+    " (the module parks at 1/8-period slices; CFS has its own granularity) and modelled CPU noise. In the NVM-write"
+    " pairs the module's actuator holds the neighbour under its quota in the guest (0.14 GB/s at the floor in"
+    " optane-clx NR←NW) where the simulator gives it the whole quota (0.23 GB/s): the simulator's tgroup is worse"
+    " there, its victim 2-3 points lower. The guest"
     " columns beside it are the check: where they differ, the guest is the measurement.",
     "**Every number is the model's.** The coupling matrix is fitted to five published ratios and one bandwidth for"
     " Optane and to bandwidth curves for CXL; the cross-kind weights, all CXL pair interference and the whole of"
