@@ -353,7 +353,7 @@ def matrix_section(d, profile, profile_path):
            " from 100 % to its floor). Guest columns: real processes and tgroup.ko, every run on a freshly loaded"
            " module; sim columns: the host simulator. Oracle rate: the most neighbour traffic that keeps the"
            " victim at its threshold (model, `tgeval model`); tgroup's share of it: its neighbour's steady-state"
-           " GB/s over that.", ""]
+           " GB/s over that. Guest cells: the victim's % of solo; the neighbour's GB/s.", ""]
     hdr = ["victim ← neighbour"] + [f"guest: {label_of(*m)}" for m in gm] + \
           ["sim: no control", "sim: tgroup", "sim: oracle", "oracle rate GB/s", "tgroup's neighbour GB/s (guest)",
            "its share of the oracle rate"]
@@ -364,8 +364,8 @@ def matrix_section(d, profile, profile_path):
         row = [pair_label(lab)]
         for m in gm:
             c = g.get((m[0], m[1], lab))
-            row.append(fmt(ci(c["pct"])) + (" †" if c and min(x or 0 for x in c["cpu"]) < STARVED_PCT else "")
-                       if c else "–")
+            row.append(fmt(ci(c["pct"])) + (" †" if min(x or 0 for x in c["cpu"]) < STARVED_PCT else "") +
+                       f"; {fmt(ci(c['ngbps']), 2)} GB/s" if c else "–")
         for m in (("none", "0"), ("tgroup", "0"), ("oracle", "0")):
             c = s.get((m[0], m[1], lab))
             row.append(fmt(ci(c["pct"])) if c else "–")
