@@ -312,6 +312,15 @@ def pareto_section(d, profile):
                        f" {t['tput'][0] / interp:.2f}× (step: {t['tput'][0] / step:.2f}×) |")
             if best is None or interp > best[1]:
                 best = (mode, interp, knob, step)
+        tops = []
+        for mode in ("tgroup", "static", "mbps", "memguard", "memguard-rw"):
+            ws = [(p["worst"][0], k[2]) for k, p in pts.items() if k[0] == "sim" and k[1] == mode]
+            if ws:
+                w_, k_ = max(ws)
+                tops.append(f"{MODE_NAME[mode]} {w_:.1f} % ({knob_str(mode, k_)})")
+        out += ["", "The best worst-pair protection any one setting reaches (host simulator): " + "; ".join(tops) +
+                ". Where a baseline's is higher than tgroup's, it can protect the worst pair better than tgroup can"
+                " at any threshold_drop, at the price of the neighbours' traffic."]
         if best:
             res = (t["tput"][0] / best[1], best)
             out += ["", f"**Ratio, tgroup / best single baseline setting: {res[0]:.2f}×** (best: {MODE_NAME[best[0]]},"
