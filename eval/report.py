@@ -261,6 +261,18 @@ def pareto_png(pts, path, title):
     plt.close(fig)
 
 
+def best_protection(pts):
+    """each mode's highest worst-pair % over its settings (sim), as text"""
+    tops = []
+    for mode in ("tgroup", "static", "mbps", "memguard", "memguard-rw"):
+        ws = [(p["worst"][0], k[2]) for k, p in pts.items() if k[0] == "sim" and k[1] == mode]
+        if ws:
+            w_ = max(w for w, _ in ws)
+            ks = [k_ for w, k_ in ws if w >= w_ - 0.05]
+            tops.append(f"{MODE_NAME[mode]} {w_:.1f} % ({knob_str(mode, ks[0]) if len(ks) == 1 else 'several settings'})")
+    return "; ".join(tops)
+
+
 def pareto_section(d, profile):
     pts = pareto(d)
     if not pts:
@@ -312,13 +324,7 @@ def pareto_section(d, profile):
                        f" {t['tput'][0] / interp:.2f}× (step: {t['tput'][0] / step:.2f}×) |")
             if best is None or interp > best[1]:
                 best = (mode, interp, knob, step)
-        tops = []
-        for mode in ("tgroup", "static", "mbps", "memguard", "memguard-rw"):
-            ws = [(p["worst"][0], k[2]) for k, p in pts.items() if k[0] == "sim" and k[1] == mode]
-            if ws:
-                w_, k_ = max(ws)
-                tops.append(f"{MODE_NAME[mode]} {w_:.1f} % ({knob_str(mode, k_)})")
-        out += ["", "The best worst-pair protection any one setting reaches (host simulator): " + "; ".join(tops) +
+        out += ["", "The best worst-pair protection any one setting reaches (host simulator): " + best_protection(pts) +
                 ". Where a baseline's is higher than tgroup's, it can protect the worst pair better than tgroup can"
                 " at any threshold_drop, at the price of the neighbours' traffic."]
         if best:
@@ -809,7 +815,7 @@ def cmd_quick(d):
 
 def cmd_readme(readme, results):
     lines = []
-    for prof in sorted(os.listdir(results)):
+    for prof in sorted(os.listdir(results), key=lambda x: (x != "optane-clx", x)):
         d = os.path.join(results, prof)
         pts = pareto(d)
         if not pts:
@@ -834,6 +840,15 @@ def cmd_readme(readme, results):
                 lines.append(f"| {k[0]} | {MODE_NAME[k[1]]} | {knob_str(k[1], k[2])} | {fmt(p['worst'])} |"
                              f" {fmt(p['mean'])} | {fmt(p['tput'], 2)} |")
         lines.append("")
+        g = cells(os.path.join(d, "matrix.csv"))
+        glabs = pairs_sorted({k[2] for k in g})
+        if g and len(glabs) < 16:
+            lines += ["In the guest (" + ", ".join(pair_label(x) for x in glabs) + ", 5 runs each), victim % of solo;"
+                      " neighbour GB/s: " + "; ".join(
+                          f"{pair_label(lab)} " + ", ".join(f"{label_of(m, k)} {fmt(ci(c['pct']))}; {fmt(ci(c['ngbps']), 2)}"
+                                                           for (m, k, l2), c in sorted(g.items()) if l2 == lab)
+                          for lab in glabs) + ".", ""]
+        lines += ["Best worst-pair protection any one setting reaches: " + best_protection(pts) + ".", ""]
         if ratio:
             lines += [f"Neighbour throughput at equal worst-case protection, tgroup / best single baseline setting"
                       f" ({MODE_NAME[ratio[1][0]]}): **{ratio[0]:.2f}×** (host simulator; a baseline is shown at its"
