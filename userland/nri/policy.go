@@ -1,6 +1,7 @@
 package tgnri
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,12 +9,33 @@ import (
 	"github.com/containerd/nri/pkg/api"
 )
 
-// Pod annotations the plugin reads (docs/kubernetes.md).
+// Annotations the plugin reads (docs/kubernetes.md). The pod-level ones;
+// containers/nri-plugins' and goresctrl's convention adds, for each key K
+// (group, priority, limit), "K.tgroup.io/container.<name>" for one
+// container and "K.tgroup.io/pod" for the pod (the same as tgroup.io/K).
 const (
 	AnnGroup    = "tgroup.io/group"
 	AnnPriority = "tgroup.io/priority"
 	AnnLimit    = "tgroup.io/limit"
 )
+
+// annotation finds key's value for container ctr: "<key>.tgroup.io/container.<ctr>",
+// then "<key>.tgroup.io/pod", then "tgroup.io/<key>". It returns the
+// annotation's name and whether it was the container's own.
+func annotation(ann map[string]string, key, ctr string) (val, name string, own, ok bool) {
+	if ctr != "" {
+		name = key + ".tgroup.io/container." + ctr
+		if v, ok := ann[name]; ok {
+			return v, name, true, true
+		}
+	}
+	for _, name = range []string{key + ".tgroup.io/pod", "tgroup.io/" + key} {
+		if v, ok := ann[name]; ok {
+			return v, name, false, true
+		}
+	}
+	return "", "", false, false
+}
 
 // LimitKeys are tgroup.limit's keys, in the file's order.
 var LimitKeys = [4]string{"dram_rbps", "dram_wbps", "nvm_rbps", "nvm_wbps"}
@@ -36,17 +58,38 @@ type Defaults map[QoS]string
 // pods whose class cannot be told get the module's own default (low).
 var DefaultPriorities = Defaults{Guaranteed: "high", Burstable: "low", BestEffort: "low", Unknown: "low"}
 
-// Policy is what a pod's group should look like.
+// Policy is what a container's group should look like.
 type Policy struct {
-	Group    string
+	Group string
+	// Shared: a node-wide group a policy rule shares with this pod (not
+	// namespaced).
+	Shared   bool
 	Priority string    // "high" or "low"
 	Limit    [4]uint64 // bytes/s per LimitKeys, Max = no limit
-	// LimitNamed: the keys tgroup.io/limit named (all false without a
-	// valid annotation)
-	LimitNamed [4]bool
-	QoS        QoS               // the class the default came from
-	Problems   []string          // invalid annotations, each with why (the default was used)
-	Source     map[string]string // "priority"/"limit"/"group" -> "annotation" or "default (...)"
+	// LimitNamed: the keys the limit named (the annotation's, or a shared
+	// group's rule's; all false without one); PriorityNamed: the priority
+	// was named (by an annotation, or a shared group's rule). Only these
+	// are written into a group the plugin did not create.
+	LimitNamed    [4]bool
+	PriorityNamed bool
+	// PriorityByPod, LimitByPod: they came from the pod's annotations
+	// (not from the policy): into a group the plugin did not create only
+	// with UnownedRule.
+	PriorityByPod, LimitByPod bool
+	QoS                       QoS               // the class the defaults came from
+	Problems                  []string          // invalid annotations, each with why (the default was used)
+	Denials                   []Denial          // what the annotations asked and the policy refused
+	Source                    map[string]string // "priority"/"limit"/"group" -> where it came from
+	// UnownedRule names the rule that lets the pod write its settings into
+	// a group the plugin did not create ("" = none may).
+	UnownedRule string
+}
+
+// Denial is one thing a pod's annotations asked for that the policy does
+// not grant it: the pod starts without it (logged, counted by Reason).
+type Denial struct {
+	Reason string // high_priority, shared_group, shared_group_settings, unowned_group
+	Msg    string
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -85,28 +128,68 @@ func QoSOf(pod *api.PodSandbox) QoS {
 	}
 }
 
-// DefaultPrefix starts every default group name; it is reserved: an
-// annotation may name no k8s.* group but its own pod's default.
+// DefaultPrefix starts every group the plugin names for a namespace:
+// k8s.<namespace>.<pod> for a pod, k8s.<namespace>.<group> for a group
+// a pod names, k8s.<namespace>.<pod>_<container> for a container with
+// its own settings. Namespace names have no dots, so two namespaces' names
+// never meet; a policy may not share a group under this prefix.
 const DefaultPrefix = "k8s."
 
-// DefaultGroup is the group of a pod without a valid tgroup.io/group:
-// "k8s.<namespace>.<name>" when that is a valid name, else "k8s.<uid>".
+var notName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// DefaultGroup is the group of a pod without a valid group annotation:
+// "k8s.<namespace>.<name>" when that is a valid name, else "k8s.<uid>"
+// (no second dot: it cannot be a namespace's group).
 func DefaultGroup(pod *api.PodSandbox) string {
-	if n := "k8s." + pod.GetNamespace() + "." + pod.GetName(); ValidGroupName(n) && pod.GetName() != "" {
+	if n := DefaultPrefix + pod.GetNamespace() + "." + pod.GetName(); ValidGroupName(n) && pod.GetName() != "" && pod.GetNamespace() != "" {
 		return n
 	}
+	return clip(DefaultPrefix + podUID(pod))
+}
+
+// ContainerGroup is the group of a container with settings of its own
+// and no group annotation: "k8s.<namespace>.<pod>_<container>" (pod names
+// have no "_": no other pod's group), else "k8s.<uid>_<container>"; when
+// that is longer than 64 bytes, cut to 55 and ended with "-" and 8 hex
+// digits of a hash of the container's name (two containers whose names
+// begin alike keep groups of their own).
+func ContainerGroup(pod *api.PodSandbox, ctr string) string {
+	if n := DefaultGroup(pod) + "_" + ctr; ValidGroupName(n) {
+		return n
+	}
+	n := DefaultPrefix + podUID(pod) + "_" + notName.ReplaceAllString(ctr, "_")
+	if len(n) <= 64 {
+		return n
+	}
+	return fmt.Sprintf("%s-%x", n[:55], sha256.Sum256([]byte(ctr)))[:64]
+}
+
+// notUID: what a pod UID (or sandbox ID) may not keep in a group name;
+// no dot either, so k8s.<uid> has a single dot (no namespace's group).
+var notUID = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+func podUID(pod *api.PodSandbox) string {
 	uid := pod.GetUid()
 	if uid == "" {
 		uid = pod.GetId()
 	}
-	n := "k8s." + uid
-	if !ValidGroupName(n) {
-		n = "k8s." + regexp.MustCompile(`[^A-Za-z0-9._-]`).ReplaceAllString(uid, "_")
-		if len(n) > 64 {
-			n = n[:64]
-		}
+	return notUID.ReplaceAllString(uid, "_")
+}
+
+func clip(n string) string {
+	if len(n) > 64 {
+		n = n[:64]
 	}
 	return n
+}
+
+// NamespacedGroup is where a pod of namespace ns that names group g
+// goes when no rule shares g with it: k8s.<ns>.<g> ("" if too long).
+func NamespacedGroup(ns, g string) string {
+	if n := DefaultPrefix + ns + "." + g; ValidGroupName(n) && ns != "" {
+		return n
+	}
+	return ""
 }
 
 // ParseLimit reads a tgroup.io/limit value: space-separated key=value
@@ -173,46 +256,115 @@ func formatLimitKeys(l [4]uint64, which [4]bool) string {
 	return strings.Join(parts, " ")
 }
 
-// PolicyFor is the pod's policy: its annotations where valid, the defaults
-// elsewhere (each invalid annotation is named in Problems, with why).
-func PolicyFor(pod *api.PodSandbox, d Defaults) Policy {
+// PolicyFor is the policy of container ctr (its name; "" for the pod as
+// a whole) of pod: its annotations where valid and allowed, the defaults
+// elsewhere. Each invalid annotation is named in Problems, each refused
+// one in Denials, with why.
+func PolicyFor(pod *api.PodSandbox, ctr string, c *compiled) Policy {
 	ann := pod.GetAnnotations()
 	p := Policy{QoS: QoSOf(pod), Limit: [4]uint64{Max, Max, Max, Max}, Source: map[string]string{}}
+	gr := c.grantsFor(pod)
+	p.UnownedRule = gr.unownedGroups
 
-	p.Group, p.Source["group"] = DefaultGroup(pod), "default"
-	if g, ok := ann[AnnGroup]; ok {
+	gv, gname, gown, hasG := annotation(ann, "group", ctr)
+	pv, pname, pown, hasP := annotation(ann, "priority", ctr)
+	lv, lname, lown, hasL := annotation(ann, "limit", ctr)
+
+	// a container with a priority or limit of its own gets a group of
+	// its own unless it names one
+	p.Group, p.Source["group"] = DefaultGroup(pod), "default (the pod's)"
+	if ctr != "" && (gown || pown || lown) {
+		p.Group, p.Source["group"] = ContainerGroup(pod, ctr), "default (the container's own: it has settings of its own)"
+	}
+	if hasG {
 		switch {
-		case ValidGroupName(g) && strings.HasPrefix(g, DefaultPrefix) && g != p.Group:
-			// the plugin's default names are reserved: a pod must not
-			// join (and set the limits of) another pod's default group
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: names starting %q are reserved for the plugin's default groups (only this pod's own %s may be named); using %s", AnnGroup, g, DefaultPrefix, p.Group, p.Group))
-		case ValidGroupName(g):
-			p.Group, p.Source["group"] = g, "annotation"
+		case !ValidGroupName(gv):
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*); using %s", gname, gv, p.Group))
+		case gr.shared[gv] != "":
+			p.Group, p.Shared, p.Source["group"] = gv, true, gname+", node-wide by rule "+gr.shared[gv]
 		default:
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*); using %s", AnnGroup, g, p.Group))
+			ng := NamespacedGroup(pod.GetNamespace(), gv)
+			if rules := c.sharedBy[gv]; len(rules) > 0 {
+				p.Denials = append(p.Denials, Denial{"shared_group", fmt.Sprintf("%s=%q: the node-wide group %s is shared by rule %s, which does not match this pod; using the namespace's own %s",
+					gname, gv, gv, strings.Join(rules, ", "), orDefault(ng, p.Group))})
+			}
+			switch {
+			case ng == "":
+				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: k8s.%s.%s is longer than 64 bytes; using %s", gname, gv, pod.GetNamespace(), gv, p.Group))
+			case ng == OverflowGroup(pod.GetNamespace()):
+				// its settings are the policy's (namespaceQuota)
+				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %s is the namespace's overflow group, not a group to name; using %s", gname, gv, ng, p.Group))
+			default:
+				p.Group, p.Source["group"] = ng, gname+" (in the pod's namespace)"
+			}
 		}
 	}
 
-	def, ok := d[p.QoS]
-	if !ok {
-		def = "low"
-	}
-	p.Priority, p.Source["priority"] = def, "default ("+string(p.QoS)+")"
-	if v, ok := ann[AnnPriority]; ok {
-		if v == "high" || v == "low" {
-			p.Priority, p.Source["priority"] = v, "annotation"
-		} else {
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: must be high or low; using %s (%s default)", AnnPriority, v, def, p.QoS))
-		}
-	}
-
+	// the defaults: the QoS class's, or for a shared group the policy's
+	// settings of that group (never a pod's QoS default: the group is
+	// several tenants')
+	q := c.qos[p.QoS]
+	def, defWhat, defSrc := q.priority, string(p.QoS)+" default", "default ("+string(p.QoS)+")"
 	p.Source["limit"] = "default (none)"
-	if v, ok := ann[AnnLimit]; ok {
-		if l, named, err := parseLimit(v); err == nil {
-			p.Limit, p.LimitNamed, p.Source["limit"] = l, named, "annotation"
+	useLimit := "no limit"
+	if q.hasLimit {
+		p.Limit, p.Source["limit"], useLimit = q.limit, "default ("+string(p.QoS)+")", "the "+string(p.QoS)+" default limit"
+	}
+	if p.Shared {
+		sg := c.shared[gv]
+		by := "a shared group's defaults, low and no limit"
+		if sg.rule != "" {
+			by = "rule " + sg.rule + "'s settings of shared group " + gv
+		}
+		def, defWhat, defSrc = sg.priority, by, by
+		p.PriorityNamed, p.LimitNamed, p.Limit = sg.prioritySet, sg.limitNamed, sg.limit
+		p.Source["limit"], useLimit = by, by
+		if sg.limitSrc == "" {
+			p.Source["limit"] += " (none)"
+		}
+		if (hasP || hasL) && gr.podSettings[gv] == "" {
+			for _, a := range [][2]string{{pname, pv}, {lname, lv}} {
+				if a[0] != "" {
+					p.Denials = append(p.Denials, Denial{"shared_group_settings", fmt.Sprintf("%s=%q: group %s is shared by rule %s: its priority and limit are the policy's (no rule's podSettings lets this pod set them); using %s",
+						a[0], a[1], gv, gr.shared[gv], by)})
+				}
+			}
+			hasP, hasL = false, false
+		}
+	}
+	p.Priority, p.Source["priority"] = def, defSrc
+	if hasP {
+		switch {
+		case pv != "high" && pv != "low":
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: must be high or low; using %s (%s)", pname, pv, def, defWhat))
+		case pv == "high" && gr.high == "":
+			p.Denials = append(p.Denials, Denial{"high_priority", fmt.Sprintf("%s=high: no policy rule allows this pod priority high; using %s (%s)", pname, def, defWhat)})
+		default:
+			p.Priority, p.PriorityNamed, p.PriorityByPod, p.Source["priority"] = pv, true, true, pname
+			if pv == "high" {
+				p.Source["priority"] += " (rule " + gr.high + ")"
+			}
+			if p.Shared {
+				p.Source["priority"] += " (podSettings by rule " + gr.podSettings[gv] + ")"
+			}
+		}
+	}
+	if hasL {
+		if l, named, err := parseLimit(lv); err == nil {
+			p.Limit, p.LimitNamed, p.LimitByPod, p.Source["limit"] = l, named, true, lname
+			if p.Shared {
+				p.Source["limit"] += " (podSettings by rule " + gr.podSettings[gv] + ")"
+			}
 		} else {
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using no limit", AnnLimit, v, err))
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using %s", lname, lv, err, useLimit))
 		}
 	}
 	return p
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }
