@@ -444,29 +444,26 @@ def matrix_png(g, s, labels, gm, path):
     plt.close(fig)
 
 
-def transient_section(d):
-    g = cells(os.path.join(d, "matrix.csv"))
-    s = cells(os.path.join(d, "sim_matrix.csv"))
-    if not g and not s:
-        return []
-    out = ["## The transient, per neighbour kind", "",
-           "From the neighbour's arrival: **back** = the first time from which the victim's mean over the next"
-           " second is ≥ 95 % of solo (0: it never fell under; \"never\": not within the run); **loss** = the area"
-           " between 100 % and the victim's % of solo from the arrival to the steady-state window (%·s, 10 s);"
-           " **detection** = from the first step over the threshold to the module's detector hot (tgroup)."
-           " Mean ± 95 % CI over the 4 victim kinds × the runs; \"never\" counts as the run's length in the mean"
-           " and is counted.", "",
-           "| source | mode | setting | neighbour | back, ms | never back | loss, %·s | detection, ms |",
-           "|---|---|---|---|---|---|---|---|"]
-    react = {}
-    cs_by = {"guest": g, "sim": s}
+def sim_pick(d):
+    """{mode: knob} eval/sweep.py picked for the guest and the scenarios (sim_pick.txt)"""
+    f = os.path.join(d, "sim_pick.txt")
+    for line in open(f) if os.path.exists(f) else []:
+        if line.startswith("knobs="):
+            return dict(x.split(":") for x in line.strip()[6:].split("+") if ":" in x)
+    return {}
+
+
+def transient_cells(d, g=None, s=None):
+    """{(src, mode, knob, neighbour kind): (back ci, never back, loss ci, detection ci)} over the 4
+    victim kinds × the runs; "never" counts as 12 s in back's mean. The simulator's baselines at
+    their picked setting only."""
+    g = cells(os.path.join(d, "matrix.csv")) if g is None else g
+    s = cells(os.path.join(d, "sim_matrix.csv")) if s is None else s
+    res = {}
     for src, cs in (("guest", g), ("sim", s)):
         modes = sorted({(k[0], k[1]) for k in cs})
         if src == "sim":
-            pick = {}
-            for line in open(os.path.join(d, "sim_pick.txt")) if os.path.exists(os.path.join(d, "sim_pick.txt")) else []:
-                if line.startswith("knobs="):
-                    pick = dict(x.split(":") for x in line.strip()[6:].split("+") if ":" in x)
+            pick = sim_pick(d)
             modes = [m for m in modes if m[0] in ("none", "oracle", "tgroup-othr") or (m[0] == "tgroup" and m[1] == "0")
                      or pick.get(m[0]) == m[1]]
         for m in modes:
@@ -484,12 +481,31 @@ def transient_section(d):
                             b.append(x)
                     lo += c["loss"]
                     det += [x for x in c["detect"] if x is not None]
-                if not b:
-                    continue
-                cb = ci(b)
-                react[(src, m[0], m[1], n)] = cb
-                out.append(f"| {src} | {MODE_NAME[m[0]]} | {knob_str(*m)} | {SHORT[n]} | {fmt(cb, 0)} | {never}/{len(b)} |"
-                           f" {fmt(ci(lo))} | {fmt(ci(det), 0) if m[0] in ('tgroup', 'tgroup-othr') else '–'} |")
+                if b:
+                    res[(src, m[0], m[1], n)] = (ci(b), never, ci(lo), ci(det))
+    return res
+
+
+def transient_section(d):
+    g = cells(os.path.join(d, "matrix.csv"))
+    s = cells(os.path.join(d, "sim_matrix.csv"))
+    if not g and not s:
+        return []
+    out = ["## The transient, per neighbour kind", "",
+           "From the neighbour's arrival: **back** = the first time from which the victim's mean over the next"
+           " second is ≥ 95 % of solo (0: it never fell under; \"never\": not within the run); **loss** = the area"
+           " between 100 % and the victim's % of solo from the arrival to the steady-state window (%·s, 10 s);"
+           " **detection** = from the first step over the threshold to the module's detector hot (tgroup)."
+           " Mean ± 95 % CI over the 4 victim kinds × the runs; \"never\" counts as the run's length in the mean"
+           " and is counted.", "",
+           "| source | mode | setting | neighbour | back, ms | never back | loss, %·s | detection, ms |",
+           "|---|---|---|---|---|---|---|---|"]
+    react = {}
+    cs_by = {"guest": g, "sim": s}
+    for (src, mode, knob, n), (cb, never, lo, det) in transient_cells(d, g, s).items():
+        react[(src, mode, knob, n)] = cb
+        out.append(f"| {src} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {SHORT[n]} | {fmt(cb, 0)} | {never}/{cb[2]} |"
+                   f" {fmt(lo)} | {fmt(det, 0) if mode in ('tgroup', 'tgroup-othr') else '–'} |")
     out.append("")
     # reaction as a ratio to the oracle's
     # reaction: tgroup's time back within 5 %; the oracle's is its cut (the first step over the
