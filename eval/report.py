@@ -826,7 +826,8 @@ DOUBTFUL = [
     " cxl-miku's coupling beyond its one 81 % figure are assumptions. MBA's response per kind is assumed.",
     "**mba_MBps's input.** Upstream reads MBM *local* bytes by default; the platform gives it the group's total."
     " Its rule acts only through MBA, which barely moves NVM writes in these profiles (MT²'s finding): its"
-    " worst pair is an NVM-write neighbour whatever the target.",
+    " worst pair is an NVM-write neighbour whatever the target. At its low targets it has reached its floor (MBA 10 %)"
+    " before the steady-state window, so its rows there equal static MBA at 10 %.",
     "**MemGuard's period.** CFS refuses quotas under 1 ms, so a budget worth less than 1 ms of CPU per ms"
     " stretches cpu.max's period keeping the ratio: coarser than MemGuard's 1 ms regulation. The read/write"
     " variant (separate budgets per period) is the project's, not a published design.",
