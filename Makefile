@@ -297,7 +297,9 @@ eval-run:
 		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
 		echo "eval: $$p done, $$(( ($$(date +%s) - t0) / 60 )) min so far"; \
 	done; \
-	echo "$$(( ($$(date +%s) - t0) / 60 )) min (EVAL_PROFILES=$(EVAL_PROFILES), EVAL_REPS=$(EVAL_REPS), $$(date -u +%F))" > eval/results/runtime.txt; \
+	g=$$(for p in $(EVAL_PROFILES); do tr -d '\r' < build/vm/eval-$$( [ $$p = optane-clx ] && echo matrix_timeline_alloc || echo matrix)-$$p.log; done | \
+		sed -n 's/^TGTEST-INFO: suite eval took \([0-9]*\) s/\1/p' | awk '{ s += $$1 } END { printf "%.0f", s / 60 }'); \
+	echo "$$(( ($$(date +%s) - t0) / 60 )) min wall-clock, of which $$g min in the guest's runs; the rest the host simulator, the boots, the reports and any wait for the guest lock (EVAL_PROFILES=$(EVAL_PROFILES), EVAL_REPS=$(EVAL_REPS), $$(date -u +%F))" > eval/results/runtime.txt; \
 	$(PYTHON) eval/report.py readme README.md eval/results; \
 	echo "eval: $$(( ($$(date +%s) - t0) / 60 )) min"
 

@@ -287,7 +287,7 @@ grep -q '^PASS deb/make_deb' <<<"$out" || { echo "$out" | tail -20; ko deb "no r
 #     eval-quick"). About 2 min. TG_EVAL_QUICK=0 skips it.
 if [ "${TG_EVAL_QUICK:-1}" != 0 ]; then
 	if out=$(make --no-print-directory -s GUEST_KVER="$kver" eval-quick 2>&1); then
-		echo "$out" | grep -E '^\|'; ok eval_quick
+		echo "$out" | grep -E '^(\||NOTE)'; ok eval_quick
 	else
 		echo "$out" | tail -20; ko eval_quick "see above (console: build/vm/eval-quick-optane-clx.log.txt)"
 	fi
