@@ -8,8 +8,10 @@
 #   make eval            every experiment into eval/results/<profile>/
 #   make eval-quick      the reduced matrix with its assertions (in make check)
 #   make calibrate       the model vs the published figures (docs/eval.md)
-#   make deps            install missing Debian packages
-#   make deps-612        also Debian's 6.12 cloud kernel (bookworm-backports)
+#   make deps            install the Debian packages development and the tests
+#                        need (never what a server needs: make deb)
+#   make deb             the Debian packages tgroup-dkms and tgroup-tools
+#                        into build/deb/ (a server: apt install ./tgroup-*.deb)
 #   make dbg-check       the in-guest suites on a lockdep/KASAN/kmemleak/
 #                        debugobjects kernel (built once, cached; DBG_SUITES)
 #   make checkpatch      scripts/checkpatch.pl --strict on the kernel sources
@@ -17,27 +19,33 @@
 #   make fuzz            the parser fuzzer for FUZZ_SECONDS (default 15)
 #   make clean
 #
-# KDIR defaults to the running kernel's build dir if it exists, else the
-# newest installed Debian cloud kernel headers (the kernel the guest boots).
+# "The kernel" is the running one (uname -r) unless told: KVER=<version>
+# (headers in /lib/modules/KVER/build) or KDIR=<build dir>. Without its
+# headers make module says so and stops; make install refuses a tgroup.ko
+# built for another kernel. The QEMU guest's kernel is named apart
+# (GUEST_KVER: the newest installed Debian cloud kernel with headers,
+# tests/vm/kver.sh) and only the guest targets use it.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-KVER ?= $(shell tests/vm/kver.sh 2>/dev/null)
-RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
-KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),/lib/modules/$(KVER)/build)
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
 # The guest boots $(GUEST_KVER): the headers the test module is built with.
-GUEST_KVER ?= $(KVER)
+GUEST_KVER ?= $(shell tests/vm/kver.sh 2>/dev/null)
 GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
 
 CC ?= gcc
 # Debian's python3 (python3-matplotlib), not one a version manager put first
 PYTHON ?= /usr/bin/python3
 DEMO_PROFILE ?= optane-clx
-# make eval's time budget (20 min on 2 cores): the second profile runs a
-# smaller plan, in fewer modes
-EVAL_OTHER_PLAN ?= matrix
-EVAL_OTHER_MODES ?= none+tgroup
+# make eval's time budget (60 min on 2 cores): the guest runs tgroup and the
+# best single baseline setting (eval/sweep.py picks it in the host
+# simulator) over the whole matrix, 5 runs each, on optane-clx; on the
+# other profiles two pairs (docs/eval.md, "make eval")
+EVAL_REPS ?= 5
+EVAL_PAIRS_cxl-spr ?= nr.nw+dr.dr
+EVAL_PAIRS_cxl-miku ?= dr.nw+nr.nw
 # -Werror only where asked (make check sets WERROR=1): a release build
 # (make, make install, the Debian packages) must not break on a newer
 # compiler's new warning.
@@ -52,22 +60,24 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: tgsim all module user userland nri install install-module install-tools install-dkms deb deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
 deps:
 	@scripts/deps.sh
 
-# Optional: Debian's 6.12 cloud kernel + headers from bookworm-backports, so
-# make check also builds against 6.12 (and TG_KSERIES=6.12 boots it).
-deps-612:
-	@scripts/deps.sh --with-6.12
+# make deps installs Debian's 6.12 cloud kernel too (the second kernel make
+# check builds for and boots); kept as a name for old habits.
+deps-612: deps
 
 module: tgroup.ko
 
-tgroup.ko: $(KSRC)
+# Kbuild decides what to rebuild (FORCE): KDIR may name another kernel.
+tgroup.ko: $(KSRC) FORCE
+	@[ -e $(KDIR)/Makefile ] || { echo "module: no kernel headers for $(KVER) ($(KDIR)): apt install linux-headers-$(KVER); or build for another kernel: make module KVER=<version> (or KDIR=<build dir>)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+FORCE:
 
 # The module built for the guest kernel (same as tgroup.ko unless the host
 # runs a different kernel with headers installed). Outputs are per kernel.
@@ -82,7 +92,7 @@ user: $(BUILD)/libtgcore.a $(BUILD)/libtgpmem.so
 # pmdk-hooks: LD_PRELOAD library counting libpmem writes per thread
 $(BUILD)/libtgpmem.so: pmdk-hooks/tgpmem.c pmdk-hooks/tgpmem_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra $(WERR) -fPIC -shared -pthread -Ipmdk-hooks -o $@ $< -ldl
+	$(CC) -O2 -g -Wall -Wextra $(WERR) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -pthread -Ipmdk-hooks $(LDFLAGS) -o $@ $< -ldl
 
 $(BUILD)/test_tgpmem: tests/pmdk/test_tgpmem.c
 	$(CC) -O1 -g -Wall -Wextra $(WERR) -pthread -o $@ $< -lpmem -lpmem2 -lpmemobj -lcmocka -ldl
@@ -97,6 +107,9 @@ $(BUILD)/bench_tgpmem: tests/pmdk/bench_tgpmem.c
 # userland/: libtgroup (lib/), tgctl (tgctl/) and their host tests.
 UL := $(BUILD)/userland
 UL_CFLAGS := -O2 -g -Wall -Wextra $(WERR) -std=gnu11 -Iuserland/lib
+# CPPFLAGS, CFLAGS, LDFLAGS from the environment are added (the Debian
+# package's hardening flags, dpkg-buildflags)
+UL_CFLAGS += $(CPPFLAGS) $(CFLAGS)
 LIBTG_SRC := userland/lib/tgroup.c
 LIBTG_HDR := userland/lib/tgroup.h
 
@@ -107,7 +120,7 @@ $(UL)/libtgroup.a: $(LIBTG_SRC) $(LIBTG_HDR)
 
 $(UL)/libtgroup.so: $(LIBTG_SRC) $(LIBTG_HDR)
 	@mkdir -p $(UL)
-	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 -o $@ $(LIBTG_SRC)
+	$(CC) $(UL_CFLAGS) -fPIC -shared -Wl,-soname,libtgroup.so.0 $(LDFLAGS) -o $@ $(LIBTG_SRC)
 
 $(UL)/test_libtgroup: userland/tests/test_libtgroup.c userland/tests/fake_files.h $(UL)/libtgroup.a
 	$(CC) $(UL_CFLAGS) -O1 -o $@ $< $(UL)/libtgroup.a -lcmocka
@@ -125,11 +138,11 @@ TGCTL_SRC := $(wildcard userland/tgctl/*.c)
 # tgctl: JSON through json-c (libjson-c-dev); apply checks tgroup.config
 # keys with the module's own parser (core/parse.c)
 $(UL)/tgctl: $(TGCTL_SRC) $(wildcard userland/tgctl/*.h) $(UL)/libtgroup.a core/parse.c $(wildcard core/*.h)
-	$(CC) $(UL_CFLAGS) -Icore -o $@ $(TGCTL_SRC) core/parse.c $(UL)/libtgroup.a -lpfm -lpqos -ljson-c
+	$(CC) $(UL_CFLAGS) -Icore $(LDFLAGS) -o $@ $(TGCTL_SRC) core/parse.c $(UL)/libtgroup.a -lpfm -lpqos -ljson-c
 
 # the exporter shares tgctl's readers of tgroup.config states and resctrl (common.c)
 $(UL)/tgroup-exporter: userland/exporter/exporter.c userland/tgctl/common.c userland/tgctl/tgctl.h $(UL)/libtgroup.a
-	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -pthread -o $@ $< userland/tgctl/common.c $(UL)/libtgroup.a -lmicrohttpd
+	$(CC) $(UL_CFLAGS) -Iuserland/tgctl -pthread $(LDFLAGS) -o $@ $< userland/tgctl/common.c $(UL)/libtgroup.a -lmicrohttpd
 
 userland: $(UL)/libtgroup.a $(UL)/libtgroup.so $(UL)/tgctl $(UL)/tgroup-exporter
 
@@ -173,9 +186,9 @@ guest: $(GUEST_BIN)
 # eval/: the emulated platform (static, for the guest) and its suite
 EVAL_BIN := $(BUILD)/guest/tgeval
 EVAL_FILES := eval/guest.sh $(wildcard eval/profiles/*.prof)
-$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h
+$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/plat.h
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c -lm
+	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
 
 # tests/kmod: a module the lifecycle suite loads beside tgroup.ko (built per kernel, in a copy)
 $(GK)/tgsquat.ko: tests/kmod/tgsquat.c tests/kmod/Kbuild
@@ -258,21 +271,37 @@ demo-run:
 	@TG_EVAL_LIVE=1 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh demo $(DEMO_PROFILE) $(BUILD)/demo && \
 	$(PYTHON) eval/report.py demo $(BUILD)/demo
 
-# eval/: the experiments (docs/eval.md). EVAL_PROFILES picks profiles.
-EVAL_PROFILES ?= optane-clx cxl-spr
+# eval/: the experiments (docs/eval.md). EVAL_PROFILES picks profiles. Per
+# profile: the host simulator's sweeps and scenarios (eval/sweep.py), then
+# the guest: optane-clx the whole matrix, the timeline and the allocation
+# experiment, the others the pairs EVAL_PAIRS_<profile>; then summary.md
+EVAL_PROFILES ?= optane-clx cxl-spr cxl-miku
 eval: deps
 	@$(MAKE) -s --no-print-directory eval-run
 
 eval-run:
-	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
-	@for p in $(EVAL_PROFILES); do \
-		plan=full; modes=; [ $$p = optane-clx ] || { plan=$(EVAL_OTHER_PLAN); modes="tg.modes=$(EVAL_OTHER_MODES)"; }; \
-		echo "eval: $$p ($$plan $$modes)"; \
-		rm -rf eval/results/$$p.new; \
-		TG_GUEST_ARGS="$$modes" KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p eval/results/$$p.new || exit 1; \
-		rm -rf eval/results/$$p && mv eval/results/$$p.new eval/results/$$p; \
+	@$(MAKE) -s --no-print-directory $(INITRAMFS) $(BUILD)/tgsim $(BUILD)/tgeval-host >/dev/null
+	@t0=$$(date +%s); for p in $(EVAL_PROFILES); do \
+		d=eval/results/$$p.new; rm -rf $$d; mkdir -p $$d; \
+		echo "eval: $$p: host simulator (eval/sweep.py)"; \
+		$(PYTHON) eval/sweep.py $(BUILD)/tgsim eval/profiles/$$p.prof $$d --reps $(EVAL_REPS) || exit 1; \
+		modes=$$(sed -n 's/^guest=//p' $$d/sim_pick.txt); knobs=$$(sed -n 's/^knobs=//p' $$d/sim_pick.txt); \
+		if [ $$p = optane-clx ]; then plan=matrix,timeline,alloc pairs=; \
+		else plan=matrix; case $$p in cxl-spr) pairs="tg.pairs=$(EVAL_PAIRS_cxl-spr)" ;; \
+			cxl-miku) pairs="tg.pairs=$(EVAL_PAIRS_cxl-miku)" ;; *) pairs="tg.pairs=nr.nw+dr.dr" ;; esac; fi; \
+		args="tg.modes=$$modes tg.knobs=$$knobs tg.reps=$(EVAL_REPS) tg.tlmodes=tgroup+oracle $$pairs"; \
+		echo "eval: $$p: guest $$plan ($$args)"; \
+		echo "guest plan $$plan ($$args); host simulator: every mode and setting, $(EVAL_REPS) runs per cell; make eval started $$(date -u +%F)" > $$d/plan.txt; \
+		TG_GUEST_ARGS="$$args" TG_VM_TIMEOUT=3600 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p $$d || exit 1; \
+		rm -rf eval/results/$$p && mv $$d eval/results/$$p; \
 		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
-	done
+		echo "eval: $$p done, $$(( ($$(date +%s) - t0) / 60 )) min so far"; \
+	done; \
+	g=$$(for p in $(EVAL_PROFILES); do tr -d '\r' < build/vm/eval-$$( [ $$p = optane-clx ] && echo matrix_timeline_alloc || echo matrix)-$$p.log; done | \
+		sed -n 's/^TGTEST-INFO: suite eval took \([0-9]*\) s/\1/p' | awk '{ s += $$1 } END { printf "%.0f", s / 60 }'); \
+	echo "$$(( ($$(date +%s) - t0) / 60 )) min wall-clock, of which $$g min in the guest's runs; the rest the host simulator, the boots, the reports and any wait for the guest lock (EVAL_PROFILES=$(EVAL_PROFILES), EVAL_REPS=$(EVAL_REPS), $$(date -u +%F))" > eval/results/runtime.txt; \
+	$(PYTHON) eval/report.py readme README.md eval/results; \
+	echo "eval: $$(( ($$(date +%s) - t0) / 60 )) min"
 
 # The reduced matrix with eval-quick's assertions (part of make check).
 eval-quick: $(INITRAMFS)
@@ -281,43 +310,81 @@ eval-quick: $(INITRAMFS)
 	$(PYTHON) eval/report.py quick $(BUILD)/eval-quick
 
 # The model alone against the published figures: docs/eval.md's tables.
-$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h
+$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/plat.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra $(WERR) -o $@ eval/tgeval.c eval/model.c -lm
+	$(CC) -O2 -Wall -Wextra $(WERR) -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
+
+# The host simulator: the same platform and core/'s control law, no guest
+tgsim: $(BUILD)/tgsim
+$(BUILD)/tgsim: eval/sim.c eval/plat.c eval/model.c eval/plat.h eval/model.h $(BUILD)/libtgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ eval/sim.c eval/plat.c eval/model.c $(BUILD)/libtgcore.a -lm
 
 calibrate: $(BUILD)/tgeval-host
 	@$(PYTHON) eval/calibrate.py $(BUILD)/tgeval-host docs/eval.md
 
-# Install like a module from a vendor: tgroup.ko into
-# /lib/modules/$(KVER)/updates (depmod), tgctl, tgroup-exporter, libtgroup,
-# libtgpmem.so under $(PREFIX), the systemd units and /etc/tgroup.conf (kept
-# if present). DESTDIR stages it (no depmod then).
+# Install like a module from a vendor (a Debian server: make deb instead):
+# install-module puts tgroup.ko into /lib/modules/$(KVER)/updates (depmod)
+# and refuses one built for another kernel; install-tools puts tgctl,
+# tgroup-exporter, libtgroup, libtgpmem.so under $(PREFIX), the systemd
+# units, /etc/modprobe.d/tgroup.conf and /etc/tgroup/tgroup.conf (both kept
+# if present). DESTDIR stages it (no depmod, ldconfig then).
+VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 PREFIX ?= /usr/local
-# the kernel tgroup.ko was built for (KDIR's choice: the running kernel if it has headers)
-INSTALL_KVER ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(shell uname -r),$(KVER))
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+LIBEXECDIR ?= $(PREFIX)/libexec/tgroup
+DOCDIR ?= $(PREFIX)/share/doc/tgroup
+SYSCONFDIR ?= /etc
 SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
-install: tgroup.ko user userland
-	install -D -m 0644 tgroup.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/tgroup.ko
-	install -D -m 0755 $(UL)/tgctl $(DESTDIR)$(PREFIX)/bin/tgctl
-	install -D -m 0755 $(UL)/tgroup-exporter $(DESTDIR)$(PREFIX)/bin/tgroup-exporter
-	install -D -m 0644 userland/lib/tgroup.h $(DESTDIR)$(PREFIX)/include/tgroup.h
-	install -D -m 0644 $(UL)/libtgroup.a $(DESTDIR)$(PREFIX)/lib/libtgroup.a
-	install -D -m 0755 $(UL)/libtgroup.so $(DESTDIR)$(PREFIX)/lib/libtgroup.so.0
-	ln -sf libtgroup.so.0 $(DESTDIR)$(PREFIX)/lib/libtgroup.so
-	install -D -m 0755 $(BUILD)/libtgpmem.so $(DESTDIR)$(PREFIX)/lib/libtgpmem.so
-	install -D -m 0644 userland/install/tgroup.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
-	install -D -m 0644 userland/install/tgroup-exporter.service $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service
-	install -D -m 0644 docs/tgctl.md $(DESTDIR)$(PREFIX)/share/doc/tgroup/tgctl.md
-	[ -e $(DESTDIR)/etc/tgroup.conf ] || install -D -m 0644 userland/install/tgroup.conf $(DESTDIR)/etc/tgroup.conf
-	[ -n "$(DESTDIR)" ] || { depmod -a $(INSTALL_KVER) && ldconfig; }
+install: install-module install-tools
+	[ -n "$(DESTDIR)" ] || ldconfig
 
-# DKMS: the sources under $(DKMS_SRC)/tgroup-0.1, then dkms add/build/install.
+install-module: tgroup.ko
+	@vm=$$(modinfo -F vermagic tgroup.ko | cut -d' ' -f1); [ "$$vm" = "$(KVER)" ] || \
+		{ echo "install: tgroup.ko was built for $$vm, not for $(KVER) (KVER; default: the running kernel): make install KVER=$$vm, or build for $(KVER)"; exit 1; }
+	install -D -m 0644 tgroup.ko $(DESTDIR)/lib/modules/$(KVER)/updates/tgroup.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+UNIT_SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+install-tools: user userland
+	install -D -m 0755 $(UL)/tgctl $(DESTDIR)$(BINDIR)/tgctl
+	install -D -m 0755 $(UL)/tgroup-exporter $(DESTDIR)$(BINDIR)/tgroup-exporter
+	install -D -m 0644 userland/lib/tgroup.h $(DESTDIR)$(INCLUDEDIR)/tgroup.h
+	install -D -m 0644 $(UL)/libtgroup.a $(DESTDIR)$(LIBDIR)/libtgroup.a
+	install -D -m 0644 $(UL)/libtgroup.so $(DESTDIR)$(LIBDIR)/libtgroup.so.0
+	ln -sf libtgroup.so.0 $(DESTDIR)$(LIBDIR)/libtgroup.so
+	install -D -m 0644 $(BUILD)/libtgpmem.so $(DESTDIR)$(LIBDIR)/tgroup/libtgpmem.so
+	install -D -m 0755 userland/install/tgroup-service $(DESTDIR)$(LIBEXECDIR)/tgroup-service
+	mkdir -p $(DESTDIR)$(SYSTEMD_DIR)
+	$(UNIT_SUBST) userland/install/tgroup.service.in > $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
+	$(UNIT_SUBST) userland/install/tgroup-exporter.service.in > $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service
+	install -D -m 0644 docs/tgctl.md $(DESTDIR)$(DOCDIR)/tgctl.md
+	[ -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/tgroup.conf ] || install -D -m 0644 userland/install/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/tgroup.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/tgroup/tgroup.conf ] || install -D -m 0644 userland/install/tgroup.conf $(DESTDIR)$(SYSCONFDIR)/tgroup/tgroup.conf
+
+# DKMS: the sources under $(DKMS_SRC)/tgroup-$(VERSION), then dkms add/build/
+# install for $(KVER) (the Debian package does this through dh_dkms).
 DKMS_SRC ?= /usr/src
+DKMS_FILES := Kbuild module cgroup-ui core pmdk-hooks
 install-dkms:
-	rm -rf $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 && mkdir -p $(DESTDIR)$(DKMS_SRC)/tgroup-0.1
-	cp -r dkms.conf Kbuild module cgroup-ui core pmdk-hooks $(DESTDIR)$(DKMS_SRC)/tgroup-0.1/
-	find $(DESTDIR)$(DKMS_SRC)/tgroup-0.1 \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
-	[ -n "$(DESTDIR)" ] || { dkms add tgroup/0.1 && dkms build tgroup/0.1 && dkms install tgroup/0.1; }
+	rm -rf $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION) && mkdir -p $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION)
+	cp -r $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION)/dkms.conf
+	find $(DESTDIR)$(DKMS_SRC)/tgroup-$(VERSION) \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \) -delete
+	[ -n "$(DESTDIR)" ] || { dkms add tgroup/$(VERSION) && dkms build tgroup/$(VERSION) -k $(KVER) && dkms install tgroup/$(VERSION) -k $(KVER); }
+
+# The Debian packages (debian/, dpkg-buildpackage: debhelper, dh-dkms) from
+# the checkout's files (tracked and untracked, not ignored) copied into
+# build/deb/tgroup-$(VERSION); the .debs land in build/deb/.
+deb:
+	@rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/tgroup-$(VERSION)
+	@if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -co --exclude-standard -z; \
+	else find Kbuild Makefile dkms.conf debian module cgroup-ui core pmdk-hooks userland docs README.md -type f -print0; fi | \
+		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/tgroup-$(VERSION)
+	cd $(BUILD)/deb/tgroup-$(VERSION) && nice dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -30 ../build.log; exit 1; }
+	@ls $(BUILD)/deb/*.deb
 
 checkpatch:
 	@scripts/checkpatch.sh

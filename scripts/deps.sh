@@ -1,10 +1,16 @@
 #!/bin/bash
-# Install the Debian packages tgroup needs to build, test and demo, if any is
-# missing. Runs apt-get as root (or through sudo when available).
+# make deps: install the Debian packages tgroup's DEVELOPMENT needs (build,
+# test, demo, package), if any is missing. Never run this on a server: it
+# installs two extra kernels for the QEMU guest, qemu, clang, a Go toolchain,
+# prometheus... A server installs the packages (make deb; README, "Using it on
+# a real server"), which pull in dkms and the running kernel's headers only.
+# Runs apt-get as root (or through sudo when available).
 set -euo pipefail
 # build-essential: gcc, make, libc6-dev (static guest programs)
 # linux-image/headers-cloud-amd64: the kernel the QEMU guest boots, and the
-#   headers tgroup.ko builds against
+#   headers tgroup.ko builds against; linux-image/headers-6.12-cloud-amd64:
+#   Debian 12's 6.12 (bookworm-security, else bookworm-backports), the
+#   second kernel make check builds for and boots
 # qemu-system-x86, busybox-static, cpio, gzip, kmod, e2fsprogs: the guest,
 #   its initramfs and the ext4 on the emulated pmem
 # libcmocka-dev: unit tests; clang + libclang-rt-14-dev: libFuzzer;
@@ -19,6 +25,8 @@ set -euo pipefail
 #   systemd host the package also enables a prometheus service); dkms:
 #   make install-dkms and its test
 # python3-matplotlib: eval/'s plots (make demo, make eval)
+# debhelper, dh-dkms, help2man, lintian: make deb and its check; mmdebstrap:
+#   the Debian 12 root the packages are installed into (tests/deb/)
 pkgs=(
 	build-essential
 	linux-image-cloud-amd64
@@ -34,16 +42,25 @@ pkgs=(
 	libpfm4-dev intel-cmt-cat libmicrohttpd-dev libjson-c-dev prometheus dkms
 	perl
 	python3-matplotlib
+	debhelper dh-dkms help2man lintian mmdebstrap
 )
-if [ "${1:-}" = --with-6.12 ]; then
-	# bookworm-backports carries Debian's 6.12 kernel for Debian 12. Nothing
-	# is written into the system's apt sources: if backports is not
-	# configured, apt is pointed (for these two calls only) at a private
-	# source list that adds bookworm-backports on the mirror the system
-	# already uses for bookworm (deb822 .sources or one-line .list).
+[ "${1:-}" = --with-6.12 ] && shift	# the 6.12 kernel is always installed now
+# Debian 12's 6.12 cloud kernel: bookworm-security has it (Debian 12's own
+# 6.12 packages); without the security archive in the apt sources, from
+# bookworm-backports. Nothing is written into the system's apt sources: if
+# backports is needed and not configured, apt is pointed (for these two calls
+# only) at a private source list that adds bookworm-backports on the mirror
+# the system already uses for bookworm (deb822 .sources or one-line .list).
+if ! ls -d /usr/src/linux-headers-6.12*-cloud-amd64 >/dev/null 2>&1 || ! ls /boot/vmlinuz-6.12*-cloud-amd64 >/dev/null 2>&1; then
 	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
-	apt_opts=()
-	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	apt_opts=() target=()
+	$SUDO apt-get update -q >/dev/null
+	if [ -n "$(apt-cache policy linux-image-6.12-cloud-amd64 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v none)" ]; then
+		:
+	elif grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		target=(-t bookworm-backports)
+	else
+		target=(-t bookworm-backports)
 		mirror=$(scripts/apt-mirror.sh) || { echo "deps: no bookworm mirror in the apt sources to reuse" >&2; exit 1; }
 		state=$(mktemp -d)
 		trap 'rm -rf "$state"' EXIT
@@ -54,12 +71,10 @@ if [ "${1:-}" = --with-6.12 ]; then
 		apt_opts=(-o "Dir::Etc::sourcelist=$state/sources.list" -o "Dir::State::Lists=$state/lists")
 		echo "deps: bookworm-backports from $mirror (not added to /etc/apt)"
 	fi
-	if ! ls -d /usr/src/linux-headers-6.12*-cloud-amd64 >/dev/null 2>&1; then
-		$SUDO apt-get "${apt_opts[@]}" update -q >/dev/null
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${apt_opts[@]}" install -y -q -t bookworm-backports \
-			linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64 >/dev/null
-	fi
-	shift
+	echo "deps: installing Debian 12's 6.12 cloud kernel and headers"
+	[ ${#apt_opts[@]} = 0 ] || $SUDO apt-get "${apt_opts[@]}" update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${apt_opts[@]}" install -y -q "${target[@]}" \
+		linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64 >/dev/null
 fi
 # Go for userland/nri (tgroup-nri): a Go >= the one its go.mod names, else
 # Debian's golang-1.19-go fetching that toolchain (the golang.org/toolchain

@@ -1,0 +1,129 @@
+#!/bin/bash
+# Runs inside the Debian 12 root that tests/deb/install.sh installed the
+# packages into and booted under QEMU with systemd (tgroup-deb-test.service,
+# after multi-user.target): what an operator does and sees on day one.
+# Prints "TGDEB: PASS|FAIL name" on the console, then powers the guest off.
+# The configuration install.sh wrote before the boot, as an operator would:
+#   /etc/modprobe.d/tgroup.conf   options tgroup max_groups=77
+#   /etc/tgroup/tgroup.conf       [group db] priority=high, [group batch] nvm_wbps=500M
+#   tgroup.service.d/setup.conf   TGROUP_SETUP_ARGS=--profile cascadelake (the TCG CPU has no PMU),
+#                                 SuccessExitStatus=3 (no iMC PMU: uncore stays off)
+# stdout and stderr: the console (tgroup-deb-test.service's StandardOutput)
+export SYSTEMD_PAGER= SYSTEMD_COLORS=0
+k=$(uname -r)
+m=/sys/fs/tgroup
+pass() { echo "TGDEB: PASS $1 ($k)"; }
+fail() { echo "TGDEB: FAIL $1 ($k)${2:+: $2}"; }
+check() {	# name command...
+	local n=$1; shift
+	if "$@"; then pass "$n"; else fail "$n"; fi
+}
+journal() { journalctl -q -o cat -u tgroup --since "@$1" 2>/dev/null; }
+echo "TGDEB: BEGIN $k"
+
+# 1. tgroup.service started at boot (the package enabled it), with the module
+#    DKMS built for this kernel and the options from /etc/modprobe.d.
+if systemctl is-active -q tgroup; then pass boot_service_active
+else fail boot_service_active "$(systemctl status tgroup --no-pager -l 2>&1 | tail -15)"; fi
+ko=$(modinfo -n tgroup 2>/dev/null)
+check module_from_dkms_for_running_kernel \
+	test "${ko%.ko*}" = "/lib/modules/$k/updates/dkms/tgroup" -a "$(modinfo -F vermagic tgroup | cut -d' ' -f1)" = "$k"
+check module_signed_by_dkms test "$(modinfo -F signer tgroup)" = "DKMS module signing key"
+check dkms_status_installed sh -c "dkms status tgroup -k '$k' | grep -q ': installed'"
+check modprobe_d_options test "$(cat /sys/module/tgroup/parameters/max_groups 2>/dev/null)" = 77
+check mounted mountpoint -q $m
+# the groups of /etc/tgroup/tgroup.conf, read from the ABI files
+check apply_groups_at_boot test "$(cat $m/db/tgroup.priority 2>/dev/null)" = high -a \
+	"$(cat $m/batch/tgroup.priority 2>/dev/null)" = low -a \
+	"$(tr ' ' '\n' < $m/batch/tgroup.limit 2>/dev/null | grep nvm_wbps)" = nvm_wbps=500000000
+
+# 2. restart keeps the mount, the groups and their tasks, and re-applies
+#    (a priority changed by hand goes back to the file's).
+sleep 1000 & pid=$!
+echo $pid > $m/db/cgroup.procs
+echo low > $m/db/tgroup.priority
+t0=$(date +%s); sleep 1
+if systemctl restart tgroup; then
+	if grep -qx $pid $m/db/cgroup.procs 2>/dev/null && [ "$(cat $m/db/tgroup.priority)" = high ]; then
+		pass restart_keeps_groups_and_reapplies
+	else fail restart_keeps_groups_and_reapplies "procs: $(cat $m/db/cgroup.procs 2>&1 | tr '\n' ' ') priority $(cat $m/db/tgroup.priority 2>&1)"; fi
+	if journal "$t0" | grep -q 'restart: /sys/fs/tgroup and every group stay'; then pass restart_says_kept
+	else fail restart_says_kept "$(journal "$t0" | tail -3)"; fi
+else
+	fail restart_keeps_groups_and_reapplies "$(journal "$t0" | tail -5)"
+fi
+
+# 3. reload: tgctl apply of the edited file (a new group), nothing else.
+cp /etc/tgroup/tgroup.conf /root/tgroup.conf.orig
+printf '\n[group web]\nprobe_new = 1\n' >> /etc/tgroup/tgroup.conf
+t0=$(date +%s); sleep 1
+# an invalid file fails the reload loudly (file:line), and changes nothing
+if ! systemctl reload tgroup 2>/dev/null && [ ! -d $m/web ] &&
+	journal "$t0" | grep -q 'tgroup.conf:[0-9]*: \[group web\]'; then pass reload_refuses_bad_file
+else fail reload_refuses_bad_file "$(journal "$t0" | tail -3)"; fi
+cp /root/tgroup.conf.orig /etc/tgroup/tgroup.conf
+printf '\n[group web]\nnvm_rbps = 1G\n' >> /etc/tgroup/tgroup.conf
+check reload_applies systemctl reload tgroup
+check reload_created_group test -d $m/web -a "$(grep -qx $pid $m/db/cgroup.procs && echo kept)" = kept
+
+# 4. an option changed in /etc/modprobe.d is not in effect until the module
+#    is loaded again: restart says so (and keeps everything).
+sed -i 's/max_groups=77/max_groups=78/' /etc/modprobe.d/tgroup.conf
+t0=$(date +%s); sleep 1
+systemctl restart tgroup
+check restart_warns_option_not_in_effect sh -c "journalctl -q -o cat -u tgroup --since @$t0 |
+	grep -q 'module option max_groups=78 (/etc/modprobe.d) is not in effect: the loaded tgroup.ko has max_groups=77'"
+
+# 5. the exporter serves the groups (default address :9847).
+if systemctl start tgroup-exporter; then
+	out=
+	for _ in $(seq 1 20); do
+		out=$(exec 3<>/dev/tcp/127.0.0.1/9847 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3) && break
+		sleep 0.5
+	done
+	if echo "$out" | grep -q 'group="db"' && echo "$out" | grep -q 'group="web"'; then pass exporter_serves_groups
+	else fail exporter_serves_groups "$(echo "$out" | head -5)"; fi
+else
+	fail exporter_serves_groups "$(systemctl status tgroup-exporter --no-pager 2>&1 | tail -5)"
+fi
+
+# 6. stop tears down and says so; the task lives on in the root group;
+#    the exporter (PartOf=tgroup.service) stops with it.
+t0=$(date +%s); sleep 1
+systemctl stop tgroup
+if ! mountpoint -q $m && [ ! -d /sys/module/tgroup ] && kill -0 $pid; then pass stop_tears_down
+else fail stop_tears_down "mounted: $(mountpoint $m 2>&1), module: $(ls -d /sys/module/tgroup 2>&1)"; fi
+check stop_says_dissolved sh -c "journalctl -q -o cat -u tgroup --since @$t0 | grep -q 'stop: unmounting /sys/fs/tgroup dissolves 3 group(s)'"
+check exporter_stopped_with_it sh -c "! systemctl is-active -q tgroup-exporter"
+
+# 7. start loads the module with the new option, the file's groups again.
+if systemctl start tgroup && [ "$(cat /sys/module/tgroup/parameters/max_groups)" = 78 ] &&
+	[ "$(cat $m/db/tgroup.priority)" = high ] && [ -d $m/web ]; then pass start_again_new_options
+else fail start_again_new_options "$(systemctl status tgroup --no-pager -l 2>&1 | tail -8)"; fi
+
+# 8. a setup that fails fails the unit, loudly (no ExecStart=-).
+mkdir -p /run/systemd/system/tgroup.service.d
+printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+systemctl daemon-reload
+systemctl stop tgroup
+t0=$(date +%s); sleep 1
+if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
+	journal "$t0" | grep -q 'no profile "no-such-cpu"'; then pass failing_setup_fails_unit
+else fail failing_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+# a source left off (no iMC PMU here) fails the unit unless accepted (SuccessExitStatus=3)
+printf '[Service]\nSuccessExitStatus=\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+systemctl daemon-reload
+systemctl reset-failed tgroup
+t0=$(date +%s); sleep 1
+if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
+	journal "$t0" | grep -q '# off: uncore: ' && journal "$t0" | grep -q 'partly configured'; then pass partial_setup_fails_unit
+else fail partial_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
+systemctl daemon-reload
+systemctl reset-failed tgroup
+systemctl stop tgroup 2>/dev/null
+cp /root/tgroup.conf.orig /etc/tgroup/tgroup.conf
+sed -i 's/max_groups=78/max_groups=77/' /etc/modprobe.d/tgroup.conf
+kill $pid 2>/dev/null
+echo "TGDEB: END $k"
+systemctl poweroff --no-block

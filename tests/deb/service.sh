@@ -1,0 +1,104 @@
+#!/bin/bash
+# userland/install/tgroup-service's diagnoses on the host, where the cases a
+# booted guest cannot show are made by stand-ins for uname, modinfo, dkms,
+# mokutil and modprobe (first in PATH) that print what the Debian 12 tools
+# print in each case: no headers for the running kernel, a module DKMS built
+# for another kernel only, Secure Boot refusing an unsigned module or the
+# kernel rejecting its key, options in /etc/modprobe.d not in effect. Each
+# expected message is the documented one (docs/tgctl.md). Prints PASS/FAIL.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+svc=$top/userland/install/tgroup-service
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+mkdir -p "$d/bin" "$d/params" "$d/mnt"
+# the stand-ins read their behaviour from files in $d
+cat > "$d/bin/uname" <<EOF
+#!/bin/sh
+cat "$d/kver"
+EOF
+cat > "$d/bin/modinfo" <<EOF
+#!/bin/sh
+# modinfo -n tgroup | modinfo -F FIELD tgroup
+[ -e "$d/ko" ] || { echo "modinfo: ERROR: Module tgroup not found." >&2; exit 1; }
+case \$1 in
+-n) cat "$d/ko" ;;
+-F) case \$2 in vermagic) echo "\$(cat "$d/vermagic") SMP preempt mod_unload modversions " ;;
+	signer) cat "$d/signer" 2>/dev/null ;; esac ;;
+esac
+EOF
+cat > "$d/bin/dkms" <<EOF
+#!/bin/sh
+cat "$d/dkms" 2>/dev/null
+EOF
+cat > "$d/bin/mokutil" <<EOF
+#!/bin/sh
+case \$1 in
+--sb-state) cat "$d/sb" ;;
+--test-key) if [ -e "$d/enrolled" ]; then echo "\$2 is already enrolled"; else echo "\$2 is not enrolled"; fi ;;
+esac
+EOF
+cat > "$d/bin/modprobe" <<EOF
+#!/bin/sh
+case \$1 in
+-c) cat "$d/modprobe.conf" 2>/dev/null ;;
+*) if [ -e "$d/reject" ]; then echo "modprobe: ERROR: could not insert 'tgroup': Key was rejected by service" >&2; exit 1; fi ;;
+esac
+EOF
+chmod +x "$d"/bin/*
+run() {	# args...: tgroup-service with the stand-ins; output in $out, status in $rc
+	out=$(PATH="$d/bin:$PATH" TGROUP_MOUNT="$d/mnt" TGROUP_MOK_PUB="$d/mok.pub" "$svc" "$@" 2>&1); rc=$?
+}
+t() {	# name expected-rc expected-substring
+	if [ "$rc" = "$2" ] && [[ $out == *"$3"* ]]; then echo "PASS service/$1"
+	else echo "FAIL service/$1: rc $rc, got: $(echo "$out" | head -6)"; fi
+}
+reset() { rm -f "$d"/{ko,vermagic,signer,dkms,sb,enrolled,reject,modprobe.conf}; echo 6.1.0-99-cloud-amd64 > "$d/kver"; }
+touch "$d/mok.pub"
+
+# no module and no headers for the running kernel (DKMS built for another one)
+reset
+echo "tgroup/0.1, 6.1.0-98-cloud-amd64, x86_64: installed" > "$d/dkms"
+run check
+if [ -e /lib/modules/6.1.0-99-cloud-amd64/build ]; then echo "FAIL service/no_headers: the host has /lib/modules/6.1.0-99-cloud-amd64"
+else t no_headers_names_both_kernels 1 "no tgroup.ko for the running kernel 6.1.0-99-cloud-amd64 (DKMS built it for: 6.1.0-98-cloud-amd64 ): its headers are not installed: apt install linux-headers-6.1.0-99-cloud-amd64"; fi
+
+# a module whose vermagic is another kernel's
+reset
+echo /lib/modules/6.1.0-99-cloud-amd64/updates/tgroup.ko > "$d/ko"
+echo 6.1.0-98-cloud-amd64 > "$d/vermagic"
+run check
+t module_for_other_kernel 1 "was built for 6.1.0-98-cloud-amd64, not for the running kernel 6.1.0-99-cloud-amd64"
+
+# Secure Boot on, module unsigned, DKMS's key not enrolled: refused before modprobe
+echo 6.1.0-99-cloud-amd64 > "$d/vermagic"
+echo "SecureBoot enabled" > "$d/sb"
+run start
+t secure_boot_unsigned 1 "is not signed"
+[[ $out == *"mokutil --import $d/mok.pub"* ]] && echo "PASS service/secure_boot_says_enroll" ||
+	echo "FAIL service/secure_boot_says_enroll: $out"
+
+# signed, but the kernel rejects the key (not enrolled yet): modprobe's own error, then what to do
+echo "DKMS module signing key" > "$d/signer"
+touch "$d/reject"
+run start
+t secure_boot_key_rejected 1 "modprobe: ERROR: could not insert 'tgroup': Key was rejected by service"
+[[ $out == *"Enroll MOK"* ]] && echo "PASS service/secure_boot_key_rejected_says_enroll" ||
+	echo "FAIL service/secure_boot_key_rejected_says_enroll: $out"
+
+# the key is enrolled already: rebuild so DKMS signs with it
+touch "$d/enrolled"
+run start
+t secure_boot_enrolled_says_rebuild 1 "is enrolled: rebuild the module"
+
+# Secure Boot off: the checks pass
+reset
+echo /lib/modules/6.1.0-99-cloud-amd64/updates/dkms/tgroup.ko > "$d/ko"
+echo 6.1.0-99-cloud-amd64 > "$d/vermagic"
+echo "SecureBoot disabled" > "$d/sb"
+run check
+t ready 0 "is ready to load for 6.1.0-99-cloud-amd64 (Secure Boot: disabled)"
+
+# stop outside a restart job, nothing mounted or loaded here: nothing to do, success
+run stop
+t stop_nothing_mounted 0 ""
