@@ -178,9 +178,10 @@ $(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
 GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
-# the k8s suite's helpers, and the kernel modules it loads (its disk, overlayfs)
+# the k8s suite's helpers, and the kernel modules it loads (its disk, overlayfs,
+# dummy for critest's pod network)
 K8S_FILES := tests/e2e/k8s-lib.sh
-K8S_KMODS := virtio_pci virtio_blk overlay
+K8S_KMODS := virtio_pci virtio_blk overlay dummy
 $(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(NRI_GUEST) $(GUEST_SCRIPTS) $(K8S_FILES) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter $(EVAL_BIN) $(EVAL_FILES)
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites/profiles
 	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(K8S_FILES) $(EVAL_BIN) $(GK)/suites/
@@ -200,11 +201,14 @@ vm-check: $(INITRAMFS)
 
 # The k8s e2e suite (tests/guest/k8s) in its own guest, with the runtimes'
 # disk (tests/e2e/runtimes.sh builds it once into ~/.cache/tgroup).
-# K8S_ARGS picks scenarios, e.g. K8S_ARGS=:placement_and_removal
+# K8S_ARGS picks scenarios, e.g. K8S_ARGS=:placement_and_removal+qos_defaults
+# (every version runs them); K8S_OLDER those of the older containerd
+# versions (default placement_and_removal; "none")
 K8S_VM_TIMEOUT ?= 1200
 k8s-check: $(INITRAMFS)
 	@dir=$$(tests/e2e/runtimes.sh) && \
 	TG_VM_DISK=$$dir/disk.img TG_VM_LOG=$(BUILD)/vm/k8s-console.log TG_VM_TIMEOUT=$(K8S_VM_TIMEOUT) \
+	TG_GUEST_ARGS="$(if $(K8S_OLDER),tg.k8s_older=$(K8S_OLDER))" \
 		tests/vm/run.sh $(GUEST_KVER) $< k8s$(K8S_ARGS)
 
 # The debug-kernel lane (part of make check): tests/vm/debug-kernel.sh

@@ -181,6 +181,44 @@ else
 	tail -20 "$build/initramfs.log"; ko vm_build "initramfs did not build"
 fi
 
+# 5a. The k8s e2e suite (tests/guest/k8s, docs/kubernetes.md): tgroup-nri
+#     against containerd (each version on the disk), runc and crictl in a
+#     guest of its own, with the runtimes' disk (tests/e2e/runtimes.sh:
+#     built from their Go modules once into ~/.cache/tgroup, about 5 min
+#     the first time, progress on the terminal). critest's NRI tests run
+#     once per runtime build: after they pass, a marker in the cache says
+#     so and later runs print a SKIP line naming it (TG_K8S_CRITEST=1 runs
+#     them again). TG_K8S=0 skips the step.
+if [ "${TG_K8S:-1}" = 0 ]; then
+	echo "SKIP k8s: the k8s e2e suite (TG_K8S=0)"
+elif [ -z "${initramfs:-}" ] || [ ! -s "$initramfs" ]; then
+	ko k8s_build "no initramfs (see step 5)"
+elif ! rdir=$(tests/e2e/runtimes.sh 2> >(tee "$build/k8s-runtimes.log" >&2)); then
+	ko k8s_runtimes "containerd/runc/crictl did not build (see $build/k8s-runtimes.log): the k8s suite did not run"
+else
+	crit=
+	if [ -e "$rdir/critest-passed" ] && [ "${TG_K8S_CRITEST:-0}" != 1 ]; then
+		echo "SKIP k8s/critest_nri: passed for this runtime build ($(head -n1 "$rdir/critest-passed"); TG_K8S_CRITEST=1 runs it again)"
+	else
+		crit=tg.k8s_critest=1
+	fi
+	vmout=$(TG_VM_DISK=$rdir/disk.img TG_VM_LOG=$build/vm/k8s-console.log TG_VM_TIMEOUT=${K8S_VM_TIMEOUT:-1200} \
+		TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$initramfs" k8s)
+	echo "$vmout"
+	grep '^TGTEST: PASS ' "$build/vm/k8s-console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
+	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	pass=$((pass + ${vp:-0}))
+	fail=$((fail + ${vf:-1}))
+	[ "${vf:-1}" = 0 ] || failed+=("k8s (see build/vm/k8s-console.log.txt)")
+	# critest passed on every version the guest ran: remember it for this build
+	con=$build/vm/k8s-console.log.txt
+	nv=$(grep -c '^TGTEST-INFO: k8s: containerd v[0-9.]*: scenarios' "$con")
+	np=$(grep -c '^TGTEST: PASS k8s/[0-9.]*/critest_nri' "$con")
+	if [ -n "$crit" ] && [ "$np" -gt 0 ] && [ "$np" = "$nv" ]; then
+		{ echo "$(date -u +%FT%TZ) on $np containerd versions"; grep '^TGTEST: PASS k8s/[0-9.]*/critest_nri' "$con"; } > "$rdir/critest-passed"
+	fi
+fi
+
 # 5b. eval-quick: the reduced MT² matrix on the emulated platform (eval/),
 #     tgroup beside every baseline, with issue 12's assertions (tgroup's
 #     victim >= 90 % of solo in every pair, no worse than any baseline).

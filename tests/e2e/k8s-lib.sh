@@ -28,14 +28,15 @@ info() { echo "TGTEST-INFO: k8s: $*"; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 # wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds (0) or
-# SECONDS pass (1)
+# SECONDS of uptime pass (1): bounded in time, not in tries (a crictl call
+# alone takes most of a second under TCG)
 wait_for() {
-	_n=$(($1 * 5))
+	_end=$(awk -v t="$1" '{ printf "%d", $1 + t }' /proc/uptime)
 	shift
-	while [ $_n -gt 0 ]; do
+	while :; do
 		"$@" && return 0
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ] || break
 		sleep 0.2
-		_n=$((_n - 1))
 	done
 	"$@"
 }
@@ -66,6 +67,12 @@ state = "/run/containerd"
     # the guest's root is the initramfs, which pivot_root cannot leave
     NoPivotRoot = true
 
+  # CNI for pods with their own network namespace (critest's; the
+  # suite's pods use the node's)
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = ["/k8s/cni"]
+    conf_dir = "/etc/cni/net.d"
+
 [plugins."io.containerd.nri.v1.nri"]
   disable = false
   socket_path = "/var/run/nri/nri.sock"
@@ -73,6 +80,13 @@ state = "/run/containerd"
   # the defaults (5 s, 2 s)
   plugin_registration_timeout = "60s"
   plugin_request_timeout = "30s"
+EOF
+	# a dummy eth0 per pod, addresses from TEST-NET-1 (RFC 5737): a pod
+	# network that reaches nothing
+	mkdir -p /etc/cni/net.d
+	cat > /etc/cni/net.d/10-e2e.conflist <<'EOF'
+{"cniVersion": "1.0.0", "name": "e2e", "plugins": [
+  {"type": "dummy", "ipam": {"type": "host-local", "dataDir": "/run/cni-ipam", "ranges": [[{"subnet": "192.0.2.0/24"}]]}}]}
 EOF
 	cat > /etc/crictl.yaml <<'EOF'
 runtime-endpoint: unix:///run/containerd/containerd.sock
@@ -106,17 +120,19 @@ gone() { [ ! -d "/proc/$1" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)"
 # ---- tgroup-nri -------------------------------------------------------------
 
 NRI_PID=
-# plugin_start [ARGS...]: start tgroup-nri (the binary the DaemonSet runs)
+# plugin_start [--nowait] [ARGS...]: start tgroup-nri (the binary the DaemonSet runs)
 # in its own cgroup (/tgnri: the freezer of the Synchronize scenario), and
-# wait for its Synchronize to finish (its log says so)
+# wait (unless --nowait) for its Synchronize to finish (its log says so)
 plugin_start() {
+	_wait=1
+	[ "$1" = --nowait ] && { _wait=0; shift; }
 	mkdir -p $CG/tgnri
 	_before=$(grep -c 'Synchronize: .* running containers placed' $PLOG 2>/dev/null)
 	# shellcheck disable=SC2016
 	sh -c 'echo $$ > '$CG'/tgnri/cgroup.procs && exec ./tgroup-nri "$@"' tgroup-nri \
 		-mount $M -state /run/tgroup-nri/groups "$@" >> $PLOG 2>&1 &
 	NRI_PID=$!
-	wait_for 120 synced "${_before:-0}"
+	[ $_wait = 0 ] || wait_for 120 synced "${_before:-0}"
 }
 synced() { [ "$(grep -c 'Synchronize: .* running containers placed' $PLOG)" -gt "$1" ]; }
 
@@ -211,11 +227,12 @@ EOF
 	echo "$_id"
 }
 
-# pod_rm POD_ID: StopPodSandbox (its containers stopped first, as kubelet
-# does) and RemovePodSandbox
+# pod_rm POD_ID [GRACE]: StopPodSandbox (its containers stopped first, as
+# kubelet does, with GRACE seconds between SIGTERM and SIGKILL, default 0:
+# a sleep as pid 1 ignores SIGTERM) and RemovePodSandbox
 pod_rm() {
 	for _c in $(cri ps -a -q --pod "$1"); do
-		cri stop --timeout 5 "$_c" >/dev/null
+		cri stop --timeout "${2:-0}" "$_c" >/dev/null
 		cri rm "$_c" >/dev/null
 	done
 	cri stopp "$1" >/dev/null && cri rmp "$1" >/dev/null

@@ -6,6 +6,9 @@
 #     containerd/vX.Y.Z/{containerd,containerd-shim-runc-v2,ctr}, one per
 #                   version in CONTAINERD_VERSIONS (newest first)
 #     bin/{runc,crictl,critest}
+#     cni/{dummy,loopback,host-local}  CNI plugins, for critest's pods
+#     bin/tg-registry  a read-only registry on loopback (tests/e2e/registry.go)
+#                   serving the images to critest, which pulls
 #     images/{busybox,pause}.tar  OCI image layouts (tests/e2e/oci-image.sh)
 #     VERSIONS      what was built, from which module, with which Go
 #   DIR/build.log.gz, DIR/build-seconds, DIR/VERSIONS
@@ -45,6 +48,7 @@ main() {
 	CONTAINERD_VERSIONS="v2.4.2 v2.2.9"
 	RUNC_VERSION=v1.5.2
 	CRITOOLS_VERSION=v1.37.0
+	CNI_VERSION=v1.9.1	# containernetworking/plugins, the one containerd 2.4.2 requires
 	# containerd 2.4.2 and cri-tools 1.37.0 say go 1.26.6
 	GO_TOOLCHAIN=go1.26.8
 	recipe=1	# bump when the way the disk is built or laid out changes
@@ -62,9 +66,9 @@ main() {
 		export GOTOOLCHAIN=$GO_TOOLCHAIN
 	fi
 	bbver=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null || sha256sum /bin/busybox | cut -c1-16)
-	key=$( { echo "recipe $recipe"; echo "containerd $CONTAINERD_VERSIONS runc $RUNC_VERSION cri-tools $CRITOOLS_VERSION"
+	key=$( { echo "recipe $recipe"; echo "containerd $CONTAINERD_VERSIONS runc $RUNC_VERSION cri-tools $CRITOOLS_VERSION cni $CNI_VERSION"
 		echo "go $GO_TOOLCHAIN (local $(gover "$go"))"; echo "cc $(${CC:-gcc} --version | head -n1)"; echo "busybox $bbver"
-		cat "$0" "$here/pause.c" "$here/oci-image.sh"; } | sha256sum | cut -c1-16)
+		cat "$0" "$here/pause.c" "$here/oci-image.sh" "$here/registry.go"; } | sha256sum | cut -c1-16)
 	[ "${1:-}" = --key ] && { echo "$key"; exit 0; }
 
 	cache=${TG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tgroup}
@@ -130,6 +134,12 @@ main() {
 			nice -n 10 "$go" install -tags no_btrfs -ldflags "-s -w -X $m/version.Version=$v" \
 			"$m/cmd/containerd@$v" "$m/cmd/containerd-shim-runc-v2@$v" "$m/cmd/ctr@$v"
 	done
+	# CNI for critest's pods (they have their own network namespace): dummy
+	# (an eth0 that reaches nothing) with host-local addresses, loopback
+	m=github.com/containernetworking/plugins
+	mkdir -p "$disk/cni"
+	step "CNI plugins $CNI_VERSION (dummy, loopback, host-local)" env GOBIN="$disk/cni" nice -n 10 "$go" install -ldflags "-s -w" \
+		"$m/plugins/main/dummy@$CNI_VERSION" "$m/plugins/main/loopback@$CNI_VERSION" "$m/plugins/ipam/host-local@$CNI_VERSION"
 	# runc: cgo, static; -X main.version as runc's Makefile sets it
 	step "runc $RUNC_VERSION (static, cgo, no seccomp)" env GOBIN="$disk/bin" CGO_ENABLED=1 \
 		nice -n 10 "$go" install -tags 'netgo osusergo urfave_cli_no_docs' \
@@ -145,8 +155,9 @@ main() {
 	[ -d "$src" ] || { say "cri-tools $CRITOOLS_VERSION: no module directory"; exit 1; }
 	step "critest $CRITOOLS_VERSION" sh -c "cd '$src' && exec nice -n 10 '$go' test -c -ldflags '-s -w' -o '$disk/bin/critest' ./cmd/critest"
 
-	# images
+	# images, and the loopback registry that serves them to critest
 	step "images (busybox from busybox-static, pause)" build_images "$disk/images"
+	step "tg-registry (tests/e2e/registry.go)" sh -c "cd '$here' && exec env GOTOOLCHAIN=local '$go' build -ldflags '-s -w' -o '$disk/bin/tg-registry' registry.go"
 
 	{
 		echo "# tests/e2e/runtimes.sh, key $key, built $(date -u +%FT%TZ)"
@@ -155,6 +166,7 @@ main() {
 		echo "runc $RUNC_VERSION github.com/opencontainers/runc"
 		echo "crictl $CRITOOLS_VERSION sigs.k8s.io/cri-tools"
 		echo "critest $CRITOOLS_VERSION sigs.k8s.io/cri-tools"
+		echo "cni-plugins $CNI_VERSION github.com/containernetworking/plugins (dummy loopback host-local)"
 		echo "busybox-static $bbver"
 	} > "$disk/VERSIONS"
 	cp "$disk/VERSIONS" "$final/VERSIONS"

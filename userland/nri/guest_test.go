@@ -24,6 +24,11 @@ func TestMain(m *testing.M) {
 		if c.Start() != nil {
 			os.Exit(1)
 		}
+		// the child's pid, once it is the wrapper's child (after Start)
+		if f := os.Getenv("TGNRI_PIDFILE"); f != "" {
+			_ = os.WriteFile(f+".tmp", []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+			_ = os.Rename(f+".tmp", f)
+		}
 	}
 	if os.Getenv("TGNRI_CHILD") != "" { // a container's init process
 		for {
@@ -185,21 +190,34 @@ func TestGuestPodsOnTheRealMount(t *testing.T) {
 // found through the real /proc/PID/task/TID/children.
 func TestGuestSynchronizeMovesTheInitsChildren(t *testing.T) {
 	g := newGuest(t)
+	pidfile := filepath.Join(t.TempDir(), "child.pid")
 	init := exec.Command(os.Args[0])
-	init.Env = append(os.Environ(), "TGNRI_CHILD=tree")
+	init.Env = append(os.Environ(), "TGNRI_CHILD=tree", "TGNRI_PIDFILE="+pidfile)
 	init.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := init.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-init.Process.Pid, syscall.SIGKILL); _ = init.Wait() })
-	var kids []int
-	for i := 0; i < 500 && len(kids) == 0; i++ {
+	// wait for what is asserted on: the wrapper says which child it
+	// started (a Go program re-exec'd under TCG on a busy host can take
+	// seconds), and /proc lists exactly that child (not the Go runtime's
+	// short-lived pidfd probe child, which exits before Start returns)
+	children := func() []int {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(init.Process.Pid) + "/task/" + strconv.Itoa(init.Process.Pid) + "/children")
-		kids = ids(string(b))
-		time.Sleep(10 * time.Millisecond)
+		return ids(string(b))
 	}
-	if len(kids) != 1 {
-		t.Fatalf("the wrapper's child did not appear in /proc (children %v)", kids)
+	child := 0
+	var kids []int
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidfile); err == nil {
+			child, _ = strconv.Atoi(string(b))
+		}
+		if kids = children(); child != 0 && slices.Equal(kids, []int{child}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the wrapper's child did not appear in /proc in 60 s (child %d, children %v)", child, kids)
+		}
 	}
 	stop := g.rt.Connect(g.plugin())
 	stop() // the plugin is down while the container starts
@@ -208,20 +226,16 @@ func TestGuestSynchronizeMovesTheInitsChildren(t *testing.T) {
 		t.Fatal("placed while the plugin was down")
 	}
 	g.rt.Connect(g.plugin())
-	// the child now: the first one seen may have been the Go runtime's
-	// short-lived probe child (syscall's checkClonePidfd forks one that
-	// exits at once, before the real fork)
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(init.Process.Pid) + "/task/" + strconv.Itoa(init.Process.Pid) + "/children")
-	if kids = ids(string(b)); len(kids) != 1 {
-		t.Fatalf("the wrapper has children %v after the sync, want one", kids)
+	if kids = children(); !slices.Equal(kids, []int{child}) {
+		t.Fatalf("the wrapper has children %v after the sync, want [%d]", kids, child)
 	}
-	want := []int{init.Process.Pid, kids[0]}
+	want := []int{init.Process.Pid, child}
 	sort.Ints(want)
 	if got := ids(g.read("k8s.ns.wrapped", "cgroup.procs")); !slices.Equal(got, want) {
 		t.Errorf("k8s.ns.wrapped cgroup.procs %v, want the init and its child %v", got, want)
 	}
-	if root := ids(g.read("", "cgroup.procs")); slices.Contains(root, kids[0]) {
-		t.Errorf("the child %d is still in the root group", kids[0])
+	if root := ids(g.read("", "cgroup.procs")); slices.Contains(root, child) {
+		t.Errorf("the child %d is still in the root group", child)
 	}
 	// both exit, the container is removed: the group goes (it must not
 	// hold one of TestGuestMaxGroups' few groups)
