@@ -146,6 +146,37 @@ bool tg_pqr_epoch_stable(u32 epoch, bool transition, u32 *seen)
 }
 
 /**
+ * tg_rdt_decide() - who owns RDT this period: tgroup or resctrl
+ * @st:       the caller's state (updated): TG_RDT_OFF while tgroup is not
+ *            mounted or has no such hardware, TG_RDT_WAIT at tgroup's mount
+ *            and while resctrl holds RDT, TG_RDT_OWN while tgroup does
+ * @resctrl:  a resctrl filesystem is mounted now
+ *
+ * resctrl owns RDT while it is mounted (it programs CLOSes and RMIDs
+ * itself); tgroup's MBA actuator and rdt source take RDT whenever tgroup
+ * is mounted and resctrl is not, and give it back as soon as resctrl
+ * appears. Called at tgroup's mount (after setting TG_RDT_WAIT) and every
+ * period, so an unmount of resctrl is followed by tgroup's resumption
+ * within a period, with no remount of tgroup.
+ *
+ * Return: TG_RDT_TAKE (start: program every CLOS, prime every RMID),
+ * TG_RDT_GIVE (stand down: PQR_ASSOC and CLOS MSRs back to resctrl's
+ * defaults), or TG_RDT_NONE.
+ */
+enum tg_rdt_step tg_rdt_decide(enum tg_rdt_state *st, bool resctrl)
+{
+	if (*st == TG_RDT_WAIT && !resctrl) {
+		*st = TG_RDT_OWN;
+		return TG_RDT_TAKE;
+	}
+	if (*st == TG_RDT_OWN && resctrl) {
+		*st = TG_RDT_WAIT;
+		return TG_RDT_GIVE;
+	}
+	return TG_RDT_NONE;
+}
+
+/**
  * tg_mba_plan() - MSR writes that bring the CLOS settings to a map
  * @hw:         platform
  * @programmed: per CLOS, the value now in the MSRs (updated); U64_MAX =

@@ -399,6 +399,11 @@ u64 tg_pqr_assoc(u32 clos, u32 rmid);
 #define TG_PQR_INVALID		U64_MAX
 bool tg_pqr_switch(u64 *cache, u64 val, bool transition);
 bool tg_pqr_epoch_stable(u32 epoch, bool transition, u32 *seen);
+
+/* RDT ownership between tgroup and resctrl (tg_rdt_decide(), core/mba.c) */
+enum tg_rdt_state { TG_RDT_OFF, TG_RDT_WAIT, TG_RDT_OWN };
+enum tg_rdt_step { TG_RDT_NONE, TG_RDT_TAKE, TG_RDT_GIVE };
+enum tg_rdt_step tg_rdt_decide(enum tg_rdt_state *st, bool resctrl);
 u32 tg_mba_plan(const struct tg_mba_hw *hw, u64 *programmed,
 		const struct tg_clos_map *map, struct tg_msr_write *out, u32 max);
 

@@ -191,8 +191,9 @@ void tg_cpu_reap_exiting(struct tg_group *grp, bool all);
 int tg_pqr_get(void);
 void tg_pqr_put(void);
 bool tg_resctrl_mounted(void);
-#define TG_RESCTRL_STOPPED \
-	"stopped: resctrl was mounted after tgroup (it owns RDT); remount tgroup without resctrl to resume"
+/* the state line of the MBA actuator and the rdt source while resctrl holds RDT */
+#define TG_RESCTRL_STANDBY \
+	"standby: resctrl is mounted (it owns RDT); resumes by itself when resctrl is unmounted"
 bool tg_pqr_stable(u32 *seen);
 
 #endif /* TG_INTERNAL_H */

@@ -14,6 +14,7 @@ set -euo pipefail
 #   libelf-dev (objtool) and xz-utils (the source tarball)
 # libpfm4-dev, intel-cmt-cat: tgctl setup (libpfm4's event tables; libpqos
 #   and its pqos/membw tools); libmicrohttpd-dev: tgroup-exporter's HTTP;
+#   libjson-c-dev: tgctl's JSON (status --json);
 #   prometheus: promtool, which lints the exposition in make check (on a
 #   systemd host the package also enables a prometheus service); dkms:
 #   make install-dkms and its test
@@ -30,7 +31,7 @@ pkgs=(
 	libpmem-dev libpmem2-dev libpmemobj-dev fio
 	linux-source-6.1
 	flex bison bc libelf-dev xz-utils
-	libpfm4-dev intel-cmt-cat libmicrohttpd-dev prometheus dkms
+	libpfm4-dev intel-cmt-cat libmicrohttpd-dev libjson-c-dev prometheus dkms
 	perl
 	python3-matplotlib
 )
@@ -66,6 +67,10 @@ fi
 # module cache (scripts/go.sh). Not fatal here: make check reports it.
 scripts/go.sh --install --modules >/dev/null ||
 	echo "deps: no Go toolchain or modules for userland/nri (make check reports nri_toolchain failed)" >&2
+# helm, built once from its Go module into ~/.cache/tgroup (scripts/helm.sh):
+# make check lints and renders the chart with it.
+scripts/helm.sh --install >/dev/null ||
+	echo "deps: no helm (make check reports chart_helm failed)" >&2
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the toolchain --install fetches: the newest patch of go.mod's Go version
-TOOLCHAIN=go1.24.13
+TOOLCHAIN=go1.26.8
 install=0 modules=0
 for a in "$@"; do
 	case $a in

@@ -2,6 +2,8 @@
 # make check: every test tgroup has, in order of cost. Each step reports
 # its own tests; the last line is the total, "N passed, N failed".
 set -uo pipefail
+# warnings are errors here (release builds leave -Werror out: Makefile WERROR)
+export WERROR=1
 cd "$(dirname "$0")/.."
 top=$PWD
 build=$top/build
@@ -96,17 +98,23 @@ fi
 #     mount namespace (faked sysfs), tgroup-exporter on a fake mount (values,
 #     promtool lint, HTTP scrape). The real-mount tests are the in-guest
 #     suite "userland" (step 5).
-if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$build/userland/test_validate" \
+if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$build/userland/test_validate" "$build/userland/test_apply" \
 	>"$build/userland.log" 2>&1; then
 	ok userland_build
 	# libtgroup; tgctl validate's verdict and measurement on fixture counters
-	for u in libtgroup:test_libtgroup validate:test_validate; do
+	for u in libtgroup:test_libtgroup validate:test_validate apply:test_apply; do
 		out=$("$build/userland/${u#*:}" 2>&1)
 		while read -r t; do ok "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 		while read -r t; do ko "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 		echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
 		echo "$out" | grep -q '^\[  PASSED  \]' || ko "${u%%:*}_runner" "no summary"
 	done
+	# release builds leave -Werror out (a newer compiler's warning must not
+	# break make install or a package build); make check keeps it
+	if ! make --no-print-directory -s -n -B WERROR=0 "$build/userland/tgctl" | grep -q -- -Werror &&
+		make --no-print-directory -s -n -B WERROR=1 "$build/userland/tgctl" | grep -q -- -Werror; then
+		ok werror_only_in_check
+	else ko werror_only_in_check "make -n shows -Werror without WERROR=1 (or not with it)"; fi
 	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
@@ -121,11 +129,16 @@ fi
 
 # 3f. userland/nri: tgroup-nri (Go). go vet, the binary, and go test: a
 #     fake runtime (nri's adaptation on a unix socket) driving the plugin
-#     against a directory stand-in of the mount, the DaemonSet manifest
-#     parsed and checked. Offline: the modules come from the cache make deps
-#     filled (GOPROXY=off); the toolchain from scripts/go.sh. CGO_ENABLED=0
+#     against a directory stand-in of the mount and of the cgroup tree; the
+#     Helm chart (deploy/helm/tgroup) linted and rendered by helm (built
+#     from its Go module by make deps: scripts/helm.sh) with its defaults
+#     and each ci/*-values.yaml, every manifest decoded strictly into
+#     k8s.io/api's types and its rules checked (package deploytest); the
+#     Containerfile checked statically (deploy/check-containerfile.sh).
+#     Offline: the modules come from the cache make deps filled
+#     (GOPROXY=off); the toolchain from scripts/go.sh. CGO_ENABLED=0
 #     throughout, as the guest's nri_test (step 5): one set of compiled
-#     packages in Go's build cache (first run about 80 s, then about 2 s).
+#     packages in Go's build cache (first run about 2 min, then about 10 s).
 if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 	export GOTOOLCHAIN=local
 	mkdir -p "$build/userland"
@@ -133,14 +146,42 @@ if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 	if out=$(cd userland/nri && "${goenv[@]}" vet ./... 2>&1); then ok nri/vet; else echo "$out" | head -20; ko nri/vet; fi
 	if out=$(cd userland/nri && "${goenv[@]}" build -o "$build/userland/tgroup-nri" ./cmd/tgroup-nri 2>&1); then ok nri/build
 	else echo "$out" | head -20; ko nri/build; fi
-	out=$(cd userland/nri && "${goenv[@]}" test -count=1 -v ./... 2>&1)
+	chart=deploy/helm/tgroup
+	rm -rf "$build/helm" && mkdir -p "$build/helm"
+	if helm=$(scripts/helm.sh 2>"$build/helm.log"); then
+		# helm's own state in the build directory, not the user's
+		export HELM_CACHE_HOME=$build/helm-home/cache HELM_CONFIG_HOME=$build/helm-home/config HELM_DATA_HOME=$build/helm-home/data
+		for v in default $chart/ci/*-values.yaml; do
+			n=default args=()
+			[ "$v" = default ] || { n=$(basename "$v" -values.yaml); args=(-f "$v"); }
+			if out=$("$helm" lint --strict "$chart" "${args[@]}" 2>&1); then ok "chart/lint_$n"; else echo "$out" | tail -8; ko "chart/lint_$n"; fi
+			if out=$("$helm" template tgroup "$chart" --namespace tgroup "${args[@]}" 2>&1 >"$build/helm/$n.yaml"); then ok "chart/template_$n"
+			else echo "$out" | tail -8; rm -f "$build/helm/$n.yaml"; ko "chart/template_$n"; fi
+		done
+		# a misspelt value is refused by the chart's values.schema.json
+		if out=$("$helm" template tgroup "$chart" --set nri.polcy.rules=x 2>&1); then ko chart/schema_rejects_a_misspelt_value "rendered"
+		elif grep -q "additional properties 'polcy' not allowed" <<< "$out"; then ok chart/schema_rejects_a_misspelt_value
+		else echo "$out" | tail -3; ko chart/schema_rejects_a_misspelt_value "another error"; fi
+	else
+		cat "$build/helm.log"; ko chart_helm "no helm (make deps builds it: scripts/helm.sh --install)"
+	fi
+	out=$(cd userland/nri && TG_CHART_RENDERED=$build/helm TG_NRI_BIN=$build/userland/tgroup-nri "${goenv[@]}" test -count=1 -v ./... 2>&1)
+	echo "$out" > "$build/nri-go-test.log"
 	while read -r t; do ok "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- PASS: \([^ ]*\) .*/\1/p')
 	while read -r t; do ko "nri/$t"; done < <(echo "$out" | sed -n 's/^ *--- FAIL: \([^ ]*\) .*/\1/p')
 	echo "$out" | grep -E '^\s+\S+_test.go:[0-9]+: ' | grep -v 'plugin: ' | head -20
-	echo "$out" | grep -qE '^ok\s+tgroup/userland/nri\s' || { echo "$out" | tail -5; ko nri/go_test "no ok line"; }
+	for p in tgroup/userland/nri tgroup/userland/nri/deploytest; do
+		# a here-string, not a pipe: grep -q stops reading at the match and, with
+		# pipefail, echo's SIGPIPE on the long output would count as no match
+		grep -qE "^ok\s+$p\s" <<< "$out" || { echo "$out" | grep -E "^(FAIL|panic|fatal)|\s$p\s" | head -5; ko "nri/go_test $p" "no ok line (the whole output: $build/nri-go-test.log)"; }
+	done
 else
 	cat "$build/nri-go.log"; ko nri_toolchain "no Go toolchain (make deps)"
 fi
+out=$(deploy/check-containerfile.sh 2>&1)
+while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+grep -q '^PASS ' <<< "$out" || ko containerfile "no results: $(echo "$out" | head -3)"
 
 # 3d. deps.sh --with-6.12 reuses the configured mirror (scripts/apt-mirror.sh
 #     on faked apt directories; nothing is written to /etc/apt).

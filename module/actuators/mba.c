@@ -8,15 +8,18 @@
  *  - hardware (Intel MBA in linear mode, or AMD with mba_full_gbps set):
  *    one CLOS per distinct level (core tg_clos_assign()), the MSR writes
  *    core tg_mba_plan() asks for on every CPU, and the group's CLOS in
- *    PQR_ASSOC at context switch (pqr.c, only while a user needs it). It
- *    refuses to start while resctrl is mounted: resctrl owns RDT then.
- *    resctrl mounted after tgroup is noticed at the next period (at most
- *    period_ms later): the actuator stands down - PQR_ASSOC unhooked and 0
- *    on every CPU, every CLOS MSR unthrottled (the state resctrl assumes at
- *    its mount: its default group is CLOS 0, and it programs the others
- *    only when schemata are written) - and says so in tgroup.config. A
- *    schemata write made in that first period can be overwritten by the
- *    reset: mount resctrl only after unmounting tgroup.
+ *    PQR_ASSOC at context switch (pqr.c, only while a user needs it).
+ *    resctrl owns RDT while it is mounted (core tg_rdt_decide(), asked at
+ *    mount and every period): mounted before tgroup, the actuator waits
+ *    (standby); mounted after, it is noticed at the next period (at most
+ *    period_ms later) and the actuator stands down - PQR_ASSOC unhooked
+ *    and 0 on every CPU, every CLOS MSR unthrottled (the state resctrl
+ *    assumes at its mount: its default group is CLOS 0, and it programs
+ *    the others only when schemata are written). A schemata write made in
+ *    that first period can be overwritten by the reset. When resctrl is
+ *    unmounted (it resets every CLOS MSR and PQR_ASSOC itself) the
+ *    actuator takes MBA back at the next period: every CLOS MSR written
+ *    again, the switch probe hooked again. tgroup.config says which.
  *    After a CPU came online or a suspend (pqr.c, tg_pqr_stable()) the
  *    CLOS MSRs are written again in full: a package brought up, or
  *    resumed, has them reset.
@@ -42,6 +45,7 @@ static struct tg_mba_hw tg_mba;
 static u64 tg_mba_prog[ARRAY_SIZE(((struct tg_clos_map *)0)->level)];
 static struct tg_clos_map tg_clos;
 static bool tg_mba_started;
+static enum tg_rdt_state tg_mba_own;	/* hardware mode: tgroup or resctrl */
 static const char *tg_mba_why_not;	/* hardware mode, not started: why */
 static u32 tg_mba_seen;			/* tg_pqr_stable() epoch */
 
@@ -78,22 +82,17 @@ static void tg_mba_state(char *buf, size_t size)
 	scnprintf(buf, size, "%s", why);
 }
 
-/* Mount: take over MBA. */
-static void tg_mba_start(void)
+/* take MBA (tgroup mounted, resctrl not): every CLOS MSR written at the next apply */
+static void tg_mba_take(void)
 {
 	u32 i;
 
-	if (tg_mba_mode != TG_MBA_HW || tg_mba_started)
-		return;
-	if (tg_resctrl_mounted()) {
-		tg_mba_why_not = "unavailable: resctrl is mounted (it owns RDT)";
-		return;
-	}
 	for (i = 0; i < ARRAY_SIZE(tg_mba_prog); i++)
 		tg_mba_prog[i] = U64_MAX;
 	if (tg_pqr_get()) {
 		tg_mba_reason = "unavailable: no sched_switch tracepoint";
 		tg_mba_mode = TG_MBA_OFF;
+		tg_mba_own = TG_RDT_OFF;
 		return;
 	}
 	tg_pqr_stable(&tg_mba_seen);	/* from now on */
@@ -111,12 +110,49 @@ static void tg_mba_release(void)
 	tg_mba_started = false;
 }
 
+/*
+ * Who owns MBA now (tg_rdt_decide()): take it, give it back to resctrl
+ * (every group to CLOS 0), or nothing. @grps: the groups, NULL at mount.
+ */
+static void tg_mba_owner(struct tg_group **grps, u32 nr)
+{
+	u32 i;
+
+	switch (tg_rdt_decide(&tg_mba_own, tg_resctrl_mounted())) {
+	case TG_RDT_TAKE:
+		tg_mba_take();
+		if (grps && tg_mba_started)
+			pr_info("tgroup: resctrl unmounted: the MBA actuator resumes\n");
+		break;
+	case TG_RDT_GIVE:
+		for (i = 0; i < nr; i++)
+			WRITE_ONCE(grps[i]->clos, 0);
+		tg_mba_release();
+		pr_info("tgroup: resctrl mounted: the MBA actuator stands down until it is unmounted\n");
+		break;
+	case TG_RDT_NONE:
+		break;
+	}
+	if (tg_mba_own == TG_RDT_WAIT)
+		tg_mba_why_not = TG_RESCTRL_STANDBY;
+}
+
+/* Mount: take MBA unless resctrl has it. */
+static void tg_mba_start(void)
+{
+	if (tg_mba_mode != TG_MBA_HW || tg_mba_own != TG_RDT_OFF)
+		return;
+	tg_mba_own = TG_RDT_WAIT;
+	tg_mba_owner(NULL, 0);
+}
+
 /* Unmount: every CLOS unthrottled, every CPU back to CLOS 0. */
 static void tg_mba_stop(void)
 {
-	if (!tg_mba_started)
-		return;
-	tg_mba_release();
+	if (tg_mba_started)
+		tg_mba_release();
+	tg_mba_own = TG_RDT_OFF;
+	tg_mba_why_not = NULL;
 }
 
 /*
@@ -124,7 +160,7 @@ static void tg_mba_stop(void)
  * hardware mode maps levels to CLOS and writes the MSRs whose value changes
  * on every CPU (MBA MSRs are per package; writing them everywhere is correct
  * and keeps hotplug simple), every MSR after a CPU came online or a
- * suspend. Stands down if resctrl has been mounted since the last period.
+ * suspend. Stands down while resctrl is mounted, resumes once it is not.
  */
 static void tg_mba_apply(const struct tg_actuation *a)
 {
@@ -136,16 +172,10 @@ static void tg_mba_apply(const struct tg_actuation *a)
 	lockdep_assert_held(&tg_mutex);
 	for (i = 0; i < nr; i++)
 		WRITE_ONCE(grps[i]->mba_percent, levels[i]);
+	if (tg_mba_own != TG_RDT_OFF)
+		tg_mba_owner(grps, nr);
 	if (!tg_mba_started)
 		return;
-	if (tg_resctrl_mounted()) {
-		for (i = 0; i < nr; i++)
-			WRITE_ONCE(grps[i]->clos, 0);
-		tg_mba_release();
-		tg_mba_why_not = TG_RESCTRL_STOPPED;
-		pr_info("tgroup: resctrl mounted: the MBA actuator stands down\n");
-		return;
-	}
 	if (!tg_pqr_stable(&tg_mba_seen))	/* MSRs may have been reset */
 		for (i = 0; i < ARRAY_SIZE(tg_mba_prog); i++)
 			tg_mba_prog[i] = U64_MAX;

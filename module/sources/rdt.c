@@ -24,10 +24,13 @@
  * package, so any number of packages is handled. After a CPU came online
  * or a suspend (tg_pqr_stable()) every counter is primed again.
  *
- * resctrl mounted after tgroup: noticed at the next period; the source
- * stands down (every group back to RMID 0, PQR_ASSOC unhooked and reset
- * to 0 on every CPU) and says so in tgroup.config until tgroup is mounted
- * again with resctrl gone.
+ * resctrl owns RDT while it is mounted (core tg_rdt_decide(), asked at
+ * mount and every period): mounted before tgroup, the source waits
+ * (standby); mounted after, it is noticed at the next period and the
+ * source stands down (every group back to RMID 0, PQR_ASSOC unhooked and
+ * reset to 0 on every CPU). When resctrl is unmounted the source takes
+ * RMIDs back at the next period (fresh pool, every counter primed again:
+ * resctrl's groups used them meanwhile); tgroup.config says which.
  *
  * Written against the Intel SDM and resctrl's monitor.c; it has not run on
  * MBM hardware (the development machines and the guest have none).
@@ -47,6 +50,7 @@
 
 static bool tg_rdt_hw;
 static bool tg_rdt_started;
+static enum tg_rdt_state tg_rdt_own;	/* tgroup or resctrl (while mounted) */
 static const char *tg_rdt_reason = "unavailable: not initialised";
 static u32 tg_rdt_width, tg_rdt_scale, tg_rdt_nr_rmid;
 static unsigned int tg_rdt_nr_pkg;	/* logical packages */
@@ -109,8 +113,28 @@ static void tg_rdt_stand_down(void)
 	tg_pqr_put();
 	tg_rdt_free_state();
 	tg_rdt_started = false;
-	tg_rdt_reason = TG_RESCTRL_STOPPED;
-	pr_info("tgroup: resctrl mounted: the rdt source stands down\n");
+	pr_info("tgroup: resctrl mounted: the rdt source stands down until it is unmounted\n");
+}
+
+static void tg_rdt_take_over(void);
+
+/* who owns RMIDs now (tg_rdt_decide()); @period: at a period, not at mount */
+static void tg_rdt_owner(bool period)
+{
+	switch (tg_rdt_decide(&tg_rdt_own, tg_resctrl_mounted())) {
+	case TG_RDT_TAKE:
+		tg_rdt_take_over();
+		if (period && tg_rdt_started)
+			pr_info("tgroup: resctrl unmounted: the rdt source resumes\n");
+		break;
+	case TG_RDT_GIVE:
+		tg_rdt_stand_down();
+		break;
+	case TG_RDT_NONE:
+		break;
+	}
+	if (tg_rdt_own == TG_RDT_WAIT)
+		tg_rdt_reason = TG_RESCTRL_STANDBY;
 }
 
 /*
@@ -164,12 +188,10 @@ static void tg_rdt_period(void)
 	u32 *rmid, r;
 
 	lockdep_assert_held(&tg_mutex);
+	if (tg_rdt_own != TG_RDT_OFF)
+		tg_rdt_owner(true);
 	if (!tg_rdt_started)
 		return;
-	if (tg_resctrl_mounted()) {
-		tg_rdt_stand_down();
-		return;
-	}
 	if (!tg_pqr_stable(&tg_rdt_seen))	/* counters may have been reset */
 		for (r = 0; r < tg_rdt_nr_rmid; r++)
 			tg_rdt_unprime(r);
@@ -229,15 +251,9 @@ static void tg_rdt_group_gone(struct tg_group *grp)
 	WRITE_ONCE(grp->rmid, TG_RMID_NONE);
 }
 
-/* Mount: take RMIDs over. */
-static void tg_rdt_start(void)
+/* take RMIDs (tgroup mounted, resctrl not); groups get RMIDs at the next period */
+static void tg_rdt_take_over(void)
 {
-	if (!tg_rdt_hw || tg_rdt_started)
-		return;
-	if (tg_resctrl_mounted()) {
-		tg_rdt_reason = "unavailable: resctrl is mounted (it owns RDT)";
-		return;
-	}
 	tg_rdt_nr_pkg = max(topology_max_packages(), 1U);
 	tg_rdt_rmid_state = kvcalloc(tg_rdt_nr_rmid, sizeof(u64), GFP_KERNEL);
 	tg_rdt_prev = kvmalloc_array(array_size(tg_rdt_nr_rmid, tg_rdt_nr_pkg),
@@ -249,6 +265,7 @@ static void tg_rdt_start(void)
 	    !tg_rdt_pkg_cpu) {
 		tg_rdt_free_state();
 		tg_rdt_reason = "unavailable: out of memory";
+		tg_rdt_own = TG_RDT_OFF;
 		return;
 	}
 	tg_rmid_pool_init(&tg_rdt_pool, tg_rdt_rmid_state, tg_rdt_nr_rmid,
@@ -256,21 +273,33 @@ static void tg_rdt_start(void)
 	if (tg_pqr_get()) {
 		tg_rdt_free_state();
 		tg_rdt_reason = "unavailable: no sched_switch tracepoint";
+		tg_rdt_own = TG_RDT_OFF;
 		return;
 	}
 	tg_pqr_stable(&tg_rdt_seen);	/* from now on */
 	tg_rdt_started = true;
 }
 
+/* Mount: take RMIDs unless resctrl has them. */
+static void tg_rdt_start(void)
+{
+	if (!tg_rdt_hw || tg_rdt_own != TG_RDT_OFF)
+		return;
+	tg_rdt_own = TG_RDT_WAIT;
+	tg_rdt_owner(false);
+}
+
 /* Unmount (groups are gone): every task back to RMID 0. */
 static void tg_rdt_stop(void)
 {
-	if (!tg_rdt_started)
-		return;
-	tg_pqr_put();
-	tg_rdt_free_state();
-	tg_rdt_started = false;
-	tg_rdt_reason = "available (starts at mount)";
+	if (tg_rdt_started) {
+		tg_pqr_put();
+		tg_rdt_free_state();
+		tg_rdt_started = false;
+	}
+	if (tg_rdt_hw && tg_rdt_own != TG_RDT_OFF)
+		tg_rdt_reason = "available (starts at mount)";
+	tg_rdt_own = TG_RDT_OFF;
 }
 
 static void tg_rdt_state(char *buf, size_t size)

@@ -1522,6 +1522,132 @@ static void test_mba_plan_traffic(void **state)
 	assert_int_equal(w[1].msr, 0xd52); assert_int_equal(w[1].val, 0);
 }
 
+/*
+ * RDT ownership (tg_rdt_decide()) composed as module/actuators/mba.c
+ * composes it with tg_mba_plan(), on a model machine whose CLOS MSRs
+ * resctrl writes while it is mounted and resets at its unmount
+ * (rdt_kill_sb(): reset_all_ctrls()).
+ */
+struct rdt_machine {
+	uint64_t msr[4];	/* IA32_L2_QOS_EXT_BW_THRTL_0..3: delay */
+	bool resctrl;
+	int tg_writes;		/* MSR writes tgroup made */
+};
+
+struct mba_model {
+	enum tg_rdt_state own;
+	bool hooked;
+	bool reprogram_on_take;	/* what tg_mba_take() does: every CLOS unknown */
+	uint64_t prog[64];
+	struct tg_clos_map map;
+	struct tg_mba_hw hw;
+};
+
+static void mba_model_period(struct mba_model *m, struct rdt_machine *mc, const uint32_t *mba, uint32_t nr)
+{
+	struct tg_msr_write w[64];
+	uint32_t clos[8], n, i;
+
+	switch (tg_rdt_decide(&m->own, mc->resctrl)) {
+	case TG_RDT_TAKE:
+		if (m->reprogram_on_take)
+			for (i = 0; i < 64; i++)
+				m->prog[i] = UINT64_MAX;
+		m->hooked = true;
+		break;
+	case TG_RDT_GIVE:			/* tg_mba_release(): every CLOS unthrottled */
+		for (i = 0; i < 4; i++, mc->tg_writes++)
+			mc->msr[i] = 0;
+		m->hooked = false;
+		break;
+	case TG_RDT_NONE:
+		break;
+	}
+	if (!m->hooked)
+		return;
+	tg_clos_assign(&m->map, m->hw.nr_clos, 100, mba, clos, nr);
+	n = tg_mba_plan(&m->hw, m->prog, &m->map, w, 64);
+	for (i = 0; i < n; i++, mc->tg_writes++)
+		mc->msr[w[i].msr - TG_MSR_MBA_INTEL_BASE] = w[i].val;
+}
+
+static void resctrl_mount(struct rdt_machine *mc)
+{
+	mc->resctrl = true;
+}
+
+/* a schemata write of resctrl's own: CLOS 1 at 10 % */
+static void resctrl_schemata(struct rdt_machine *mc)
+{
+	mc->msr[1] = 90;
+}
+
+static void resctrl_umount(struct rdt_machine *mc)
+{
+	for (int i = 0; i < 4; i++)
+		mc->msr[i] = 0;
+	mc->resctrl = false;
+}
+
+/* the scenario: mount, resctrl comes and goes, tgroup's 30 % must be back after */
+static bool rdt_owner_scenario(struct mba_model *m, struct rdt_machine *mc)
+{
+	const uint32_t mba[2] = { 100, 30 };	/* a group throttled to 30 % */
+	int w;
+
+	m->own = TG_RDT_WAIT;			/* tgroup mounted */
+	tg_mba_hw_intel(89, BIT(2), 3, &m->hw);
+	for (int i = 0; i < 64; i++)
+		m->prog[i] = UINT64_MAX;
+	mba_model_period(m, mc, mba, 2);
+	assert_int_equal(m->own, TG_RDT_OWN);
+	assert_int_equal(mc->msr[1], 70);
+	resctrl_mount(mc);
+	mba_model_period(m, mc, mba, 2);	/* noticed: stands down */
+	assert_int_equal(m->own, TG_RDT_WAIT);
+	assert_int_equal(mc->msr[1], 0);
+	resctrl_schemata(mc);
+	w = mc->tg_writes;
+	for (int p = 0; p < 5; p++)		/* resctrl's: tgroup writes nothing */
+		mba_model_period(m, mc, mba, 2);
+	assert_int_equal(mc->tg_writes, w);
+	assert_int_equal(mc->msr[1], 90);
+	resctrl_umount(mc);			/* no remount of tgroup */
+	mba_model_period(m, mc, mba, 2);
+	assert_int_equal(m->own, TG_RDT_OWN);
+	return mc->msr[1] == 70;
+}
+
+static void test_rdt_owner(void **state)
+{
+	enum tg_rdt_state st;
+	struct mba_model m = { .reprogram_on_take = true };
+	struct rdt_machine mc = { 0 };
+
+	(void)state;
+	/* the decision table */
+	st = TG_RDT_OFF;			/* not mounted: nothing, whatever resctrl does */
+	assert_int_equal(tg_rdt_decide(&st, false), TG_RDT_NONE);
+	assert_int_equal(tg_rdt_decide(&st, true), TG_RDT_NONE);
+	assert_int_equal(st, TG_RDT_OFF);
+	st = TG_RDT_WAIT;			/* mounted after resctrl: waits ... */
+	assert_int_equal(tg_rdt_decide(&st, true), TG_RDT_NONE);
+	assert_int_equal(tg_rdt_decide(&st, true), TG_RDT_NONE);
+	assert_int_equal(tg_rdt_decide(&st, false), TG_RDT_TAKE);	/* ... takes it once gone */
+	assert_int_equal(st, TG_RDT_OWN);
+	assert_int_equal(tg_rdt_decide(&st, false), TG_RDT_NONE);
+	assert_int_equal(tg_rdt_decide(&st, true), TG_RDT_GIVE);	/* resctrl again: gives */
+	assert_int_equal(st, TG_RDT_WAIT);
+	assert_int_equal(tg_rdt_decide(&st, false), TG_RDT_TAKE);	/* and again takes */
+
+	/* on the model machine: the throttle is back after resctrl's unmount */
+	assert_true(rdt_owner_scenario(&m, &mc));
+	/* taking back without reprogramming every CLOS would leave resctrl's reset */
+	m = (struct mba_model){ .reprogram_on_take = false };
+	mc = (struct rdt_machine){ 0 };
+	assert_false(rdt_owner_scenario(&m, &mc));
+}
+
 static void test_mbm_counter(void **state)
 {
 	const uint32_t width = 24 + 20;	/* CPUID offset 20: 44-bit counter */
@@ -1583,6 +1709,7 @@ int main(void)
 		cmocka_unit_test(test_rmid),
 		cmocka_unit_test(test_mbm_sum),
 		cmocka_unit_test(test_pqr_cache),
+		cmocka_unit_test(test_rdt_owner),
 		cmocka_unit_test(test_mba_values),
 		cmocka_unit_test(test_mba_plan_traffic),
 		cmocka_unit_test(test_mbm_counter),

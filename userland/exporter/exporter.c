@@ -6,7 +6,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,22 +16,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
 #include "tgroup.h"
+#include "tgctl.h"
 
-#define DEFAULT_PORT 9847
+/* as the docs say; ":PORT" is every address, IPv6 and IPv4 (dual stack) */
+#define DEFAULT_LISTEN ":9847"
 
 static const char help[] =
-	"usage: tgroup-exporter [-m MOUNT] [--listen ADDR:PORT | --once | --textfile PATH]\n"
-	"Serve the tgroup mount's numbers as Prometheus metrics on /metrics.\n"
-	"  -m MOUNT           the tgroup mount (default $TGROUP_MOUNT or /sys/fs/tgroup)\n"
-	"  --listen ADDR:PORT address to serve on (default 127.0.0.1:9847)\n"
-	"  --once             print one exposition on stdout and exit\n"
-	"  --textfile PATH    write one exposition to PATH atomically (node_exporter's\n"
-	"                     textfile collector; PATH must end in .prom) and exit\n";
+	"usage: tgroup-exporter [-m MOUNT] [--web.listen-address=[ADDR]:PORT]\n"
+	"                       [--web.telemetry-path=PATH] | --once | --textfile PATH]\n"
+	"Serve the tgroup mount's numbers as Prometheus metrics.\n"
+	"  -m, --mount MOUNT            the tgroup mount (default $TGROUP_MOUNT or /sys/fs/tgroup)\n"
+	"  --web.listen-address=ADDR    where to listen (default " DEFAULT_LISTEN ": every address,\n"
+	"                               IPv6 and IPv4; 127.0.0.1:9847, [::1]:9847, [::]:9847,\n"
+	"                               host:9847)\n"
+	"  --web.telemetry-path=PATH    the metrics' path (default /metrics)\n"
+	"  --once                       print one exposition on stdout and exit\n"
+	"  --textfile PATH              write one exposition to PATH atomically (node_exporter's\n"
+	"                               textfile collector; PATH must end in .prom) and exit\n";
 
 struct buf {
 	char *p;
@@ -101,15 +109,31 @@ static void help_type(struct buf *b, const char *name, const char *type, const c
 	bput(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
 }
 
+/* a line in the log when resctrl comes or goes (and at the first look, if it is there) */
+static void resctrl_log(int mounted, const char *where)
+{
+	static int last = -1;
+
+	if (mounted == last || mounted < 0)
+		return;
+	if (mounted)
+		fprintf(stderr, "tgroup-exporter: warning: resctrl is mounted at %s: it owns RDT, so tgroup's "
+			"MBA actuator and MBM source are on standby until it is unmounted\n", where);
+	else if (last == 1)
+		fprintf(stderr, "tgroup-exporter: resctrl unmounted: tgroup's MBA and MBM resume\n");
+	last = mounted;
+}
+
 /* one exposition; returns 0 if the mount was read (tgroup_up 1) */
 static int collect(struct buf *b)
 {
 	struct tgroup *tg = tgroup_open(mount_path);
 	struct tgroup_interference in;
+	struct tgctl_states states;
 	struct grp *g = NULL;
-	char **names = NULL;
+	char **names = NULL, where[1024];
 	size_t n = 0, ng = 0;
-	int up = 0;
+	int up = 0, have_states = 0, rm;
 
 	if (tg && tgroup_read_interference(tg, &in) == 0 && tgroup_list(tg, &names, &n) == 0) {
 		g = calloc(n + 1, sizeof(*g));
@@ -136,6 +160,9 @@ static int collect(struct buf *b)
 			}
 		}
 	}
+	have_states = up && tgctl_read_states(tg, &states) == 0;
+	rm = tgctl_resctrl_mount(NULL, where, sizeof(where));
+	resctrl_log(rm, where);
 	help_type(b, "tgroup_up", "gauge", "1 if the tgroup mount could be read, else 0.");
 	bput(b, "tgroup_up %d\n", up);
 	if (!up)
@@ -209,6 +236,31 @@ static int collect(struct buf *b)
 	     !strcmp(in.state, "dram") || !strcmp(in.state, "both"));
 	bput(b, "tgroup_interference_detected{tier=\"nvm\"} %d\n",
 	     !strcmp(in.state, "nvm") || !strcmp(in.state, "both"));
+	if (have_states) {
+		help_type(b, "tgroup_source_up", "gauge",
+			  "1 if the signal source is active (tgroup.config source_NAME; else it says why not).");
+		for (int i = 0; i < states.n; i++)
+			if (!states.p[i].actuator)
+				bput(b, "tgroup_source_up{source=\"%s\"} %d\n", states.p[i].name,
+				     tgctl_state_up(&states.p[i]));
+		help_type(b, "tgroup_actuator_up", "gauge",
+			  "1 if the actuator is active or published (tgroup.config actuator_NAME).");
+		for (int i = 0; i < states.n; i++)
+			if (states.p[i].actuator)
+				bput(b, "tgroup_actuator_up{actuator=\"%s\"} %d\n", states.p[i].name,
+				     tgctl_state_up(&states.p[i]));
+		if (states.max_groups) {
+			help_type(b, "tgroup_max_groups", "gauge", "Most child groups that may exist (module option).");
+			bput(b, "tgroup_max_groups %llu\n", states.max_groups);
+		}
+	}
+	help_type(b, "tgroup_groups", "gauge", "Child groups that exist.");
+	bput(b, "tgroup_groups %zu\n", n);
+	if (rm >= 0) {
+		help_type(b, "tgroup_resctrl_mounted", "gauge",
+			  "1 if resctrl is mounted: it owns RDT, tgroup's MBA and MBM wait (standby).");
+		bput(b, "tgroup_resctrl_mounted %d\n", rm);
+	}
 out:
 	free(g);
 	tgroup_free_names(names);
@@ -217,6 +269,7 @@ out:
 }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *telemetry_path = "/metrics";
 
 static enum MHD_Result serve(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			     const char *version, const char *data, size_t *size, void **ctx)
@@ -230,14 +283,14 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *c, const char *ur
 	(void)cls; (void)version; (void)data; (void)size; (void)ctx;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return MHD_NO;
-	if (!strcmp(url, "/metrics")) {
+	if (!strcmp(url, telemetry_path)) {
 		pthread_mutex_lock(&lock);
 		collect(&b);
 		pthread_mutex_unlock(&lock);
 		if (b.oom)
 			code = MHD_HTTP_INTERNAL_SERVER_ERROR;
 	} else if (!strcmp(url, "/")) {
-		bput(&b, "<html><body><a href=\"/metrics\">tgroup metrics</a></body></html>\n");
+		bput(&b, "<html><body><a href=\"%s\">tgroup metrics</a></body></html>\n", telemetry_path);
 		type = "text/html";
 	} else {
 		bput(&b, "not found\n");
@@ -256,30 +309,139 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *c, const char *ur
 static volatile sig_atomic_t stop;
 static void on_signal(int s) { (void)s; stop = 1; }
 
+/*
+ * A listening socket for [ADDR]:PORT as Prometheus exporters take it:
+ * ":PORT" (or "[::]:PORT") every address, IPv6 with IPv4 mapped (dual
+ * stack), IPv4 only if the host has no IPv6; "[V6]:PORT", "V4:PORT" or
+ * "HOST:PORT" (the first address that binds). -1 and why on failure.
+ */
+static int listen_on(const char *spec, char *why, size_t wsize)
+{
+	const char *colon = strrchr(spec, ':');
+	char host[256], port[16];
+	struct addrinfo hint = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *res, *ai;
+	size_t hl;
+	int fd = -1, r, one = 1, zero = 0;
+
+	if (!colon || !colon[1] || strlen(colon + 1) >= sizeof(port) || strspn(colon + 1, "0123456789") !=
+	    strlen(colon + 1) || atoi(colon + 1) < 1 || atoi(colon + 1) > 65535) {
+		snprintf(why, wsize, "expected [ADDR]:PORT, e.g. :9847, 127.0.0.1:9847, [::1]:9847");
+		return -1;
+	}
+	snprintf(port, sizeof(port), "%s", colon + 1);
+	hl = colon - spec;
+	if (hl >= 2 && spec[0] == '[' && spec[hl - 1] == ']') {	/* [v6] */
+		spec++;
+		hl -= 2;
+		hint.ai_family = AF_INET6;
+	}
+	if (hl >= sizeof(host)) {
+		snprintf(why, wsize, "address too long");
+		return -1;
+	}
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	if (!hl || !strcmp(host, "::")) {	/* every address: dual stack */
+		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT,
+					    .sin6_port = htons(atoi(port)) };
+		struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY),
+					  .sin_port = htons(atoi(port)) };
+
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+			if (bind(fd, (struct sockaddr *)&s6, sizeof(s6)) == 0 && listen(fd, 64) == 0)
+				return fd;
+			close(fd);
+		}
+		if (hl)	/* "[::]" asked for IPv6 */
+			goto fail;
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (bind(fd, (struct sockaddr *)&s4, sizeof(s4)) == 0 && listen(fd, 64) == 0)
+				return fd;
+			close(fd);
+		}
+		goto fail;
+	}
+	r = getaddrinfo(host, port, &hint, &res);
+	if (r) {
+		snprintf(why, wsize, "%s: %s", host, gai_strerror(r));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)	/* this address only */
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd >= 0)
+		return fd;
+fail:
+	snprintf(why, wsize, "%s", strerror(errno));
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	const char *listen = "127.0.0.1:9847", *textfile = NULL;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	enum { O_LISTEN = 256, O_PATH, O_ONCE, O_TEXTFILE };
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "mount", required_argument, NULL, 'm' },
+		{ "web.listen-address", required_argument, NULL, O_LISTEN },
+		{ "listen", required_argument, NULL, O_LISTEN },	/* the old name */
+		{ "web.telemetry-path", required_argument, NULL, O_PATH },
+		{ "once", no_argument, NULL, O_ONCE },
+		{ "textfile", required_argument, NULL, O_TEXTFILE },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *listen_spec = DEFAULT_LISTEN, *textfile = NULL;
 	struct MHD_Daemon *d;
-	int once = 0;
+	char why[300];
+	int once = 0, c, fd;
 
 	mount_path = getenv("TGROUP_MOUNT");
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	while ((c = getopt_long(argc, argv, "hm:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(help, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
-			mount_path = argv[++i];
-		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
-			listen = argv[++i];
-		} else if (!strcmp(argv[i], "--textfile") && i + 1 < argc) {
-			textfile = argv[++i];
-		} else if (!strcmp(argv[i], "--once")) {
+		case 'm':
+			mount_path = optarg;
+			break;
+		case O_LISTEN:
+			listen_spec = optarg;
+			break;
+		case O_PATH:
+			if (optarg[0] != '/' || !strcmp(optarg, "/")) {
+				fprintf(stderr, "tgroup-exporter: --web.telemetry-path must start with / and not be /\n");
+				return 2;
+			}
+			telemetry_path = optarg;
+			break;
+		case O_ONCE:
 			once = 1;
-		} else {
+			break;
+		case O_TEXTFILE:
+			textfile = optarg;
+			break;
+		default:
 			fputs(help, stderr);
 			return 2;
 		}
+	}
+	if (optind != argc) {
+		fputs(help, stderr);
+		return 2;
 	}
 	if (once || textfile) {
 		struct buf b = { 0 };
@@ -309,35 +471,27 @@ int main(int argc, char **argv)
 		free(b.p);
 		return rc ? 1 : 0;
 	}
-	{
-		char addr[64];
-		const char *colon = strrchr(listen, ':');
-		char *end;
-		long port;
-
-		if (!colon || (size_t)(colon - listen) >= sizeof(addr)) {
-			fprintf(stderr, "tgroup-exporter: --listen takes ADDR:PORT\n");
-			return 2;
-		}
-		memcpy(addr, listen, colon - listen);
-		addr[colon - listen] = '\0';
-		port = strtol(colon + 1, &end, 10);
-		if (*end || port < 1 || port > 65535 || inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
-			fprintf(stderr, "tgroup-exporter: --listen takes IPv4ADDR:PORT\n");
-			return 2;
-		}
-		sa.sin_port = htons(port);
+	fd = listen_on(listen_spec, why, sizeof(why));
+	if (fd < 0) {
+		fprintf(stderr, "tgroup-exporter: cannot listen on %s: %s\n", listen_spec, why);
+		return strstr(why, "expected") ? 2 : 1;
 	}
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, serve, NULL,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+			     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
 	if (!d) {
-		fprintf(stderr, "tgroup-exporter: cannot listen on %s\n", listen);
+		fprintf(stderr, "tgroup-exporter: cannot serve on %s\n", listen_spec);
+		close(fd);
 		return 1;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "tgroup-exporter: serving %s on http://%s/metrics\n",
-		mount_path ? mount_path : TGROUP_DEFAULT_MOUNT, listen);
+	fprintf(stderr, "tgroup-exporter: serving %s on %s%s\n", mount_path ? mount_path : TGROUP_DEFAULT_MOUNT,
+		listen_spec, telemetry_path);
+	{	/* the log says at once if resctrl holds RDT */
+		char where[1024];
+
+		resctrl_log(tgctl_resctrl_mount(NULL, where, sizeof(where)), where);
+	}
 	while (!stop)
 		pause();
 	MHD_stop_daemon(d);

@@ -1,13 +1,10 @@
 package tgnri
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // FS is the part of a tgroup mount (docs/abi.md) the plugin uses. Errors
@@ -83,46 +80,4 @@ func trimNL(b []byte) []byte {
 // pid to cgroup.procs.
 func MovePid(fs FS, group string, pid uint32) error {
 	return fs.Write(group, "cgroup.procs", strconv.FormatUint(uint64(pid), 10))
-}
-
-// Procs is the part of /proc the plugin reads: a process's children, to
-// move the processes a container's init forked before the plugin placed
-// it. ESRCH or ENOENT (wrapped) for a pid that is gone.
-type Procs interface {
-	// Children lists the pids the process's threads forked that still
-	// live (/proc/PID/task/TID/children, CONFIG_PROC_CHILDREN).
-	Children(pid uint32) ([]uint32, error)
-}
-
-// ProcDir is Procs on a proc filesystem at Root ("/proc"; the plugin
-// needs the host's pid namespace, as for cgroup.procs).
-type ProcDir struct{ Root string }
-
-func (d ProcDir) Children(pid uint32) ([]uint32, error) {
-	dir := filepath.Join(d.Root, strconv.FormatUint(uint64(pid), 10), "task")
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []uint32
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "children"))
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				if _, serr := os.Stat(filepath.Join(dir, t.Name())); serr == nil {
-					return nil, fmt.Errorf("%s: no children file (a kernel without CONFIG_PROC_CHILDREN?): %v", filepath.Join(dir, t.Name()), err)
-				}
-				continue // the thread exited
-			}
-			return nil, err
-		}
-		for _, f := range strings.Fields(string(b)) {
-			n, err := strconv.ParseUint(f, 10, 32)
-			if err != nil {
-				return nil, fmt.Errorf("%s/children: %q: %v", filepath.Join(dir, t.Name()), f, err)
-			}
-			out = append(out, uint32(n))
-		}
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ package tgnri
 // unless TGNRI_MOUNT names a mounted tgroup filesystem.
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,22 +16,32 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/containerd/nri/pkg/api"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("TGNRI_CHILD") == "tree" { // a wrapper init (tini, sh -c) with a child
+	switch os.Getenv("TGNRI_CHILD") {
+	case "runtime": // a fake runtime in a process of its own (main_test.go kills it)
+		os.Exit(runtimeProcess(os.Getenv("TGNRI_SOCKET")))
+	case "daemon": // a container's init that starts a daemon the classic way
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), "TGNRI_CHILD=middle")
+		if c.Run() != nil { // the middle process exits at once
+			os.Exit(1)
+		}
+	case "middle": // forks the daemon and exits: it is re-parented away
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), "TGNRI_CHILD=1")
 		if c.Start() != nil {
 			os.Exit(1)
 		}
-		// the child's pid, once it is the wrapper's child (after Start)
 		if f := os.Getenv("TGNRI_PIDFILE"); f != "" {
-			_ = os.WriteFile(f+".tmp", []byte(strconv.Itoa(c.Process.Pid)), 0o644)
-			_ = os.Rename(f+".tmp", f)
+			_ = os.WriteFile(f, []byte(strconv.Itoa(c.Process.Pid)), 0o644)
 		}
+		os.Exit(0)
 	}
-	if os.Getenv("TGNRI_CHILD") != "" { // a container's init process
+	if os.Getenv("TGNRI_CHILD") != "" { // a container's process
 		for {
 			time.Sleep(time.Hour)
 		}
@@ -44,6 +55,8 @@ type guest struct {
 	rt   *fakeRuntime
 	log  *logBuf
 	st   string
+	cg   string // a cgroup v2 mount of the test's own
+	mkcg func(c *api.Container) string
 	dead map[*exec.Cmd]bool
 }
 
@@ -52,12 +65,57 @@ func newGuest(t *testing.T) *guest {
 	if root == "" {
 		t.Skip("TGNRI_MOUNT unset: runs in the QEMU guest on a real tgroup mount")
 	}
-	g := &guest{t: t, m: Mount{Root: root}, rt: newFakeRuntime(t), log: &logBuf{t: t},
-		st: filepath.Join(t.TempDir(), "groups"), dead: map[*exec.Cmd]bool{}}
+	g := &guest{t: t, m: Mount{Root: root}, rt: newFakeRuntime(t), log: newLogBuf(t),
+		st: filepath.Join(t.TempDir(), "groups"), cg: t.TempDir(), dead: map[*exec.Cmd]bool{}}
+	// the containers' cgroups, in a cgroup2 mount of the test's own (the
+	// same hierarchy as /sys/fs/cgroup): runc's part, done by the test
+	if err := syscall.Mount("cgroup2", g.cg, "cgroup2", 0, ""); err != nil {
+		t.Fatalf("mount cgroup2: %v", err)
+	}
+	var made []string
+	t.Cleanup(func() { // after the processes are killed (cleanups run last first)
+		for i := len(made) - 1; i >= 0; i-- {
+			for j := 0; j < 100 && os.Remove(made[i]) != nil && isDir(made[i]); j++ {
+				time.Sleep(10 * time.Millisecond) // a killed process leaving
+			}
+		}
+		_ = syscall.Unmount(g.cg, 0)
+	})
+	g.mkcg = func(c *api.Container) string {
+		dir := g.cgDir(c)
+		var missing []string // deepest first
+		for d := dir; d != g.cg && !isDir(d); d = filepath.Dir(d) {
+			missing = append(missing, d)
+		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			made = append(made, missing[i])
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	g.rt.started = func(c *api.Container, pid uint32) {
+		dir := g.mkcg(c)
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(int(pid))), 0o644); err != nil &&
+			!errors.Is(err, syscall.ESRCH) {
+			t.Fatalf("%s: moving %d: %v", dir, pid, err)
+		}
+	}
 	return g
 }
 
-func (g *guest) plugin() *Plugin { return &Plugin{FS: g.m, StatePath: g.st, Logf: g.log.logf} }
+func (g *guest) cgDir(c *api.Container) string {
+	rel, err := CgroupRelPath(c.GetLinux().GetCgroupsPath())
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return filepath.Join(g.cg, rel)
+}
+
+func (g *guest) plugin() *Plugin {
+	return &Plugin{FS: g.m, Cgroups: Cgroups{Root: g.cg}, StatePath: g.st, Logf: g.log.logf}
+}
 
 // spawn starts a process (this binary, sleeping: a multi-threaded Go
 // program) to stand for a container's init process.
@@ -117,20 +175,21 @@ func TestGuestPodsOnTheRealMount(t *testing.T) {
 	stop := g.rt.Connect(g.plugin())
 	db, etl, bad := g.spawn(), g.spawn(), g.spawn()
 	dbc := g.rt.Start(pod("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db", AnnLimit: "dram_rbps=1G nvm_wbps=2.5GB/s"}), "pg", uint32(db.Process.Pid))
+	const dbg = "k8s.prod.db" // the group db of namespace prod
 	etlc := g.rt.Start(pod("batch", "etl", BestEffort, nil), "job", uint32(etl.Process.Pid))
 	g.rt.Start(pod("prod", "web", Guaranteed, map[string]string{AnnPriority: "urgent", AnnLimit: "dram_rbps=1.5"}), "nginx", uint32(bad.Process.Pid))
 
 	// the kernel's view: the process and every one of its threads moved
-	if got := ids(g.read("db", "cgroup.procs")); !slices.Equal(got, []int{db.Process.Pid}) {
-		t.Errorf("db cgroup.procs %v, want [%d]", got, db.Process.Pid)
+	if got := ids(g.read(dbg, "cgroup.procs")); !slices.Equal(got, []int{db.Process.Pid}) {
+		t.Errorf(dbg+" cgroup.procs %v, want [%d]", got, db.Process.Pid)
 	}
-	if got, want := ids(g.read("db", "tasks")), threads(db.Process.Pid); !slices.Equal(got, want) || len(want) < 2 {
-		t.Errorf("db tasks %v, want the process's threads %v (a Go program has several)", got, want)
+	if got, want := ids(g.read(dbg, "tasks")), threads(db.Process.Pid); !slices.Equal(got, want) || len(want) < 2 {
+		t.Errorf(dbg+" tasks %v, want the process's threads %v (a Go program has several)", got, want)
 	}
-	if got := g.read("db", "tgroup.priority"); got != "high" {
+	if got := g.read(dbg, "tgroup.priority"); got != "high" {
 		t.Errorf("db priority %s, want high (Guaranteed)", got)
 	}
-	if got, want := g.read("db", "tgroup.limit"), "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2500000000"; got != want {
+	if got, want := g.read(dbg, "tgroup.limit"), "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2500000000"; got != want {
 		t.Errorf("db tgroup.limit %q, want %q", got, want)
 	}
 	if got := ids(g.read("k8s.batch.etl", "cgroup.procs")); !slices.Equal(got, []int{etl.Process.Pid}) {
@@ -156,7 +215,7 @@ func TestGuestPodsOnTheRealMount(t *testing.T) {
 	// removal while the process lives: the kernel refuses (EBUSY), the
 	// group stays and is retried
 	g.rt.Remove(dbc)
-	if !g.exists("db") || g.log.has("group db: not removed, it still has tasks") == "" {
+	if !g.exists(dbg) || g.log.has("group "+dbg+": not removed, it still has tasks") == "" {
 		t.Error("db: want it kept (EBUSY) and the reason logged")
 	}
 	// removal after the process exited: the group goes
@@ -170,7 +229,7 @@ func TestGuestPodsOnTheRealMount(t *testing.T) {
 	stop()
 	g.kill(db)
 	g.rt.Connect(g.plugin())
-	if g.exists("db") {
+	if g.exists(dbg) {
 		t.Error("db not removed by the sync after a restart")
 	}
 	if !g.exists("k8s.prod.web") {
@@ -185,69 +244,112 @@ func TestGuestPodsOnTheRealMount(t *testing.T) {
 	}
 }
 
-// A container whose init forked before the plugin ran (started while the
-// plugin was down): the reconnect's Synchronize moves the child too,
-// found through the real /proc/PID/task/TID/children.
-func TestGuestSynchronizeMovesTheInitsChildren(t *testing.T) {
+// Containers whose processes ran before the plugin did (started while
+// it was down), each with a daemon that double-forked: its parent exited,
+// it was re-parented away from the container's init (no walk of the
+// init's children finds it) and lives on in the container's cgroup. The
+// reconnect's Synchronize finds it through the real cgroup.procs, for a
+// cgroupfs-driver path and a systemd-driver one.
+func TestGuestCgroupFindsTheReparentedDaemon(t *testing.T) {
 	g := newGuest(t)
-	pidfile := filepath.Join(t.TempDir(), "child.pid")
-	init := exec.Command(os.Args[0])
-	init.Env = append(os.Environ(), "TGNRI_CHILD=tree", "TGNRI_PIDFILE="+pidfile)
-	init.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := init.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-init.Process.Pid, syscall.SIGKILL); _ = init.Wait() })
-	// wait for what is asserted on: the wrapper says which child it
-	// started (a Go program re-exec'd under TCG on a busy host can take
-	// seconds), and /proc lists exactly that child (not the Go runtime's
-	// short-lived pidfd probe child, which exits before Start returns)
-	children := func() []int {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(init.Process.Pid) + "/task/" + strconv.Itoa(init.Process.Pid) + "/children")
-		return ids(string(b))
-	}
-	child := 0
-	var kids []int
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(pidfile); err == nil {
-			child, _ = strconv.Atoi(string(b))
-		}
-		if kids = children(); child != 0 && slices.Equal(kids, []int{child}) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the wrapper's child did not appear in /proc in 60 s (child %d, children %v)", child, kids)
-		}
-	}
 	stop := g.rt.Connect(g.plugin())
-	stop() // the plugin is down while the container starts
-	c := g.rt.Start(pod("ns", "wrapped", Burstable, nil), "c", uint32(init.Process.Pid))
-	if g.exists("k8s.ns.wrapped") {
-		t.Fatal("placed while the plugin was down")
+	stop() // the plugin is down while the containers start
+	type ctr struct {
+		pod          *api.PodSandbox
+		init, daemon int
+		c            *api.Container
+	}
+	var cs []*ctr
+	for _, q := range []QoS{Burstable, BestEffort} { // cgroupfs, systemd (pod())
+		p := pod("ns", "daemon-"+strings.ToLower(string(q)), q, nil)
+		dir := g.mkcg(ctrOf(p, "c"))
+		fd, err := syscall.Open(dir, syscall.O_DIRECTORY|syscall.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pidfile := filepath.Join(t.TempDir(), "daemon.pid")
+		init := exec.Command(os.Args[0])
+		init.Env = append(os.Environ(), "TGNRI_CHILD=daemon", "TGNRI_PIDFILE="+pidfile)
+		// born in the container's cgroup, as runc's init is
+		init.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, UseCgroupFD: true, CgroupFD: fd}
+		err = init.Start()
+		syscall.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(-init.Process.Pid, syscall.SIGKILL); _ = init.Wait() })
+		// wait for what is asserted: the daemon re-parented away from the
+		// init, and the cgroup listing exactly the init and the daemon
+		daemon := 0
+		want := func() []int { w := []int{init.Process.Pid, daemon}; sort.Ints(w); return w }
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if b, err := os.ReadFile(pidfile); err == nil {
+				daemon, _ = strconv.Atoi(string(b))
+			}
+			if daemon != 0 && ppid(daemon) != 0 && ppid(daemon) != init.Process.Pid &&
+				slices.Equal(ids(readFile(filepath.Join(dir, "cgroup.procs"))), want()) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no re-parented daemon in the container's cgroup after 20 s (daemon %d, ppid %d, cgroup.procs %v)",
+					p.Name, daemon, ppid(daemon), ids(readFile(filepath.Join(dir, "cgroup.procs"))))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		c := g.rt.Start(p, "c", uint32(init.Process.Pid))
+		cs = append(cs, &ctr{p, init.Process.Pid, daemon, c})
+	}
+	for _, c := range cs {
+		if g.exists(DefaultGroup(c.pod)) {
+			t.Fatal("placed while the plugin was down")
+		}
 	}
 	g.rt.Connect(g.plugin())
-	if kids = children(); !slices.Equal(kids, []int{child}) {
-		t.Fatalf("the wrapper has children %v after the sync, want [%d]", kids, child)
+	for _, c := range cs {
+		grp := DefaultGroup(c.pod)
+		want := []int{c.init, c.daemon}
+		sort.Ints(want)
+		if got := ids(g.read(grp, "cgroup.procs")); !slices.Equal(got, want) {
+			t.Errorf("%s cgroup.procs %v, want the init and the re-parented daemon %v (cgroups path %s)", grp, got, want, c.c.Linux.CgroupsPath)
+		}
+		if root := ids(g.read("", "cgroup.procs")); slices.Contains(root, c.daemon) {
+			t.Errorf("the daemon %d is still in the root group", c.daemon)
+		}
 	}
-	want := []int{init.Process.Pid, child}
-	sort.Ints(want)
-	if got := ids(g.read("k8s.ns.wrapped", "cgroup.procs")); !slices.Equal(got, want) {
-		t.Errorf("k8s.ns.wrapped cgroup.procs %v, want the init and its child %v", got, want)
-	}
-	if root := ids(g.read("", "cgroup.procs")); slices.Contains(root, child) {
-		t.Errorf("the child %d is still in the root group", child)
-	}
-	// both exit, the container is removed: the group goes (it must not
+	// they exit, the containers are removed: the groups go (they must not
 	// hold one of TestGuestMaxGroups' few groups)
-	_ = syscall.Kill(-init.Process.Pid, syscall.SIGKILL)
-	_ = init.Wait()
-	for i := 0; i < 500 && len(ids(g.read("k8s.ns.wrapped", "cgroup.procs"))) > 0; i++ {
-		time.Sleep(10 * time.Millisecond)
+	for _, c := range cs {
+		grp := DefaultGroup(c.pod)
+		_ = syscall.Kill(-c.init, syscall.SIGKILL)
+		for i := 0; i < 500 && len(ids(g.read(grp, "cgroup.procs"))) > 0; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		g.rt.Remove(c.c)
+		if g.exists(grp) {
+			t.Errorf("%s not removed after its processes exited", grp)
+		}
 	}
-	g.rt.Remove(c)
-	if g.exists("k8s.ns.wrapped") {
-		t.Error("k8s.ns.wrapped not removed after its processes exited")
+}
+
+// ppid is pid's parent (0 if it is gone).
+func ppid(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
 	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // state ppid ...
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
 }
 
 func TestGuestMaxGroups(t *testing.T) {

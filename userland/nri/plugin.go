@@ -8,38 +8,59 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 )
 
 // Plugin is tgroup-nri: it implements the stub interfaces for the events
-// it handles (StartContainer, PostStartContainer, StopContainer,
-// RemoveContainer, Synchronize). It never fails a pod: every problem is logged and the
-// container keeps running where it is.
+// it handles (Configure, Synchronize, StartContainer, PostStartContainer,
+// StopContainer, RemoveContainer). It never fails a pod: every problem is
+// logged and counted, and the container keeps running where it is.
 type Plugin struct {
 	FS FS
-	// Proc finds the processes a container's init forked before the
-	// plugin placed it (ProcDir{"/proc"} when nil).
-	Proc     Procs
+	// Cgroups finds a container's processes (Root "" = /sys/fs/cgroup).
+	Cgroups Cgroups
+	// Defaults: the QoS priorities for classes the policy names none for
+	// (DefaultPriorities when nil).
 	Defaults Defaults
+	// ConfigFile: the policy (YAML) read at Configure when the runtime
+	// hands the plugin no configuration of its own. "" = the defaults.
+	ConfigFile string
 	// StatePath keeps the names of the groups the plugin created, so that
 	// after a restart it removes only those (never a group an admin made).
 	// "" keeps them in memory only.
 	StatePath string
 	// Logf logs one line (log.Printf when nil).
 	Logf func(format string, args ...any)
+	// Metrics counts (nil: nothing).
+	Metrics *Metrics
+	// SettleDelays: after a Synchronize, when to look again at the
+	// containers it reported as created but not running (one the runtime
+	// starts while the plugin synchronizes gets no event); nil = 0.25, 0.5,
+	// 1, 2, 4, 8, 16 s.
+	SettleDelays []time.Duration
 
-	mu       sync.Mutex
-	loaded   bool
-	owned    map[string]bool            // groups this plugin created
-	members  map[string]map[string]bool // group -> container IDs placed in it
-	ctrGroup map[string]string          // container ID -> group
-	pending  map[string]pendingCtr      // containers left out by max_groups, by ID
-	stopped  map[string]string          // container ID -> group it left at StopContainer
-	logged   map[string]map[string]bool // container ID -> kinds of line logged once
+	mu        sync.Mutex
+	loaded    bool
+	cfg       *compiled
+	runtime   string
+	refused   string
+	refusedC  chan struct{}
+	synced    bool
+	settleGen int
+	owned     map[string]bool            // groups this plugin created
+	members   map[string]map[string]bool // group -> container IDs placed in it
+	ctrGroup  map[string]string          // container ID -> group
+	ctrInfo   map[string]infoLabels      // container ID -> its info series
+	pending   map[string]pendingCtr      // containers left out by max_groups, by ID
+	unsettled map[string]pendingCtr      // created (not running) at Synchronize, by ID
+	stopped   map[string]string          // container ID -> group it left at StopContainer
+	logged    map[string]map[string]bool // container ID -> kinds of line logged once
 }
 
 type pendingCtr struct {
@@ -65,12 +86,21 @@ func (p *Plugin) init() {
 	p.owned = map[string]bool{}
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
+	p.ctrInfo = map[string]infoLabels{}
 	p.pending = map[string]pendingCtr{}
+	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
 	p.logged = map[string]map[string]bool{}
+	if p.refusedC == nil {
+		p.refusedC = make(chan struct{})
+	}
 	if p.Defaults == nil {
 		p.Defaults = DefaultPriorities
 	}
+	if p.Cgroups.Root == "" {
+		p.Cgroups.Root = "/sys/fs/cgroup"
+	}
+	defer p.counts()
 	if p.StatePath == "" {
 		return
 	}
@@ -88,7 +118,10 @@ func (p *Plugin) init() {
 	}
 }
 
+func (p *Plugin) counts() { p.Metrics.setCounts(len(p.owned), len(p.pending)) }
+
 func (p *Plugin) saveState() {
+	p.counts()
 	if p.StatePath == "" {
 		return
 	}
@@ -114,17 +147,174 @@ func (p *Plugin) saveState() {
 	}
 }
 
-// errno names the kernel's error, and adds last_cmd_status when the
+// why names the kernel's error, and adds last_cmd_status when the
 // module set it.
 func (p *Plugin) why(err error) string {
 	var en syscall.Errno
 	s := err.Error()
 	if errors.As(err, &en) {
-		if st := p.FS.LastCmdStatus(); st != "" && st != "ok" && (en == syscall.EINVAL || en == syscall.ENOSPC) {
+		if st := p.FS.LastCmdStatus(); st != "" && st != "ok" && (en == syscall.EINVAL || en == syscall.ENOSPC || en == syscall.EPERM) {
 			s += ": " + st
 		}
 	}
 	return s
+}
+
+// config is the policy in force: Configure's, else the file's or the
+// defaults (a plugin driven without Configure, as some tests do).
+func (p *Plugin) config() *compiled {
+	if p.cfg == nil {
+		c, _, err := p.loadConfig("")
+		if err != nil {
+			p.logf("%v; using the default policy", err)
+			c, _ = compileConfig(Config{}, p.Defaults)
+		}
+		p.cfg = c
+	}
+	return p.cfg
+}
+
+// loadConfig parses the runtime's configuration if it gave one, else
+// ConfigFile, else the defaults; it says which.
+func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, error) {
+	src, data := "the defaults", []byte(nil)
+	switch {
+	case strings.TrimSpace(fromRuntime) != "":
+		src, data = "the runtime's plugin configuration", []byte(fromRuntime)
+	case p.ConfigFile != "":
+		b, err := os.ReadFile(p.ConfigFile)
+		if err != nil {
+			return nil, p.ConfigFile, fmt.Errorf("policy %s: %v", p.ConfigFile, err)
+		}
+		src, data = p.ConfigFile, b
+	}
+	c, err := ParseConfig(data, p.Defaults)
+	if err != nil {
+		return nil, src, fmt.Errorf("%s: %v", src, err)
+	}
+	return c, src, nil
+}
+
+// Configure is NRI's first call on a connection: the runtime's name and
+// version (the gate below) and, for a plugin the runtime launched itself,
+// its configuration (else ConfigFile is read). The policy's nodeConfig is
+// written to tgroup.config. An error fails the registration: the plugin
+// exits and the DaemonSet restarts it (a refused runtime: Refused()).
+func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (api.EventMask, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	p.runtime = runtime + " " + version
+	p.Metrics.setRuntime(runtime, version)
+	if why := RuntimeSendsNoPid(runtime, version); why != "" {
+		return 0, p.refuse(why)
+	}
+	c, src, err := p.loadConfig(config)
+	if err != nil {
+		p.Metrics.failed("config")
+		p.logf("%v", err)
+		return 0, err
+	}
+	p.cfg = c
+	if c.nodeConfig != "" {
+		if err := p.FS.Write("", "tgroup.config", c.nodeConfig); err != nil {
+			p.Metrics.failed("node_config")
+			err = fmt.Errorf("policy %s: nodeConfig: tgroup.config %q: %s", src, c.nodeConfig, p.why(err))
+			p.logf("%v", err)
+			return 0, err
+		}
+	}
+	m := c.src.Manage
+	p.logf("configured by %s: policy from %s: namespaces %v, excluded %v, %d rules, tgroup.config %q",
+		p.runtime, src, orAll(m.Namespaces), m.ExcludeNamespaces, len(c.rules), c.nodeConfig)
+	return 0, nil
+}
+
+func orAll(s []string) any {
+	if len(s) == 0 {
+		return "all"
+	}
+	return s
+}
+
+// RuntimeSendsNoPid is why tgroup-nri cannot work with runtime version
+// ("" if it can): CRI-O before 1.36 sends no container pid in NRI's
+// events (containerd 1.7 and 2.x do), and the pid is what the plugin
+// moves before the workload runs.
+func RuntimeSendsNoPid(runtime, version string) string {
+	if runtime != "cri-o" && runtime != "crio" {
+		return ""
+	}
+	v := strings.TrimPrefix(version, "v")
+	f := strings.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '-' || r == '+' })
+	if len(f) < 2 {
+		return ""
+	}
+	maj, err1 := strconv.Atoi(f[0])
+	min, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil || maj > 1 || (maj == 1 && min >= 36) {
+		return ""
+	}
+	return fmt.Sprintf("%s %s sends no container pid to NRI plugins (CRI-O 1.36 and later, containerd 1.7 and 2.x do): tgroup-nri cannot place pods with it; upgrade the runtime", runtime, version)
+}
+
+// refuse gives up on the runtime for good (once): logged, counted, not
+// ready, Refused() closed. Under p.mu.
+func (p *Plugin) refuse(why string) error {
+	if p.refused == "" {
+		p.refused = why
+		p.synced = false
+		p.Metrics.setReady(false)
+		p.Metrics.failed("runtime_refused")
+		p.logf("REFUSED: %s", why)
+		close(p.refusedC)
+	}
+	return errors.New(p.refused)
+}
+
+// Refused is closed when the plugin gave up on its runtime: main stops
+// the connection and stays up, not ready, without retrying (one line in
+// the log, not one per restart).
+func (p *Plugin) Refused() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.init()
+	return p.refusedC
+}
+
+// NotReady is why the plugin is not ready ("" when registered and
+// synchronized).
+func (p *Plugin) NotReady() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.refused != "":
+		return "refused: " + p.refused
+	case !p.synced:
+		return "not synchronized with the runtime yet"
+	}
+	return ""
+}
+
+// Disconnected: the connection to the runtime closed.
+func (p *Plugin) Disconnected() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.synced = false
+	p.Metrics.setReady(false)
+}
+
+// alive fails when the plugin's lock stays taken (a wedged plugin).
+func (p *Plugin) alive(ctx context.Context) error {
+	for !p.mu.TryLock() {
+		select {
+		case <-ctx.Done():
+			return errors.New("the plugin's lock has been held too long")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	p.mu.Unlock()
+	return nil
 }
 
 // ensureGroup creates group unless it exists. An error: it does not exist
@@ -157,125 +347,188 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group string) error {
 		if !p.once(id, "max_groups") {
 			return err
 		}
+		p.Metrics.failed("max_groups")
 		p.logf("EVENT max_groups: pod %s: group %s not created: the mount already has max_groups groups (%s); "+
 			"the pod runs in the root group, unthrottled and unprotected, until the plugin removes a group or resyncs", podName(pod), group, p.why(err))
-	} else {
+	} else if p.once(id, "mkdir") {
+		p.Metrics.failed("mkdir")
 		p.logf("pod %s: group %s not created: %s; the pod runs in the root group", podName(pod), group, p.why(err))
 	}
 	return err
 }
 
-// place puts ctr's init pid into its pod's group with the pod's policy,
-// and with tree its descendants too (a container that ran before the
-// plugin placed it: its init may have forked; at StartContainer the
-// workload has not run). Idempotent: StartContainer, PostStartContainer
-// and Synchronize all call it for the same container.
-func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container, tree bool) {
-	pol := PolicyFor(pod, p.Defaults)
-	if len(pol.Problems) > 0 && p.once(ctr.GetId(), "annotations") {
+// place puts a container's processes into its group with the policy:
+// the pid the runtime gave (at StartContainer the init, before the
+// workload runs) and every process in the container's cgroup (what the
+// init forked before the plugin placed it, daemons re-parented away
+// included). Idempotent: StartContainer, PostStartContainer and
+// Synchronize all call it for the same container.
+func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
+	id := ctr.GetId()
+	cfg := p.config()
+	if ok, why := cfg.managed(pod); !ok {
+		if p.once(id, "unmanaged") {
+			reason := "namespace"
+			if strings.Contains(why, "podSelector") {
+				reason = "pod_selector"
+			}
+			p.Metrics.leftAlone(reason)
+			p.logf("%s: pod %s container %s: not managed (%s)", event, podName(pod), ctr.GetName(), why)
+		}
+		return
+	}
+	pol := PolicyFor(pod, ctr.GetName(), cfg)
+	if len(pol.Problems) > 0 && p.once(id, "annotations") {
 		for _, pr := range pol.Problems {
+			p.Metrics.failed("invalid_annotation")
 			p.logf("pod %s: invalid annotation %s", podName(pod), pr)
 		}
 	}
+	if len(pol.Denials) > 0 && p.once(id, "denials") {
+		for _, d := range pol.Denials {
+			p.Metrics.denied(d.Reason)
+			p.logf("DENIED pod %s container %s: %s", podName(pod), ctr.GetName(), d.Msg)
+		}
+	}
 	pid := ctr.GetPid()
-	if pid == 0 {
-		p.logf("%s: pod %s container %s: no pid yet, nothing to move", event, podName(pod), ctr.GetName())
+	// a running container's start events and sync carry its pid; a
+	// created one placed by the settle (and its retry) has none yet
+	if pid == 0 && (event == "StartContainer" || event == "PostStartContainer" || event == "Synchronize") {
+		_ = p.refuse(fmt.Sprintf("%s sent %s for pod %s container %s without a pid: tgroup-nri needs the container's pid (CRI-O 1.36 and later, containerd 1.7 and 2.x send it)",
+			orUnknown(p.runtime), event, podName(pod), ctr.GetName()))
 		return
 	}
-	if err := p.ensureGroup(pod, ctr.GetId(), pol.Group); err != nil {
+	if err := p.ensureGroup(pod, id, pol.Group); err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
-			p.pending[ctr.GetId()] = pendingCtr{pod, ctr}
+			p.pending[id] = pendingCtr{pod, ctr}
+			p.counts()
 		}
 		return
 	}
-	delete(p.pending, ctr.GetId())
+	delete(p.pending, id)
+	p.counts()
 	// A group the plugin made gets the whole policy, defaults included. A
 	// group it did not make (an admin's, tgctl's) keeps its settings: only
-	// what the pod's annotations say is written, only the limit keys named.
+	// what the annotations say, only the limit keys named, and only when a
+	// rule lets the pod (else a denial).
 	limit, prio := FormatLimit(pol.Limit), pol.Priority
 	if !p.owned[pol.Group] {
 		limit = formatLimitKeys(pol.Limit, pol.LimitNamed)
-		if pol.Source["priority"] != "annotation" {
+		if !pol.PriorityNamed {
 			prio = ""
+		}
+		if pol.UnownedRule == "" && (limit != "" || prio != "") {
+			if p.once(id, "unowned") {
+				p.Metrics.denied("unowned_group")
+				p.logf("DENIED pod %s container %s: group %s was not created by the plugin: its settings are kept (no policy rule lets this pod write priority %q, limit %q there)",
+					podName(pod), ctr.GetName(), pol.Group, prio, limit)
+			}
+			limit, prio = "", ""
 		}
 	}
 	if limit != "" {
-		if err := p.FS.Write(pol.Group, "tgroup.limit", limit); err != nil {
+		if err := p.FS.Write(pol.Group, "tgroup.limit", limit); err != nil && p.once(id, "write_limit") {
+			p.Metrics.failed("write_limit")
 			p.logf("pod %s: group %s: tgroup.limit %q: %s", podName(pod), pol.Group, limit, p.why(err))
 		}
 	}
 	if prio != "" {
-		if err := p.FS.Write(pol.Group, "tgroup.priority", prio); err != nil {
+		if err := p.FS.Write(pol.Group, "tgroup.priority", prio); err != nil && p.once(id, "write_priority") {
+			p.Metrics.failed("write_priority")
 			p.logf("pod %s: group %s: tgroup.priority %s: %s", podName(pod), pol.Group, prio, p.why(err))
 		}
 	}
-	if err := MovePid(p.FS, pol.Group, pid); err != nil {
-		p.logf("%s: pod %s container %s: moving pid %d into %s: %s", event, podName(pod), ctr.GetName(), pid, pol.Group, p.why(err))
-		// still a member: the group is the pod's, removal decides by it
-	} else if tree {
-		p.moveDescendants(event, pod, ctr, pol.Group, pid)
+	moved := 0
+	if pid != 0 {
+		if err := MovePid(p.FS, pol.Group, pid); err != nil {
+			if !errors.Is(err, syscall.ESRCH) && p.once(id, "move") {
+				p.Metrics.failed("move")
+				p.logf("%s: pod %s container %s: moving pid %d into %s: %s", event, podName(pod), ctr.GetName(), pid, pol.Group, p.why(err))
+			}
+		} else {
+			moved++
+		}
 	}
-	if old, ok := p.ctrGroup[ctr.GetId()]; ok && old != pol.Group {
-		p.leave(ctr.GetId())
+	moved += p.moveCgroup(event, pod, ctr, pol.Group)
+	if old, ok := p.ctrGroup[id]; ok && old != pol.Group {
+		p.leave(id)
 	}
 	if p.members[pol.Group] == nil {
 		p.members[pol.Group] = map[string]bool{}
 	}
-	if !p.members[pol.Group][ctr.GetId()] {
-		if p.owned[pol.Group] {
-			p.logf("%s: pod %s container %s pid %d -> group %s (priority %s from %s, limit %s from %s)", event,
-				podName(pod), ctr.GetName(), pid, pol.Group, pol.Priority, pol.Source["priority"],
-				FormatLimit(pol.Limit), pol.Source["limit"])
-		} else {
-			p.logf("%s: pod %s container %s pid %d -> group %s (not the plugin's: kept its settings, wrote priority %q, limit %q from the annotations)", event,
-				podName(pod), ctr.GetName(), pid, pol.Group, prio, limit)
+	if !p.members[pol.Group][id] {
+		what := fmt.Sprintf("priority %s from %s, limit %s from %s", pol.Priority, pol.Source["priority"], FormatLimit(pol.Limit), pol.Source["limit"])
+		if !p.owned[pol.Group] {
+			what = fmt.Sprintf("not the plugin's: kept its settings, wrote priority %q, limit %q", prio, limit)
 		}
+		p.logf("%s: pod %s container %s pid %d -> group %s (%d processes; group from %s; %s)", event,
+			podName(pod), ctr.GetName(), pid, pol.Group, moved, pol.Source["group"], what)
 	}
-	p.members[pol.Group][ctr.GetId()] = true
-	p.ctrGroup[ctr.GetId()] = pol.Group
+	p.members[pol.Group][id] = true
+	p.ctrGroup[id] = pol.Group
+	l := infoLabels{pod.GetNamespace(), pod.GetName(), ctr.GetName(), pol.Group, pod.GetUid()}
+	if old, ok := p.ctrInfo[id]; ok && old != l {
+		p.Metrics.dropInfo(old)
+	}
+	p.ctrInfo[id] = l
+	p.Metrics.setInfo(l)
+	p.Metrics.placed(strings.SplitN(event, " ", 2)[0])
 }
 
-// moveDescendants moves every live descendant of pid (moved already) into
-// group: each process is moved before its own children are listed, so one
-// it forks after that inherits the group (the module's fork inheritance)
-// and one it forked before is listed. A process that is gone by then
-// (ESRCH, ENOENT) is skipped silently; moving one already there is a no-op.
-func (p *Plugin) moveDescendants(event string, pod *api.PodSandbox, ctr *api.Container, group string, pid uint32) {
-	proc := p.Proc
-	if proc == nil {
-		proc = ProcDir{Root: "/proc"}
+func orUnknown(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "the runtime"
 	}
-	seen := map[uint32]bool{pid: true}
-	queue := []uint32{pid}
-	moved := 0
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		kids, err := proc.Children(cur)
-		if err != nil {
-			if !errors.Is(err, syscall.ESRCH) && !errors.Is(err, os.ErrNotExist) {
-				p.logf("%s: pod %s container %s: children of pid %d not moved: %v", event, podName(pod), ctr.GetName(), cur, err)
-			}
-			continue
+	return s
+}
+
+// moveCgroup moves every process listed in the container's cgroup into
+// group, and again for those that appeared meanwhile (forked by a parent
+// not moved yet: one forked after its parent moved inherits the group),
+// until a pass finds none new (at most 10 passes). A process gone by then
+// (ESRCH) is skipped silently. Returns how many it moved.
+func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Container, group string) int {
+	dir, err := p.Cgroups.CgroupDir(ctr)
+	if err != nil {
+		if p.once(ctr.GetId(), "cgroup") {
+			p.Metrics.failed("cgroup_unresolved")
+			p.logf("%s: pod %s container %s: %v: only the pid the runtime gave is moved", event, podName(pod), ctr.GetName(), err)
 		}
-		for _, k := range kids {
-			if seen[k] {
+		return 0
+	}
+	seen := map[uint32]bool{}
+	moved := 0
+	for pass := 0; pass < 10; pass++ {
+		pids, err := Procs(dir)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) && p.once(ctr.GetId(), "cgroup.procs") {
+				p.Metrics.failed("cgroup_unresolved")
+				p.logf("%s: pod %s container %s: %v", event, podName(pod), ctr.GetName(), err)
+			}
+			break
+		}
+		fresh := 0
+		for _, pid := range pids {
+			if seen[pid] {
 				continue
 			}
-			seen[k] = true
-			if err := MovePid(p.FS, group, k); err != nil {
-				if !errors.Is(err, syscall.ESRCH) {
-					p.logf("%s: pod %s container %s: moving pid %d (a descendant of %d) into %s: %s", event, podName(pod), ctr.GetName(), k, pid, group, p.why(err))
+			seen[pid], fresh = true, fresh+1
+			if err := MovePid(p.FS, group, pid); err != nil {
+				if !errors.Is(err, syscall.ESRCH) && p.once(ctr.GetId(), "move "+strconv.Itoa(int(pid))) {
+					p.Metrics.failed("move")
+					p.logf("%s: pod %s container %s: moving pid %d (from %s) into %s: %s", event, podName(pod), ctr.GetName(), pid, dir, group, p.why(err))
 				}
 				continue
 			}
-			moved++
-			queue = append(queue, k)
+			if pid != ctr.GetPid() {
+				moved++
+			}
+		}
+		if fresh == 0 {
+			break
 		}
 	}
-	if moved > 0 && !p.members[group][ctr.GetId()] {
-		p.logf("%s: pod %s container %s: %d descendants of pid %d moved into %s too", event, podName(pod), ctr.GetName(), moved, pid, group)
-	}
+	return moved
 }
 
 // once is true the first time it is asked about container id and kind:
@@ -300,6 +553,10 @@ func (p *Plugin) leave(id string) string {
 	}
 	delete(p.ctrGroup, id)
 	delete(p.members[g], id)
+	if l, ok := p.ctrInfo[id]; ok {
+		p.Metrics.dropInfo(l)
+		delete(p.ctrInfo, id)
+	}
 	if len(p.members[g]) > 0 {
 		return ""
 	}
@@ -307,12 +564,26 @@ func (p *Plugin) leave(id string) string {
 	return g
 }
 
-// removeIfOurs removes an empty group the plugin created.
-func (p *Plugin) removeIfOurs(group, why string) {
+// removeIfOurs removes an empty group the plugin created. With evacuate
+// (Synchronize: no running container the plugin manages uses it), the
+// processes still in it are first moved to the root group.
+func (p *Plugin) removeIfOurs(group, why string, evacuate bool) {
 	if group == "" || !p.owned[group] || len(p.members[group]) > 0 {
 		return
 	}
 	err := p.FS.Rmdir(group)
+	if errors.Is(err, syscall.EBUSY) && evacuate {
+		n := 0
+		if procs, rerr := p.FS.Read(group, "cgroup.procs"); rerr == nil {
+			for _, f := range strings.Fields(procs) {
+				if MovePid(p.FS, "", uint32(atou(f))) == nil {
+					n++
+				}
+			}
+		}
+		p.logf("group %s: %d processes no managed container accounts for moved to the root group (%s)", group, n, why)
+		err = p.FS.Rmdir(group)
+	}
 	switch {
 	case err == nil:
 		p.logf("removed group %s (%s)", group, why)
@@ -322,11 +593,17 @@ func (p *Plugin) removeIfOurs(group, why string) {
 		p.logf("group %s: not removed, it still has tasks (%s); kept as ours, the next sync retries", group, why)
 		return
 	default:
+		p.Metrics.failed("remove")
 		p.logf("group %s: not removed: %s", group, p.why(err))
 		return
 	}
 	delete(p.owned, group)
 	p.saveState()
+}
+
+func atou(s string) uint64 {
+	n, _ := strconv.ParseUint(s, 10, 32)
+	return n
 }
 
 // retryPending places the containers max_groups left out, oldest ID
@@ -339,31 +616,33 @@ func (p *Plugin) retryPending() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		if pc, ok := p.pending[id]; ok {
-			p.place("retry after max_groups", pc.pod, pc.ctr, true)
+			p.place("retry after max_groups", pc.pod, pc.ctr)
 		}
 	}
 }
 
-// placeOn places a container (with tree, its descendants too) for the
-// event named ev, under the lock.
-func (p *Plugin) placeOn(ev string, pod *api.PodSandbox, ctr *api.Container, tree bool) error {
+// placeOn places a container for the event named ev, under the lock.
+func (p *Plugin) placeOn(ev string, pod *api.PodSandbox, ctr *api.Container) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
-	p.place(ev, pod, ctr, tree)
+	delete(p.unsettled, ctr.GetId())
+	if p.refused == "" {
+		p.place(ev, pod, ctr)
+	}
 	return nil
 }
 
 // StartContainer: the runtime's init pid exists, the workload has not run.
 func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	return p.placeOn("StartContainer", pod, ctr, false)
+	return p.placeOn("StartContainer", pod, ctr)
 }
 
 // PostStartContainer places the container again (idempotent), with the
-// processes its init forked: covers a plugin that connected between the
+// processes it has by now: covers a plugin that connected between the
 // two events (the workload has run by now).
 func (p *Plugin) PostStartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	return p.placeOn("PostStartContainer", pod, ctr, true)
+	return p.placeOn("PostStartContainer", pod, ctr)
 }
 
 // StopContainer: the container's processes are gone (or going). It is no
@@ -394,28 +673,40 @@ func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 func (p *Plugin) gone(how string, pod *api.PodSandbox, ctr *api.Container) {
 	id := ctr.GetId()
 	delete(p.pending, id)
+	delete(p.unsettled, id)
 	delete(p.logged, id)
+	p.counts()
 	g := p.leave(id)
 	if g == "" {
 		g = p.stopped[id]
 	} else if how == "stopped" {
 		p.stopped[id] = g
 	}
-	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s %s", ctr.GetName(), podName(pod), how))
+	p.removeIfOurs(g, fmt.Sprintf("last container %s of pod %s %s", ctr.GetName(), podName(pod), how), false)
 }
 
 // Synchronize is called when the plugin (re)connects: every running (or
-// paused: its processes are there, frozen) container is placed again (group, limit, priority, pid: repairs whatever
-// happened while the plugin was away), and every group the plugin made
-// that no container uses any more is removed.
+// paused: its processes are there, frozen) container is placed again
+// (group, limit, priority, processes: repairs whatever happened while the
+// plugin was away, and applies a changed policy), and every group the
+// plugin made that no such container uses any more is emptied into the
+// root group and removed. Containers reported as created (not running)
+// are looked at again after the sync (settle): the runtime may start one
+// while the plugin synchronizes, and the plugin gets no event for it.
 func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.init()
+	if p.refused != "" {
+		return nil, errors.New(p.refused)
+	}
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
 	p.pending = map[string]pendingCtr{}
+	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
+	p.ctrInfo = map[string]infoLabels{}
+	p.Metrics.resetInfo()
 	byID := map[string]*api.PodSandbox{}
 	for _, pod := range pods {
 		byID[pod.GetId()] = pod
@@ -424,13 +715,21 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	live := map[string]bool{}
 	for _, ctr := range ctrs {
 		pod := byID[ctr.GetPodSandboxId()]
-		st := ctr.GetState()
-		if pod == nil || (st != api.ContainerState_CONTAINER_RUNNING && st != api.ContainerState_CONTAINER_PAUSED) || ctr.GetPid() == 0 {
+		if pod == nil {
 			continue
 		}
-		live[ctr.GetId()] = true
-		p.place("Synchronize", pod, ctr, true)
-		n++
+		switch ctr.GetState() {
+		case api.ContainerState_CONTAINER_RUNNING, api.ContainerState_CONTAINER_PAUSED:
+			live[ctr.GetId()] = true
+			p.place("Synchronize", pod, ctr)
+			if p.refused != "" {
+				return nil, errors.New(p.refused)
+			}
+			n++
+		case api.ContainerState_CONTAINER_CREATED:
+			live[ctr.GetId()] = true
+			p.unsettled[ctr.GetId()] = pendingCtr{pod, ctr}
+		}
 	}
 	for id := range p.logged {
 		if !live[id] {
@@ -445,10 +744,65 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	}
 	sort.Strings(stale)
 	for _, g := range stale {
-		p.removeIfOurs(g, "no running container uses it after sync")
+		p.removeIfOurs(g, "no running container the plugin manages uses it after sync", true)
 	}
-	p.logf("Synchronize: %d running containers placed, %d groups owned", n, len(p.owned))
+	p.synced = true
+	p.Metrics.setReady(true)
+	p.logf("Synchronize: %d running containers placed, %d created ones watched, %d groups owned", n, len(p.unsettled), len(p.owned))
+	if len(p.unsettled) > 0 {
+		p.settleGen++
+		go p.settle(p.settleGen)
+	}
 	return nil, nil
+}
+
+// settle looks again at the containers Synchronize reported as created:
+// one whose cgroup has processes by then was started while the plugin
+// synchronized (no StartContainer reached it) and is placed now. One
+// that an event reached meanwhile is no longer watched. Bounded: after
+// the last delay the rest are forgotten (created and never started).
+func (p *Plugin) settle(gen int) {
+	delays := p.SettleDelays
+	if delays == nil {
+		delays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second,
+			2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
+	}
+	for _, d := range delays {
+		time.Sleep(d)
+		p.mu.Lock()
+		if gen != p.settleGen || p.refused != "" {
+			p.mu.Unlock()
+			return
+		}
+		var ids []string
+		for id := range p.unsettled {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			u := p.unsettled[id]
+			dir, err := p.Cgroups.CgroupDir(u.ctr)
+			if err != nil {
+				continue
+			}
+			if pids, err := Procs(dir); err == nil && len(pids) > 0 {
+				delete(p.unsettled, id)
+				p.place("Synchronize (created during the sync)", u.pod, u.ctr)
+			}
+		}
+		left := len(p.unsettled)
+		p.mu.Unlock()
+		if left == 0 {
+			return
+		}
+	}
+}
+
+// Close stops the plugin's background work (a settle after Synchronize).
+func (p *Plugin) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.settleGen++
 }
 
 // Owned lists the groups the plugin created and still keeps (sorted).

@@ -6,44 +6,79 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 )
 
 const allMax = "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=max"
 
-// env: a fake runtime, a stand-in mount, a state file, and the plugin's log.
+// env: a fake runtime, a stand-in mount, a state file, a directory laid
+// out like the host's cgroup v2 mount, the policy file, and the plugin's log.
 type env struct {
-	t     *testing.T
-	rt    *fakeRuntime
-	fs    *standin
-	state string
-	log   *logBuf
-	procs fakeProcs
-}
-
-// fakeProcs is /proc's children files: pid -> its children. A pid not in
-// it is gone (ENOENT, as /proc/PID/task is).
-type fakeProcs map[uint32][]uint32
-
-func (f fakeProcs) Children(pid uint32) ([]uint32, error) {
-	k, ok := f[pid]
-	if !ok {
-		return nil, perr("open", "/proc/"+strconv.FormatUint(uint64(pid), 10)+"/task", syscall.ENOENT)
-	}
-	return k, nil
+	t      *testing.T
+	rt     *fakeRuntime
+	fs     *standin
+	state  string
+	log    *logBuf
+	cg     string // the cgroup mount stand-in
+	proc   string // the /proc stand-in
+	policy string // the policy file ("" = none)
+	met    *Metrics
 }
 
 func newEnv(t *testing.T, maxGroups int) *env {
-	return &env{t: t, rt: newFakeRuntime(t), fs: newStandin(t, maxGroups),
-		state: filepath.Join(t.TempDir(), "groups"), log: &logBuf{t: t}, procs: fakeProcs{}}
+	e := &env{t: t, rt: newFakeRuntime(t), fs: newStandin(t, maxGroups),
+		state: filepath.Join(t.TempDir(), "groups"), log: newLogBuf(t), cg: t.TempDir(), proc: t.TempDir()}
+	if err := os.WriteFile(filepath.Join(e.cg, "cgroup.controllers"), []byte("cpu memory pids\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// runc makes the container's cgroup with its init in it; it goes
+	// when the container stops
+	e.rt.started = func(c *api.Container, pid uint32) { e.cgroup(c, pid) }
+	e.rt.removed = func(c *api.Container) { _ = os.RemoveAll(e.cgDir(c)) }
+	return e
 }
 
 // plugin is a fresh tgroup-nri process, as after a (re)start.
 func (e *env) plugin() *Plugin {
-	return &Plugin{FS: e.fs, Proc: e.procs, StatePath: e.state, Logf: e.log.logf}
+	return &Plugin{FS: e.fs, Cgroups: Cgroups{Root: e.cg, Proc: e.proc}, StatePath: e.state, Logf: e.log.logf,
+		ConfigFile: e.policy, Metrics: e.met, SettleDelays: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond}}
+}
+
+// setPolicy writes the policy file plugins started from now on read.
+func (e *env) setPolicy(yaml string) {
+	e.t.Helper()
+	e.policy = filepath.Join(e.t.TempDir(), "config.yaml")
+	if err := os.WriteFile(e.policy, []byte(yaml), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// cgDir is container c's cgroup directory in the stand-in.
+func (e *env) cgDir(c *api.Container) string {
+	e.t.Helper()
+	rel, err := CgroupRelPath(c.GetLinux().GetCgroupsPath())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return filepath.Join(e.cg, rel)
+}
+
+// cgroup sets the processes container c's cgroup lists.
+func (e *env) cgroup(c *api.Container, pids ...uint32) {
+	e.t.Helper()
+	var b strings.Builder
+	for _, p := range pids {
+		b.WriteString(strconv.FormatUint(uint64(p), 10) + "\n")
+	}
+	if err := os.MkdirAll(e.cgDir(c), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.cgDir(c), "cgroup.procs"), []byte(b.String()), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func (e *env) file(group, f string) string {
@@ -107,16 +142,18 @@ func TestPodsWithoutAnnotationsGetTheirQoSDefault(t *testing.T) {
 
 func TestAnnotationsSetGroupPriorityAndLimit(t *testing.T) {
 	e := newEnv(t, 256)
+	e.setPolicy("rules:\n- name: prod-high\n  match: {namespaces: [prod]}\n  allow: {highPriority: true}\n")
 	e.rt.Connect(e.plugin())
 	ann := map[string]string{AnnGroup: "db", AnnPriority: "low", AnnLimit: "dram_rbps=1G nvm_wbps=2.5GB/s"}
 	e.rt.Start(pod("prod", "db-0", Guaranteed, ann), "postgres", 201)
-	// the limit in bytes/s: 1G = 10^9, 2.5GB/s = 2.5 * 10^9 (SI, docs/tgctl.md)
-	e.expect("db", "low", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2500000000", 201)
+	// the limit in bytes/s: 1G = 10^9, 2.5GB/s = 2.5 * 10^9 (SI, docs/tgctl.md);
+	// the group in the pod's namespace
+	e.expect("k8s.prod.db", "low", "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=2500000000", 201)
 
-	ann2 := map[string]string{AnnPriority: "high", AnnLimit: "nvm_rbps=1.5GiB/s dram_wbps=500M"}
+	ann2 := map[string]string{AnnPriority: "high", AnnLimit: "nvm_rbps=1.5GiB/s dram_wbps=5e8 nvm_wbps=1Ki"}
 	e.rt.Start(pod("prod", "cache", BestEffort, ann2), "redis", 202)
-	// 1.5 GiB = 1.5 * 2^30 = 1610612736
-	e.expect("k8s.prod.cache", "high", "dram_rbps=max dram_wbps=500000000 nvm_rbps=1610612736 nvm_wbps=max", 202)
+	// 1.5 GiB = 1.5 * 2^30 = 1610612736; 5e8 (a Kubernetes quantity); 1Ki = 1024
+	e.expect("k8s.prod.cache", "high", "dram_rbps=max dram_wbps=500000000 nvm_rbps=1610612736 nvm_wbps=1024", 202)
 }
 
 func TestBadAnnotationsStartThePodWithTheDefault(t *testing.T) {
@@ -134,10 +171,12 @@ func TestBadAnnotationsStartThePodWithTheDefault(t *testing.T) {
 			[]string{"tgroup.io/group", "not a group name"}},
 		{"priority word", map[string]string{AnnPriority: "urgent"}, Guaranteed, "k8s.ns.p", "high", allMax,
 			[]string{`tgroup.io/priority="urgent"`, "must be high or low", "using high (Guaranteed default)"}},
-		{"limit unknown key", map[string]string{AnnLimit: "cpu=1G", AnnPriority: "high"}, BestEffort, "k8s.ns.p", "high", allMax,
+		{"limit unknown key", map[string]string{AnnLimit: "cpu=1G", AnnPriority: "low"}, Guaranteed, "k8s.ns.p", "low", allMax,
 			[]string{`tgroup.io/limit="cpu=1G"`, `unknown key "cpu"`, "using no limit"}},
 		{"limit fraction of a byte", map[string]string{AnnLimit: "dram_rbps=1.5"}, Burstable, "k8s.ns.p", "low", allMax,
 			[]string{"dram_rbps=1.5", "not a whole number of bytes"}},
+		{"limit in millibytes", map[string]string{AnnLimit: "dram_rbps=1500m"}, Burstable, "k8s.ns.p", "low", allMax,
+			[]string{"dram_rbps=1500m", "not a whole number of bytes"}},
 		{"limit overflow", map[string]string{AnnLimit: "nvm_wbps=18446744073709551615"}, Burstable, "k8s.ns.p", "low", allMax,
 			[]string{"nvm_wbps", "out of range"}},
 		{"limit negative", map[string]string{AnnLimit: "nvm_wbps=-1"}, Burstable, "k8s.ns.p", "low", allMax,
@@ -147,7 +186,7 @@ func TestBadAnnotationsStartThePodWithTheDefault(t *testing.T) {
 		{"limit empty", map[string]string{AnnLimit: " "}, Burstable, "k8s.ns.p", "low", allMax,
 			[]string{"tgroup.io/limit", "empty"}},
 		{"all bad, valid group kept", map[string]string{AnnGroup: "shared", AnnPriority: "HIGH", AnnLimit: "dram_rbps"}, BestEffort,
-			"shared", "low", allMax, []string{`"dram_rbps" is not key=value`}},
+			"k8s.ns.shared", "low", allMax, []string{`"dram_rbps" is not key=value`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -184,10 +223,8 @@ func TestStartAndPostStartAreIdempotent(t *testing.T) {
 func TestPostStartPlacesAContainerStartedBeforeTheConnect(t *testing.T) {
 	e := newEnv(t, 256)
 	p := pod("ns", "late", Guaranteed, nil)
-	c := &api.Container{Id: p.Id + "/c", PodSandboxId: p.Id, Name: "c", Pid: 601, State: api.ContainerState_CONTAINER_CREATED}
-	e.rt.mu.Lock()
-	e.rt.pods[p.Id], e.rt.ctrs[c.Id] = p, c
-	e.rt.mu.Unlock()
+	c := e.rt.addCreated(p, "c")
+	c.Pid = 601
 	e.rt.Connect(e.plugin())
 	if e.exists("k8s.ns.late") {
 		t.Fatal("Synchronize placed a container that is not running")
@@ -226,19 +263,20 @@ func TestSharedGroupStaysUntilItsLastPodAndAdminGroupsStay(t *testing.T) {
 	if err := e.fs.Mkdir("admin"); err != nil { // made by hand before the plugin ran
 		t.Fatal(err)
 	}
+	e.setPolicy("rules:\n- name: ns-admin\n  match: {namespaces: [ns]}\n  allow: {sharedGroups: [admin]}\n")
 	e.rt.Connect(e.plugin())
 	a := e.rt.Start(pod("ns", "a", Burstable, map[string]string{AnnGroup: "db"}), "c", 601)
 	b := e.rt.Start(pod("ns", "b", Burstable, map[string]string{AnnGroup: "db"}), "c", 602)
 	c := e.rt.Start(pod("ns", "c", Guaranteed, map[string]string{AnnGroup: "admin"}), "c", 603)
-	e.expect("db", "low", allMax, 601, 602)
+	e.expect("k8s.ns.db", "low", allMax, 601, 602)
 	e.expect("admin", "low", allMax, 603) // the admin's group keeps its priority (not the QoS default)
 
-	_ = e.fs.setProcs("db", []uint64{602})
+	_ = e.fs.setProcs("k8s.ns.db", []uint64{602})
 	e.rt.Remove(a)
-	e.expect("db", "low", allMax, 602)
-	_ = e.fs.setProcs("db", nil)
+	e.expect("k8s.ns.db", "low", allMax, 602)
+	_ = e.fs.setProcs("k8s.ns.db", nil)
 	e.rt.Remove(b)
-	e.expectGone("db")
+	e.expectGone("k8s.ns.db")
 
 	_ = e.fs.setProcs("admin", nil)
 	e.rt.Remove(c)
@@ -249,6 +287,7 @@ func TestSharedGroupStaysUntilItsLastPodAndAdminGroupsStay(t *testing.T) {
 
 func TestRestartSynchronizeRepairs(t *testing.T) {
 	e := newEnv(t, 256)
+	e.setPolicy("rules:\n- name: high\n  match: {namespaces: [ns]}\n  allow: {highPriority: true}\n")
 	stop := e.rt.Connect(e.plugin())
 	gone := e.rt.Start(pod("ns", "gone", Burstable, nil), "c", 701)
 	e.rt.Start(pod("ns", "kept", Guaranteed, map[string]string{AnnLimit: "dram_wbps=2G"}), "c", 702)
@@ -347,7 +386,8 @@ func TestDefaultPrioritiesAreConfigurable(t *testing.T) {
 }
 
 // A group the plugin did not make keeps the admin's settings: a pod that
-// joins it writes only what its annotations say, only the limit keys named.
+// joins it (a rule shares it) writes only what its annotations say, only
+// the limit keys named, and only as a rule allows (unownedGroups).
 func TestAdminGroupKeepsItsSettings(t *testing.T) {
 	e := newEnv(t, 256)
 	if err := e.fs.Mkdir("batch"); err != nil { // tgctl create batch --priority high --limit dram_rbps=1G
@@ -360,6 +400,11 @@ func TestAdminGroupKeepsItsSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	const adminLimit = "dram_rbps=1000000000 dram_wbps=max nvm_rbps=max nvm_wbps=max"
+	e.setPolicy(`rules:
+- name: batch
+  match: {namespaces: [ns]}
+  allow: {sharedGroups: [batch], unownedGroups: true}
+`)
 	stop := e.rt.Connect(e.plugin())
 	e.rt.Start(pod("ns", "plain", BestEffort, map[string]string{AnnGroup: "batch"}), "c", 1001)
 	e.expect("batch", "high", adminLimit, 1001) // neither the BestEffort default (low) nor "no limit"
@@ -442,42 +487,130 @@ func TestStopContainerRemovesTheGroup(t *testing.T) {
 	}
 }
 
-// A container whose init forked before the plugin placed it (a wrapper
+// A container whose processes ran before the plugin placed it (a wrapper
 // like tini or sh -c, a pod running before the plugin's first deploy or
-// started while it was down): Synchronize and PostStartContainer move the
-// init's descendants too; one that exited meanwhile is skipped silently.
-func TestSynchronizeAndPostStartMoveTheInitsDescendants(t *testing.T) {
+// started while it was down): Synchronize and PostStartContainer move
+// every process its cgroup lists, a daemon re-parented away from the
+// init included (no /proc children walk finds that one); one that exited
+// meanwhile is skipped silently; one forked by a process not moved yet
+// while the plugin moves them is found by the next pass.
+func TestProcessesFoundInTheContainersCgroup(t *testing.T) {
 	e := newEnv(t, 256)
-	// 1301 (init, e.g. tini) -> 1302 (the workload) -> 1303 (its worker);
-	// 1304 is listed as 1301's child but exits before it is moved
-	e.procs[1301] = []uint32{1302, 1304}
-	e.procs[1302] = []uint32{1303}
-	e.procs[1303] = nil
 	e.fs.gone = map[uint64]bool{1304: true}
-	// 1401 -> 1402, started between StartContainer and the plugin's connect
-	e.procs[1401] = []uint32{1402}
-	e.procs[1402] = nil
-
 	stop := e.rt.Connect(e.plugin())
 	stop()
-	e.rt.Start(pod("ns", "early", Burstable, nil), "c", 1301) // while the plugin is down
+	c := e.rt.Start(pod("ns", "early", Burstable, nil), "c", 1301) // while the plugin is down
+	// 1301 the init; 1302 the workload; 1303 a daemon that double-forked
+	// (its parent exited: re-parented to the node's init); 1304 exited
+	e.cgroup(c, 1301, 1302, 1303, 1304)
+	// 1303 forks 1305 after the plugin listed the cgroup, before 1303 moved
+	e.fs.onMove = func(pid uint64) {
+		if pid == 1302 {
+			e.cgroup(c, 1301, 1302, 1303, 1304, 1305)
+		}
+	}
 	e.rt.Connect(e.plugin())
-	e.expect("k8s.ns.early", "low", allMax, 1301, 1302, 1303)
+	e.expect("k8s.ns.early", "low", allMax, 1301, 1302, 1303, 1305)
 	if l := e.log.has("1304"); l != "" {
-		t.Errorf("a vanished descendant is logged: %q", l)
+		t.Errorf("a vanished process is logged: %q", l)
 	}
 	if got := e.fs.procs(""); len(got) != 0 {
 		t.Errorf("root group still holds %v", got)
 	}
+	e.fs.onMove = nil
 
+	// a plugin that connects between StartContainer and PostStartContainer
 	p := pod("ns", "late", Guaranteed, nil)
-	c := &api.Container{Id: p.Id + "/c", PodSandboxId: p.Id, Name: "c", Pid: 1401, State: api.ContainerState_CONTAINER_RUNNING}
-	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+	d := ctrOf(p, "c")
+	d.Pid, d.State = 1401, api.ContainerState_CONTAINER_RUNNING
+	e.cgroup(d, 1401, 1402)
+	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: d}); err != nil {
 		t.Fatal(err)
 	}
 	e.expect("k8s.ns.late", "high", allMax, 1401, 1402)
-	if e.log.has("PostStartContainer", "1 descendants of pid 1401 moved into k8s.ns.late") == "" {
-		t.Error("no log line for the descendants PostStartContainer moved")
+	if e.log.has("PostStartContainer", "pid 1401 -> group k8s.ns.late (2 processes") == "" {
+		t.Error("no log line counting the other process PostStartContainer moved")
+	}
+}
+
+// The container's cgroup is found for both of kubelet's cgroup drivers
+// (the systemd driver's slice:prefix:name expanded as systemd does), on
+// cgroup v2 and v1, and through /proc/<pid>/cgroup when the path does
+// not resolve; when nothing does, the pid alone is moved and that is said
+// once.
+func TestCgroupOfTheContainer(t *testing.T) {
+	rel := map[string]string{
+		"/kubepods/burstable/pod1/abc":                       "/kubepods/burstable/pod1/abc",
+		"kubepods-burstable-pod1_2.slice:cri-containerd:abc": "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1_2.slice/cri-containerd-abc.scope",
+		"kubepods-pod9.slice:crio:abc":                       "/kubepods.slice/kubepods-pod9.slice/crio-abc.scope",
+		"system.slice:docker:abc":                            "/system.slice/docker-abc.scope",
+		"-.slice::abc":                                       "/abc.scope",
+		"machine.slice::x.slice":                             "/machine.slice/x.slice",
+	}
+	for in, want := range rel {
+		if got, err := CgroupRelPath(in); err != nil || got != want {
+			t.Errorf("CgroupRelPath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "a:b", "a:b:c:d", "notaslice:x:y", "kubepods--x.slice:p:n", "/a/../../etc", "a.slice:p:"} {
+		if got, err := CgroupRelPath(bad); err == nil {
+			t.Errorf("CgroupRelPath(%q) = %q, want an error", bad, got)
+		}
+	}
+
+	mk := func(root, rel string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctr := func(path string, pid uint32) *api.Container {
+		return &api.Container{Id: "x", Pid: pid, Linux: &api.LinuxContainer{CgroupsPath: path}}
+	}
+	// v2
+	v2 := t.TempDir()
+	_ = os.WriteFile(filepath.Join(v2, "cgroup.controllers"), nil, 0o644)
+	mk(v2, "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu.slice/cri-containerd-abc.scope")
+	if d, err := (Cgroups{Root: v2}).CgroupDir(ctr("kubepods-besteffort-podu.slice:cri-containerd:abc", 0)); err != nil ||
+		d != filepath.Join(v2, "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu.slice/cri-containerd-abc.scope") {
+		t.Errorf("v2 systemd: %q, %v", d, err)
+	}
+	// v1: the first hierarchy that has it
+	v1 := t.TempDir()
+	mk(v1, "pids/kubepods/podu/abc")
+	mk(v1, "memory/kubepods/podu/abc")
+	if d, err := (Cgroups{Root: v1}).CgroupDir(ctr("/kubepods/podu/abc", 0)); err != nil || d != filepath.Join(v1, "pids/kubepods/podu/abc") {
+		t.Errorf("v1 cgroupfs: %q, %v", d, err)
+	}
+	// a path that does not resolve: the init's /proc/<pid>/cgroup
+	proc := t.TempDir()
+	mk(proc, "77")
+	_ = os.WriteFile(filepath.Join(proc, "77", "cgroup"), []byte("0::/elsewhere/abc\n"), 0o644)
+	mk(v2, "elsewhere/abc")
+	if d, err := (Cgroups{Root: v2, Proc: proc}).CgroupDir(ctr("/kubepods/nothere/abc", 77)); err != nil || d != filepath.Join(v2, "elsewhere/abc") {
+		t.Errorf("fallback to /proc/77/cgroup: %q, %v", d, err)
+	}
+	mk(proc, "78")
+	_ = os.WriteFile(filepath.Join(proc, "78", "cgroup"), []byte("12:memory:/m/abc\n11:pids:/kubepods/podu/abc\n1:name=systemd:/s\n"), 0o644)
+	if d, err := (Cgroups{Root: v1, Proc: proc}).CgroupDir(ctr("", 78)); err != nil || d != filepath.Join(v1, "pids/kubepods/podu/abc") {
+		t.Errorf("v1 fallback to /proc/78/cgroup's pids line: %q, %v", d, err)
+	}
+	if _, err := (Cgroups{Root: v2, Proc: proc}).CgroupDir(ctr("/kubepods/nothere/abc", 0)); err == nil || !strings.Contains(err.Error(), "nothere") {
+		t.Errorf("unresolved: %v, want an error naming what was tried", err)
+	}
+
+	// through the plugin: an unresolved cgroup moves the pid alone, said once
+	e := newEnv(t, 256)
+	e.rt.started = nil // no cgroup
+	e.rt.Connect(e.plugin())
+	p := pod("ns", "nocg", Burstable, nil)
+	c := e.rt.Start(p, "c", 1601)
+	if err := e.rt.nri.PostStartContainer(t.Context(), &api.PostStartContainerRequest{Pod: p, Container: c}); err != nil {
+		t.Fatal(err)
+	}
+	e.expect("k8s.ns.nocg", "low", allMax, 1601)
+	if n := e.log.count("container cgroup not found", "only the pid the runtime gave is moved"); n != 1 {
+		t.Errorf("the unresolved cgroup logged %d times, want once", n)
 	}
 }
 
@@ -515,7 +648,10 @@ func TestLinesLoggedOncePerContainerAndPausedIsPlaced(t *testing.T) {
 		delete(e.rt.ctrs, id)
 	}
 	e.rt.pods[pp.Id] = pp
-	e.rt.ctrs[pp.Id+"/c"] = &api.Container{Id: pp.Id + "/c", PodSandboxId: pp.Id, Name: "c", Pid: 1504, State: api.ContainerState_CONTAINER_PAUSED}
+	pc := ctrOf(pp, "c")
+	pc.Pid, pc.State = 1504, api.ContainerState_CONTAINER_PAUSED
+	e.rt.ctrs[pc.Id] = pc
+	e.cgroup(pc, 1504)
 	e.rt.mu.Unlock()
 	_ = e.fs.setProcs("k8s.ns.a", nil)
 	e.rt.Connect(e.plugin())

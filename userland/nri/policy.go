@@ -8,12 +8,33 @@ import (
 	"github.com/containerd/nri/pkg/api"
 )
 
-// Pod annotations the plugin reads (docs/kubernetes.md).
+// Annotations the plugin reads (docs/kubernetes.md). The pod-level ones;
+// containers/nri-plugins' and goresctrl's convention adds, for each key K
+// (group, priority, limit), "K.tgroup.io/container.<name>" for one
+// container and "K.tgroup.io/pod" for the pod (the same as tgroup.io/K).
 const (
 	AnnGroup    = "tgroup.io/group"
 	AnnPriority = "tgroup.io/priority"
 	AnnLimit    = "tgroup.io/limit"
 )
+
+// annotation finds key's value for container ctr: "<key>.tgroup.io/container.<ctr>",
+// then "<key>.tgroup.io/pod", then "tgroup.io/<key>". It returns the
+// annotation's name and whether it was the container's own.
+func annotation(ann map[string]string, key, ctr string) (val, name string, own, ok bool) {
+	if ctr != "" {
+		name = key + ".tgroup.io/container." + ctr
+		if v, ok := ann[name]; ok {
+			return v, name, true, true
+		}
+	}
+	for _, name = range []string{key + ".tgroup.io/pod", "tgroup.io/" + key} {
+		if v, ok := ann[name]; ok {
+			return v, name, false, true
+		}
+	}
+	return "", "", false, false
+}
 
 // LimitKeys are tgroup.limit's keys, in the file's order.
 var LimitKeys = [4]string{"dram_rbps", "dram_wbps", "nvm_rbps", "nvm_wbps"}
@@ -36,17 +57,33 @@ type Defaults map[QoS]string
 // pods whose class cannot be told get the module's own default (low).
 var DefaultPriorities = Defaults{Guaranteed: "high", Burstable: "low", BestEffort: "low", Unknown: "low"}
 
-// Policy is what a pod's group should look like.
+// Policy is what a container's group should look like.
 type Policy struct {
-	Group    string
+	Group string
+	// Shared: a node-wide group a policy rule shares with this pod (not
+	// namespaced).
+	Shared   bool
 	Priority string    // "high" or "low"
 	Limit    [4]uint64 // bytes/s per LimitKeys, Max = no limit
-	// LimitNamed: the keys tgroup.io/limit named (all false without a
-	// valid annotation)
-	LimitNamed [4]bool
-	QoS        QoS               // the class the default came from
-	Problems   []string          // invalid annotations, each with why (the default was used)
-	Source     map[string]string // "priority"/"limit"/"group" -> "annotation" or "default (...)"
+	// LimitNamed: the keys the limit annotation named (all false without
+	// a valid one); PriorityNamed: the priority came from an annotation.
+	// Only these are written into a group the plugin did not create.
+	LimitNamed    [4]bool
+	PriorityNamed bool
+	QoS           QoS               // the class the defaults came from
+	Problems      []string          // invalid annotations, each with why (the default was used)
+	Denials       []Denial          // what the annotations asked and the policy refused
+	Source        map[string]string // "priority"/"limit"/"group" -> where it came from
+	// UnownedRule names the rule that lets the pod write its settings into
+	// a group the plugin did not create ("" = none may).
+	UnownedRule string
+}
+
+// Denial is one thing a pod's annotations asked for that the policy does
+// not grant it: the pod starts without it (logged, counted by Reason).
+type Denial struct {
+	Reason string // high_priority, shared_group, unowned_group
+	Msg    string
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -85,28 +122,58 @@ func QoSOf(pod *api.PodSandbox) QoS {
 	}
 }
 
-// DefaultPrefix starts every default group name; it is reserved: an
-// annotation may name no k8s.* group but its own pod's default.
+// DefaultPrefix starts every group the plugin names for a namespace:
+// k8s.<namespace>.<pod> for a pod, k8s.<namespace>.<group> for a group
+// a pod names, k8s.<namespace>.<pod>_<container> for a container with
+// its own settings. Namespace names have no dots, so two namespaces' names
+// never meet; a policy may not share a group under this prefix.
 const DefaultPrefix = "k8s."
 
-// DefaultGroup is the group of a pod without a valid tgroup.io/group:
-// "k8s.<namespace>.<name>" when that is a valid name, else "k8s.<uid>".
+var notName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// DefaultGroup is the group of a pod without a valid group annotation:
+// "k8s.<namespace>.<name>" when that is a valid name, else "k8s.<uid>"
+// (no second dot: it cannot be a namespace's group).
 func DefaultGroup(pod *api.PodSandbox) string {
-	if n := "k8s." + pod.GetNamespace() + "." + pod.GetName(); ValidGroupName(n) && pod.GetName() != "" {
+	if n := DefaultPrefix + pod.GetNamespace() + "." + pod.GetName(); ValidGroupName(n) && pod.GetName() != "" && pod.GetNamespace() != "" {
 		return n
 	}
+	return clip(DefaultPrefix + podUID(pod))
+}
+
+// ContainerGroup is the group of a container with settings of its own
+// and no group annotation: "k8s.<namespace>.<pod>_<container>" (pod names
+// have no "_": no other pod's group), else "k8s.<uid>_<container>" cut to
+// 64 bytes.
+func ContainerGroup(pod *api.PodSandbox, ctr string) string {
+	if n := DefaultGroup(pod) + "_" + ctr; ValidGroupName(n) {
+		return n
+	}
+	return clip(DefaultPrefix + podUID(pod) + "_" + notName.ReplaceAllString(ctr, "_"))
+}
+
+func podUID(pod *api.PodSandbox) string {
 	uid := pod.GetUid()
 	if uid == "" {
 		uid = pod.GetId()
 	}
-	n := "k8s." + uid
-	if !ValidGroupName(n) {
-		n = "k8s." + regexp.MustCompile(`[^A-Za-z0-9._-]`).ReplaceAllString(uid, "_")
-		if len(n) > 64 {
-			n = n[:64]
-		}
+	return notName.ReplaceAllString(uid, "_")
+}
+
+func clip(n string) string {
+	if len(n) > 64 {
+		n = n[:64]
 	}
 	return n
+}
+
+// NamespacedGroup is where a pod of namespace ns that names group g
+// goes when no rule shares g with it: k8s.<ns>.<g> ("" if too long).
+func NamespacedGroup(ns, g string) string {
+	if n := DefaultPrefix + ns + "." + g; ValidGroupName(n) && ns != "" {
+		return n
+	}
+	return ""
 }
 
 // ParseLimit reads a tgroup.io/limit value: space-separated key=value
@@ -173,46 +240,84 @@ func formatLimitKeys(l [4]uint64, which [4]bool) string {
 	return strings.Join(parts, " ")
 }
 
-// PolicyFor is the pod's policy: its annotations where valid, the defaults
-// elsewhere (each invalid annotation is named in Problems, with why).
-func PolicyFor(pod *api.PodSandbox, d Defaults) Policy {
+// PolicyFor is the policy of container ctr (its name; "" for the pod as
+// a whole) of pod: its annotations where valid and allowed, the defaults
+// elsewhere. Each invalid annotation is named in Problems, each refused
+// one in Denials, with why.
+func PolicyFor(pod *api.PodSandbox, ctr string, c *compiled) Policy {
 	ann := pod.GetAnnotations()
 	p := Policy{QoS: QoSOf(pod), Limit: [4]uint64{Max, Max, Max, Max}, Source: map[string]string{}}
+	gr := c.grantsFor(pod)
+	p.UnownedRule = gr.unownedGroups
 
-	p.Group, p.Source["group"] = DefaultGroup(pod), "default"
-	if g, ok := ann[AnnGroup]; ok {
+	gv, gname, gown, hasG := annotation(ann, "group", ctr)
+	pv, pname, pown, hasP := annotation(ann, "priority", ctr)
+	lv, lname, lown, hasL := annotation(ann, "limit", ctr)
+
+	// a container with a priority or limit of its own gets a group of
+	// its own unless it names one
+	p.Group, p.Source["group"] = DefaultGroup(pod), "default (the pod's)"
+	if ctr != "" && (gown || pown || lown) {
+		p.Group, p.Source["group"] = ContainerGroup(pod, ctr), "default (the container's own: it has settings of its own)"
+	}
+	if hasG {
 		switch {
-		case ValidGroupName(g) && strings.HasPrefix(g, DefaultPrefix) && g != p.Group:
-			// the plugin's default names are reserved: a pod must not
-			// join (and set the limits of) another pod's default group
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: names starting %q are reserved for the plugin's default groups (only this pod's own %s may be named); using %s", AnnGroup, g, DefaultPrefix, p.Group, p.Group))
-		case ValidGroupName(g):
-			p.Group, p.Source["group"] = g, "annotation"
+		case !ValidGroupName(gv):
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*); using %s", gname, gv, p.Group))
+		case gr.shared[gv] != "":
+			p.Group, p.Shared, p.Source["group"] = gv, true, gname+", node-wide by rule "+gr.shared[gv]
 		default:
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*); using %s", AnnGroup, g, p.Group))
+			ng := NamespacedGroup(pod.GetNamespace(), gv)
+			if rules := c.sharedBy[gv]; len(rules) > 0 {
+				p.Denials = append(p.Denials, Denial{"shared_group", fmt.Sprintf("%s=%q: the node-wide group %s is shared by rule %s, which does not match this pod; using the namespace's own %s",
+					gname, gv, gv, strings.Join(rules, ", "), orDefault(ng, p.Group))})
+			}
+			if ng == "" {
+				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: k8s.%s.%s is longer than 64 bytes; using %s", gname, gv, pod.GetNamespace(), gv, p.Group))
+			} else {
+				p.Group, p.Source["group"] = ng, gname+" (in the pod's namespace)"
+			}
 		}
 	}
 
-	def, ok := d[p.QoS]
-	if !ok {
-		def = "low"
-	}
+	q := c.qos[p.QoS]
+	def := q.priority
 	p.Priority, p.Source["priority"] = def, "default ("+string(p.QoS)+")"
-	if v, ok := ann[AnnPriority]; ok {
-		if v == "high" || v == "low" {
-			p.Priority, p.Source["priority"] = v, "annotation"
-		} else {
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: must be high or low; using %s (%s default)", AnnPriority, v, def, p.QoS))
+	if hasP {
+		switch {
+		case pv != "high" && pv != "low":
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: must be high or low; using %s (%s default)", pname, pv, def, p.QoS))
+		case pv == "high" && gr.high == "":
+			p.Denials = append(p.Denials, Denial{"high_priority", fmt.Sprintf("%s=high: no policy rule allows this pod priority high; using %s (%s default)", pname, def, p.QoS)})
+		default:
+			p.Priority, p.PriorityNamed, p.Source["priority"] = pv, true, pname
+			if pv == "high" {
+				p.Source["priority"] += " (rule " + gr.high + ")"
+			}
 		}
 	}
 
 	p.Source["limit"] = "default (none)"
-	if v, ok := ann[AnnLimit]; ok {
-		if l, named, err := parseLimit(v); err == nil {
-			p.Limit, p.LimitNamed, p.Source["limit"] = l, named, "annotation"
+	if q.hasLimit {
+		p.Limit, p.Source["limit"] = q.limit, "default ("+string(p.QoS)+")"
+	}
+	if hasL {
+		if l, named, err := parseLimit(lv); err == nil {
+			p.Limit, p.LimitNamed, p.Source["limit"] = l, named, lname
 		} else {
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using no limit", AnnLimit, v, err))
+			use := "no limit"
+			if q.hasLimit {
+				use = "the " + string(p.QoS) + " default limit"
+			}
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using %s", lname, lv, err, use))
 		}
 	}
 	return p
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

@@ -14,6 +14,8 @@ func TestParseSize(t *testing.T) {
 		"1.5GiB/s": 1610612736, "1.5k": 1500, "1K": 1000, "1Ki": 1024, "3MBps": 3000000,
 		"1.0": 1, "2T": 2000000000000, "1Pi": 1 << 50, "max": Max,
 		"18446744073709551614": 18446744073709551614,
+		// Kubernetes quantities (apimachinery's parser)
+		"1e9": 1000000000, "2E": 2000000000000000000, "1Ei": 1 << 60, "1000m": 1, "1500k": 1500000, "3E3": 3000, "1e19": 10000000000000000000, "0.5e1": 5, "7Ei": 7 << 60,
 	}
 	for in, want := range ok {
 		got, err := ParseSize(in)
@@ -21,8 +23,10 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	bad := []string{"", "1.5", "-1", "G", "1g", "1 G", "1GB/sec", "1.", ".5G", "1e9", "MAX",
-		"18446744073709551615", "18446744073709551616", "20000P", "1.0000000000000000001G"}
+	bad := []string{"", "1.5", "-1", "G", "1g", "1 G", "1GB/sec", ".5G", "MAX", "Gi", "m",
+		"18446744073709551615", "18446744073709551616", "20000P", "1.0000000000000000001G",
+		// quantities that are not a whole number of bytes, negative, or too big
+		"500m", "1500m", "-1Gi", "+-1", "16Ei", "8Ei", "2e19", "1n"}
 	for _, in := range bad {
 		if got, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
@@ -90,27 +94,52 @@ func TestGroupNamesOfRootFilesAreInvalid(t *testing.T) {
 			t.Errorf("ValidGroupName(%q) = false, want true", n)
 		}
 	}
-	pol := PolicyFor(&api.PodSandbox{Namespace: "ns", Name: "p", Annotations: map[string]string{AnnGroup: "tgroup.config"}}, DefaultPriorities)
+	pol := PolicyFor(&api.PodSandbox{Namespace: "ns", Name: "p", Annotations: map[string]string{AnnGroup: "tgroup.config"}}, "c", defaultPolicy(t))
 	if pol.Group != "k8s.ns.p" || len(pol.Problems) != 1 {
 		t.Errorf("annotation tgroup.config: group %q, problems %q; want the default k8s.ns.p and one problem", pol.Group, pol.Problems)
 	}
 }
 
-// A pod may not join another pod's default group (and set its limits):
-// the k8s. prefix is the plugin's.
-func TestDefaultGroupPrefixIsReserved(t *testing.T) {
-	mk := func(g string) Policy {
-		return PolicyFor(&api.PodSandbox{Namespace: "evil", Name: "p", Annotations: map[string]string{AnnGroup: g}}, DefaultPriorities)
+func defaultPolicy(t *testing.T) *compiled {
+	t.Helper()
+	c, err := ParseConfig(nil, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, g := range []string{"k8s.prod.db-0", "k8s.evil.other", "k8s.x"} {
-		if pol := mk(g); pol.Group != "k8s.evil.p" || len(pol.Problems) != 1 || !strings.Contains(pol.Problems[0], "reserved") {
-			t.Errorf("annotation %s: group %q, problems %q; want k8s.evil.p and a 'reserved' problem", g, pol.Group, pol.Problems)
+	return c
+}
+
+// Group names live under the pod's namespace: a pod cannot reach
+// another namespace's groups, whatever it names (the k8s. prefix, a
+// namespace's prefix, a pod's default name).
+func TestGroupNamesAreNamespaced(t *testing.T) {
+	mk := func(g string) Policy {
+		return PolicyFor(&api.PodSandbox{Namespace: "evil", Name: "p", Annotations: map[string]string{AnnGroup: g}}, "c", defaultPolicy(t))
+	}
+	for g, want := range map[string]string{"db": "k8s.evil.db", "k8s.prod.db-0": "k8s.evil.k8s.prod.db-0", "prod.db": "k8s.evil.prod.db",
+		"k8s.x": "k8s.evil.k8s.x", "p": "k8s.evil.p"} {
+		if pol := mk(g); pol.Group != want || len(pol.Problems) != 0 || pol.Shared {
+			t.Errorf("annotation %s: group %q, problems %q, shared %v; want %s", g, pol.Group, pol.Problems, pol.Shared, want)
 		}
 	}
-	if pol := mk("k8s.evil.p"); pol.Group != "k8s.evil.p" || len(pol.Problems) != 0 {
-		t.Errorf("its own default name: group %q, problems %q", pol.Group, pol.Problems)
+	// too long with the namespace: the default, said why
+	if pol := mk(strings.Repeat("g", 60)); pol.Group != "k8s.evil.p" || len(pol.Problems) != 1 || !strings.Contains(pol.Problems[0], "longer than 64") {
+		t.Errorf("long name: group %q, problems %q", pol.Group, pol.Problems)
 	}
-	if pol := mk("k8sdb"); pol.Group != "k8sdb" || len(pol.Problems) != 0 {
-		t.Errorf("k8sdb (no dot): group %q, problems %q", pol.Group, pol.Problems)
+	// a namespace named like a pod uid cannot reach that pod's uid-named
+	// groups: those have no second dot
+	uid := "5f1c9b2a-0000-4000-8000-000000000001"
+	long := &api.PodSandbox{Namespace: strings.Repeat("n", 63), Name: "web", Uid: uid}
+	if g := DefaultGroup(long); g != "k8s."+uid {
+		t.Errorf("DefaultGroup of a long name %q", g)
+	}
+	if g := ContainerGroup(long, "sidecar"); g != "k8s."+uid+"_sidecar" {
+		t.Errorf("ContainerGroup of a long name %q", g)
+	}
+	if g := ContainerGroup(long, strings.Repeat("c", 63)); len(g) != 64 || !strings.HasPrefix(g, "k8s."+uid+"_ccc") {
+		t.Errorf("ContainerGroup of a very long name %q", g)
+	}
+	if g := ContainerGroup(&api.PodSandbox{Namespace: "ns", Name: "web"}, "side"); g != "k8s.ns.web_side" {
+		t.Errorf("ContainerGroup %q, want k8s.ns.web_side", g)
 	}
 }

@@ -2,8 +2,10 @@ package tgnri
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	nri "github.com/containerd/nri/pkg/adaptation"
 	"github.com/containerd/nri/pkg/api"
 	"github.com/containerd/nri/pkg/stub"
+	"google.golang.org/protobuf/proto"
 )
 
 // fakeRuntime is a container runtime as far as NRI sees one: nri's
@@ -28,9 +31,24 @@ type fakeRuntime struct {
 	mu   sync.Mutex
 	pods map[string]*api.PodSandbox
 	ctrs map[string]*api.Container
+	// started: the container's process exists with pid (runc made its
+	// cgroup and put it there); removed: the cgroup went with it. nil:
+	// nothing to do (the stand-in tests) or done by the test itself.
+	started func(c *api.Container, pid uint32)
+	removed func(c *api.Container)
+	// duringSync runs while the runtime synchronizes a plugin, before the
+	// plugin has the data (as a container started then: no event reaches it)
+	duringSync func()
 }
 
 func newFakeRuntime(t *testing.T) *fakeRuntime {
+	t.Helper()
+	return newFakeRuntimeAs(t, "fake-runtime", "0.1")
+}
+
+// newFakeRuntimeAs is a fake runtime that gives NRI plugins its name and
+// version (the plugin's runtime gate reads them).
+func newFakeRuntimeAs(t *testing.T, name, version string) *fakeRuntime {
 	t.Helper()
 	// short path: unix socket names are limited to 108 bytes
 	dir, err := os.MkdirTemp("", "tgnri-")
@@ -44,7 +62,7 @@ func newFakeRuntime(t *testing.T) *fakeRuntime {
 		}
 	}
 	r := &fakeRuntime{t: t, dir: dir, pods: map[string]*api.PodSandbox{}, ctrs: map[string]*api.Container{}}
-	r.nri, err = nri.New("fake-runtime", "0.1", r.synchronize,
+	r.nri, err = nri.New(name, version, r.synchronize,
 		func(context.Context, []*nri.ContainerUpdate) ([]*nri.ContainerUpdate, error) { return nil, nil },
 		nri.WithPluginPath(filepath.Join(dir, "plugins")),
 		nri.WithPluginConfigPath(filepath.Join(dir, "conf.d")),
@@ -69,9 +87,13 @@ func (r *fakeRuntime) synchronize(ctx context.Context, cb nri.SyncCB) error {
 		pods = append(pods, p)
 	}
 	for _, c := range r.ctrs {
-		ctrs = append(ctrs, c)
+		ctrs = append(ctrs, proto.Clone(c).(*api.Container)) // the state now, as a runtime's snapshot
 	}
+	during := r.duringSync
 	r.mu.Unlock()
+	if during != nil {
+		during()
+	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Id < pods[j].Id })
 	sort.Slice(ctrs, func(i, j int) bool { return ctrs[i].Id < ctrs[j].Id })
 	_, err := cb(ctx, pods, ctrs)
@@ -91,6 +113,33 @@ func pod(ns, name string, qos QoS, ann map[string]string) *api.PodSandbox {
 		Annotations: ann, Linux: &api.LinuxPodSandbox{CgroupParent: parent}}
 }
 
+// ctrOf is container name of pod p as the runtime describes it before it
+// starts: its ID, and the cgroups path the runtime gives runc, after
+// kubelet's cgroup parent: systemd driver "slice:cri-containerd:<id>" for
+// a slice parent, else (cgroupfs) "<parent>/<id>".
+func ctrOf(p *api.PodSandbox, name string) *api.Container {
+	id := fmt.Sprintf("%x", sha256.Sum256([]byte(p.Id+"/"+name)))
+	parent := p.GetLinux().GetCgroupParent()
+	cg := path.Join("/", parent, id)
+	if strings.HasSuffix(parent, ".slice") {
+		cg = parent + ":cri-containerd:" + id
+	} else if parent == "" {
+		cg = path.Join("/tgnri-test", id)
+	}
+	return &api.Container{Id: id, PodSandboxId: p.Id, Name: name, State: api.ContainerState_CONTAINER_CREATED,
+		Linux: &api.LinuxContainer{CgroupsPath: cg}}
+}
+
+// addCreated makes container name of pod p known to the runtime as
+// created, not started (what its Synchronize reports), with no event.
+func (r *fakeRuntime) addCreated(p *api.PodSandbox, name string) *api.Container {
+	c := ctrOf(p, name)
+	r.mu.Lock()
+	r.pods[p.Id], r.ctrs[c.Id] = p, c
+	r.mu.Unlock()
+	return c
+}
+
 // Start runs a container of pod through the runtime's events up to
 // PostStartContainer, as containerd does: created (pid 0), then started
 // with its init pid.
@@ -106,11 +155,14 @@ func (r *fakeRuntime) Start(p *api.PodSandbox, name string, pid uint32) *api.Con
 			r.t.Fatalf("RunPodSandbox: %v", err)
 		}
 	}
-	c := &api.Container{Id: p.Id + "/" + name, PodSandboxId: p.Id, Name: name, State: api.ContainerState_CONTAINER_CREATED}
+	c := ctrOf(p, name)
 	if _, err := r.nri.CreateContainer(ctx, &api.CreateContainerRequest{Pod: p, Container: c}); err != nil {
 		r.t.Fatalf("CreateContainer: %v", err)
 	}
 	c.Pid = pid
+	if r.started != nil {
+		r.started(c, pid)
+	}
 	if err := r.nri.StartContainer(ctx, &api.StartContainerRequest{Pod: p, Container: c}); err != nil {
 		r.t.Fatalf("StartContainer %s: the pod must start, got %v", c.Id, err)
 	}
@@ -142,6 +194,9 @@ func (r *fakeRuntime) Remove(c *api.Container) {
 	}
 	r.mu.Unlock()
 	c.State = api.ContainerState_CONTAINER_STOPPED
+	if r.removed != nil {
+		r.removed(c)
+	}
 	if _, err := r.nri.StopContainer(ctx, &api.StopContainerRequest{Pod: p, Container: c}); err != nil {
 		r.t.Fatalf("StopContainer: %v", err)
 	}
@@ -175,6 +230,13 @@ type logBuf struct {
 	mu    sync.Mutex
 	lines []string
 	t     *testing.T
+	done  bool // the test ended: a settle goroutine may still log
+}
+
+func newLogBuf(t *testing.T) *logBuf {
+	l := &logBuf{t: t}
+	t.Cleanup(func() { l.mu.Lock(); l.done = true; l.mu.Unlock() })
+	return l
 }
 
 func (l *logBuf) logf(format string, args ...any) {
@@ -182,7 +244,9 @@ func (l *logBuf) logf(format string, args ...any) {
 	defer l.mu.Unlock()
 	s := fmt.Sprintf(format, args...)
 	l.lines = append(l.lines, s)
-	l.t.Log("plugin: " + s)
+	if !l.done {
+		l.t.Log("plugin: " + s)
+	}
 }
 
 // count is how many lines contain every one of parts.
@@ -244,6 +308,7 @@ func (r *fakeRuntime) Connect(p *Plugin) (stop func()) {
 			stopped = true
 			s.Stop()
 			s.Wait()
+			p.Close()
 		}
 	}
 	r.t.Cleanup(stop)

@@ -20,6 +20,8 @@ type standin struct {
 	Mount
 	max  int
 	gone map[uint64]bool // pids that exited: ESRCH on a move
+	// onMove runs after a pid moved (a test's process forking meanwhile)
+	onMove func(pid uint64)
 }
 
 func newStandin(t *testing.T, max int) *standin {
@@ -129,6 +131,9 @@ func (s *standin) Write(group, file, data string) error {
 				return err
 			}
 		}
+		if s.onMove != nil {
+			s.onMove(pid)
+		}
 	case "tgroup.priority":
 		if data != "high" && data != "low" {
 			s.status("tgroup.priority: high or low")
@@ -162,6 +167,32 @@ func (s *standin) Write(group, file, data string) error {
 			out = append(out, k+"="+vals[k])
 		}
 		return os.WriteFile(filepath.Join(s.Root, group, file), []byte(strings.Join(out, " ")+"\n"), 0o644)
+	case "tgroup.config":
+		// the root's: known writable keys, whole numbers, all or nothing
+		known := map[string]bool{"period_ms": true, "enabled": true, "preventive": true, "remedial": true, "relax_periods": true}
+		cur := map[string]string{}
+		b, _ := os.ReadFile(filepath.Join(s.Root, file))
+		for _, kv := range strings.Fields(string(b)) {
+			k, v, _ := strings.Cut(kv, "=")
+			cur[k] = v
+		}
+		for _, kv := range strings.Fields(data) {
+			k, v, _ := strings.Cut(kv, "=")
+			if _, err := strconv.ParseUint(v, 10, 32); !known[k] || err != nil || group != "" {
+				s.status("tgroup.config: unknown key or bad value: " + kv)
+				return perr("write", file, syscall.EINVAL)
+			}
+		}
+		for _, kv := range strings.Fields(data) {
+			k, v, _ := strings.Cut(kv, "=")
+			cur[k] = v
+		}
+		var out []string
+		for k, v := range cur {
+			out = append(out, k+"="+v)
+		}
+		sort.Strings(out)
+		return os.WriteFile(filepath.Join(s.Root, file), []byte(strings.Join(out, "\n")+"\n"), 0o644)
 	default:
 		return perr("write", file, syscall.EACCES)
 	}

@@ -7,13 +7,15 @@ import (
 	"math"
 	"math/big"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Max is the value of "max" (no limit), as in tgroup.limit and libtgroup.
 const Max = math.MaxUint64
 
 var (
-	errSyntax = errors.New("not a size: a decimal number, optional fraction, optional k/M/G/T/P (x1000) or Ki/Mi/Gi/Ti/Pi (x1024), optional B and /s or ps, or max")
+	errSyntax = errors.New("not a size: a decimal number, optional fraction, optional k/M/G/T/P (x1000) or Ki/Mi/Gi/Ti/Pi (x1024), optional B and /s or ps, or max; or a Kubernetes quantity (1Gi, 500M, 2e9)")
 	errRange  = errors.New("out of range (must be below 2^64-1 bytes/s)")
 	errFrac   = errors.New("not a whole number of bytes")
 )
@@ -23,8 +25,40 @@ var (
 // optional fraction, an optional SI prefix k/K, M, G, T, P (powers of 1000)
 // or binary prefix Ki, Mi, Gi, Ti, Pi (powers of 1024), then an optional
 // "B" and an optional "/s" or "ps". The result must be a whole number of
-// bytes and below 2^64-1. Exact (integer arithmetic).
+// bytes and below 2^64-1. Exact (integer arithmetic). What that syntax
+// does not read is tried as a Kubernetes quantity (apimachinery's
+// resource.ParseQuantity: 2e9, 1E, 1Ei, 1500m ...), with the same rules
+// for the result. The two agree where both read a value (k, M, G, T, P
+// are powers of 1000, Ki ... Pi of 1024).
 func ParseSize(s string) (uint64, error) {
+	v, err := parseUnits(s)
+	if err != errSyntax {
+		return v, err
+	}
+	q, qerr := resource.ParseQuantity(s)
+	// a digit first: no sign, and apimachinery reads "G" as 0
+	if qerr != nil || s[0] < '0' || s[0] > '9' {
+		return 0, errSyntax
+	}
+	d := q.AsDec() // unscaled * 10^-scale
+	n := new(big.Int).Set(d.UnscaledBig())
+	if sc := int64(d.Scale()); sc > 0 {
+		div := new(big.Int).Exp(big.NewInt(10), big.NewInt(sc), nil)
+		if new(big.Int).Mod(n, div).Sign() != 0 {
+			return 0, errFrac
+		}
+		n.Div(n, div)
+	} else if sc < 0 {
+		n.Mul(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(-sc), nil))
+	}
+	if !n.IsUint64() || n.Uint64() == Max || (q.Format == resource.BinarySI && n.Uint64() == math.MaxInt64) {
+		return 0, errRange // apimachinery caps binary quantities at 2^63-1
+	}
+	return n.Uint64(), nil
+}
+
+// parseUnits is tgctl's syntax alone.
+func parseUnits(s string) (uint64, error) {
 	if s == "max" {
 		return Max, nil
 	}

@@ -13,7 +13,11 @@ trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$d"' EXIT
 m=$d/mnt
 mkdir -p "$m/db" "$m/web"
 echo ok > "$m/last_cmd_status"
-echo period_ms=10 > "$m/tgroup.config"
+printf 'period_ms=10\nsource_perf=unavailable: no encodings (tgctl setup)\nsource_rdt=standby: resctrl is mounted (it owns RDT); resumes by itself when resctrl is unmounted\nsource_pmdk=active: 0 processes, 0 thread slots, 0 reports rejected\nsource_vfs=active\nactuator_cpu=active\nactuator_mba=published: mba_percent in tgroup.stat\nmax_groups=256\nperiod_last_us=3\n' > "$m/tgroup.config"
+# mount tables (TGROUP_MOUNTINFO): one with resctrl, one without
+grep -v ' - resctrl ' /proc/self/mountinfo > "$d/mi-none"
+{ cat "$d/mi-none"; echo '99 25 0:42 / /sys/fs/resctrl rw,relatime shared:9 - resctrl resctrl rw'; } > "$d/mi-resctrl"
+export TGROUP_MOUNTINFO=$d/mi-none
 printf 'dram_read_lat_ns=90 nvm_read_lat_ns=1500 dram_write_lat_ns=110 nvm_write_lat_ns=2000\nstate=both\n' > "$m/tgroup.interference"
 stat() {	# dram_r dram_w nvm_r nvm_w periods throttled thr_usec mba quota
 	printf 'dram_read_bytes %s\ndram_write_bytes %s\nnvm_read_bytes %s\nnvm_write_bytes %s\nnr_periods %s\nnr_throttled %s\nthrottled_usec %s\nmba_percent %s\ncpu_quota_usec %s\ncpu_period_usec 10000\nlast_action none\nlast_mechanism none\nlast_reason none\n' "$@"
@@ -43,18 +47,27 @@ for want in 'tgroup_up 1' \
 	'tgroup_high_priority{group="db"} 1' 'tgroup_high_priority{group="web"} 0' \
 	'tgroup_interference_latency_seconds{tier="nvm",direction="read"} 0.000001500' \
 	'tgroup_interference_latency_seconds{tier="nvm",direction="write"} 0.000002000' \
-	'tgroup_interference_detected{tier="dram"} 1' 'tgroup_interference_detected{tier="nvm"} 1'; do
+	'tgroup_interference_detected{tier="dram"} 1' 'tgroup_interference_detected{tier="nvm"} 1' \
+	'tgroup_source_up{source="perf"} 0' 'tgroup_source_up{source="rdt"} 0' 'tgroup_source_up{source="pmdk"} 1' \
+	'tgroup_source_up{source="vfs"} 1' 'tgroup_actuator_up{actuator="cpu"} 1' 'tgroup_actuator_up{actuator="mba"} 1' \
+	'tgroup_groups 2' 'tgroup_max_groups 256' 'tgroup_resctrl_mounted 0'; do
 	echo "$out" | grep -qxF "$want" || bad="$bad [$want]"
 done
 if [ $rc = 0 ] && [ -z "$bad" ]; then ok values; else ko values "rc $rc, missing:$bad"; fi
 # no precomputed rates, bounded labels only
 labels=$(echo "$out" | grep -v '^#' | grep -o '[a-z_]*="' | sort -u | tr -d '="' | tr '\n' ' ')
-if [ "$labels" = "direction group tier " ] && ! echo "$out" | grep -v '^#' | grep -q 'bandwidth\|rate'; then ok labels_bounded
+if [ "$labels" = "actuator direction group source tier " ] && ! echo "$out" | grep -v '^#' | grep -q 'bandwidth\|rate'; then ok labels_bounded
 else ko labels_bounded "labels: $labels"; fi
 # every counter ends in _total, every name starts with tgroup_
 if echo "$out" | awk '$1 == "#" && $2 == "TYPE" && (($4 == "counter") != ($3 ~ /_total$/) || $3 !~ /^tgroup_/) { bad = 1 }
 	END { exit bad }'; then ok naming; else ko naming; fi
 if lint=$(echo "$out" | promtool check metrics 2>&1); then ok promtool_lint; else ko promtool_lint "$lint"; fi
+
+# resctrl mounted: the metric and a warning in the log (once)
+out=$(TGROUP_MOUNTINFO=$d/mi-resctrl "$ex" -m "$m" --once 2>"$d/err"); rc=$?
+if [ $rc = 0 ] && echo "$out" | grep -qx 'tgroup_resctrl_mounted 1' &&
+	grep -q 'warning: resctrl is mounted at /sys/fs/resctrl: it owns RDT' "$d/err"; then ok resctrl_metric_and_log
+else ko resctrl_metric_and_log "rc $rc: $(grep resctrl <<<"$out") / $(cat "$d/err")"; fi
 
 # tgroup_up 0 on no mount, exit 1
 out=$("$ex" -m "$d/none" --once); rc=$?
@@ -66,15 +79,47 @@ if "$ex" -m "$m" --textfile "$d/tgroup.prom" && grep -qx 'tgroup_up 1' "$d/tgrou
 	! ls "$d"/*.tmp >/dev/null 2>&1 && ! "$ex" -m "$m" --textfile "$d/x.txt" 2>/dev/null; then ok textfile
 else ko textfile; fi
 
-# HTTP: /metrics (content type, values follow the files between scrapes), 404
+# HTTP: /metrics (content type, values follow the files between scrapes), 404;
+# the default address ":PORT" is dual stack (IPv4 and IPv6 loopback answer)
 port=$((20000 + $$ % 20000))
-"$ex" -m "$m" --listen 127.0.0.1:$port 2>/dev/null & pid=$!
+"$ex" -m "$m" --web.listen-address=:$port 2>/dev/null & pid=$!
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
 h=$(curl -s -D - -o "$d/s1" "http://127.0.0.1:$port/metrics")
 stat 1 2 3 4 501 0 0 100 max > "$m/tgroup.stat"
-curl -s -o "$d/s2" "http://127.0.0.1:$port/metrics"
+curl -s -o "$d/s2" "http://[::1]:$port/metrics"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")
 if echo "$h" | grep -qi '^Content-Type: text/plain; version=0.0.4' && grep -qx 'tgroup_periods_total{group="/"} 500' "$d/s1" &&
-	grep -qx 'tgroup_periods_total{group="/"} 501' "$d/s2" && [ "$code" = 404 ]; then ok http_scrape
-else ko http_scrape "headers: $(echo "$h" | head -3 | tr '\r\n' '  '), 404? $code"; fi
+	grep -qx 'tgroup_periods_total{group="/"} 501' "$d/s2" && [ "$code" = 404 ]; then ok http_scrape_dual_stack
+else ko http_scrape_dual_stack "headers: $(echo "$h" | head -3 | tr '\r\n' '  '), 404? $code"; fi
 kill $pid; wait $pid 2>/dev/null; pid=
+stat 1 2 3 4 500 0 0 100 max > "$m/tgroup.stat"
+
+# one address only (IPv4 loopback: IPv6 refused), another telemetry path;
+# the default in the help is the documented one
+"$ex" -m "$m" --web.listen-address=127.0.0.1:$port --web.telemetry-path=/tg 2>/dev/null & pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+c4=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/tg")
+c4m=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics")
+c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$port/tg")
+kill $pid; wait $pid 2>/dev/null; pid=
+"$ex" --web.listen-address=nonsense 2>/dev/null; rcb=$?
+if [ "$c4" = 200 ] && [ "$c4m" = 404 ] && [ "$c6" = 000 ] && [ $rcb = 2 ] &&
+	"$ex" --help | grep -q 'default :9847: every address'; then ok listen_address_and_path
+else ko listen_address_and_path "v4 $c4, /metrics $c4m, v6 $c6, bad address rc $rcb"; fi
+
+# tgctl status on the same fake mount (tgctl sits next to the exporter): the
+# sources' states, groups against max_groups, and resctrl said loudly
+tg=$(dirname "$ex")/tgctl
+for g in "" db/ web/; do
+	echo 'dram_rbps=0 dram_wbps=0 nvm_rbps=0 nvm_wbps=0' > "$m/${g}tgroup.bandwidth"; : > "$m/${g}cgroup.procs"
+done
+tab=$(TGROUP_MOUNTINFO=$d/mi-resctrl "$tg" -m "$m" status 2>"$d/err"); rc=$?
+j=$(TGROUP_MOUNTINFO=$d/mi-none "$tg" -m "$m" status --json 2>"$d/err2"); rc2=$?
+if [ $rc = 0 ] && [ $rc2 = 0 ] && echo "$tab" | grep -qx '# resctrl: mounted at /sys/fs/resctrl (it owns RDT: tgroup.s MBA and MBM on standby)' &&
+	echo "$tab" | grep -qx '# source rdt: standby: resctrl is mounted (it owns RDT); resumes by itself when resctrl is unmounted' &&
+	echo "$tab" | grep -qx '# groups 2 of max_groups 256' &&
+	grep -q '^tgctl: warning: resctrl is mounted at /sys/fs/resctrl: it owns RDT' "$d/err" &&
+	echo "$j" | grep -q '"resctrl":{"mounted":false,"mount_point":null},"nr_groups":2,"max_groups":256,' &&
+	echo "$j" | grep -q '"actuators":{"cpu":"active","mba":"published: mba_percent in tgroup.stat"}' &&
+	grep -q '^tgctl: warning: source_rdt: standby: resctrl' "$d/err2"; then ok tgctl_status_resctrl_and_states
+else ko tgctl_status_resctrl_and_states "rc $rc/$rc2: $(echo "$tab" | grep '^#' | tr '\n' '|') $(cat "$d/err" "$d/err2")"; fi

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -116,7 +117,7 @@ static const struct profile profiles[] = {
 #define NR_PROFILES (sizeof(profiles) / sizeof(profiles[0]))
 
 static const char help_setup[] =
-	"usage: tgctl setup [--dry-run] [--profile NAME]\n"
+	"usage: tgctl setup [-n|--dry-run] [-p|--profile NAME]\n"
 	"Detect the CPU with libpfm4, pick a platform profile and write the event\n"
 	"encodings into tgroup.config: the OCR read events per tier (perf source),\n"
 	"the iMC RPQ occupancy/inserts per tier and the iMC PMU type (uncore\n"
@@ -125,7 +126,10 @@ static const char help_setup[] =
 	"  --dry-run        print what would be written; write nothing (no mount needed)\n"
 	"  --profile NAME   force a profile: cascadelake, icelake, sapphirerapids\n"
 	"                   (events are then encoded even if that PMU is not present)\n"
-	"Output: '# ' comment lines (sources, notes), then one key=value per line.\n";
+	"Output: '# ' comment lines (sources, notes), then one key=value per line;\n"
+	"'# off: SOURCE: why' for each source left off. A CPU without a profile\n"
+	"gets what the kernel's own event aliases give (store sampling).\n"
+	"Exit: 0 every source configured, 3 some left off, 1 none, 2 usage.\n";
 
 struct out {
 	char key[48];
@@ -136,6 +140,150 @@ struct out {
 
 static struct out outs[16];
 static int nouts;
+
+static void put(const char *key, uint64_t val, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* the sources setup configures that stay off, and why */
+struct off {
+	const char *source;
+	char why[400];
+};
+static struct off offs[8];
+static int noffs;
+
+static void off(const char *source, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void off(const char *source, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < noffs; i++)
+		if (!strcmp(offs[i].source, source))
+			return;		/* the first reason stands */
+	if (noffs >= (int)(sizeof(offs) / sizeof(offs[0])))
+		return;
+	offs[noffs].source = source;
+	va_start(ap, fmt);
+	vsnprintf(offs[noffs].why, sizeof(offs[noffs].why), fmt, ap);
+	va_end(ap);
+	noffs++;
+}
+
+/*
+ * CPUs without a libpfm4 profile that setup knows by CPUID (/proc/cpuinfo):
+ * what their perf JSON tables have for tgroup's perf and uncore sources.
+ * Both sources need a DRAM and a slow-tier event (module/sources/perf.c,
+ * uncore.c take all their encodings or none).
+ */
+struct known_cpu {
+	const char *name;
+	const char *vendor;
+	unsigned int family, model_lo, model_hi;
+	const char *perf_why, *uncore_why;
+};
+
+static const struct known_cpu known_cpus[] = {
+	{ "Emerald Rapids", "GenuineIntel", 6, 0xcf, 0xcf,
+	  "the perf JSON table (upstream Linux tools/perf/pmu-events/arch/x86/emeraldrapids/other.json) has "
+	  "the DRAM read event OCR.READS_TO_CORE.LOCAL_DRAM (0x2a, umask 0x1, MSRValue 0x104004477) but no OCR "
+	  "event for PMM or CXL reads, and the perf source needs both tiers",
+	  "the iMC RPQ events of emeraldrapids/uncore-memory.json are not transcribed into tgctl yet "
+	  "(docs/tgctl.md, SETUP); no PMM RPQ on this platform" },
+	{ "Granite Rapids", "GenuineIntel", 6, 0xad, 0xae,
+	  "the Granite Rapids perf JSON tables (upstream Linux tools/perf/pmu-events/arch/x86/graniterapids/) "
+	  "are not transcribed into tgctl yet: no OCR encodings for DRAM and CXL reads",
+	  "the Granite Rapids iMC RPQ events are not transcribed into tgctl yet" },
+	{ "AMD Zen 4", "AuthenticAMD", 0x19, 0x10, 0xaf,
+	  "AMD has no offcore-response events; Zen 4's fill-source events (upstream amdzen4/load-store.json "
+	  "ls_*_fills_from_sys.*) are not transcribed or validated in tgctl yet",
+	  "AMD's data-fabric / UMC counters are not an iMC RPQ: the uncore source has no AMD encodings" },
+	{ "AMD Zen 5", "AuthenticAMD", 0x1a, 0x00, 0xff,
+	  "AMD has no offcore-response events; Zen 5's fill-source events (upstream amdzen5/load-store.json "
+	  "ls_*_fills_from_sys.*, incl. alternate memory such as CXL) are not transcribed or validated in tgctl yet",
+	  "AMD's data-fabric / UMC counters are not an iMC RPQ: the uncore source has no AMD encodings" },
+};
+
+struct cpu_id {
+	char vendor[16];
+	unsigned int family, model;
+};
+
+/* vendor, family and model from /proc/cpuinfo's first CPU; 0 or -1 */
+static int read_cpuinfo(struct cpu_id *c)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	int got = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!f)
+		return -1;
+	while (got != 7 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vendor_id : %15s", c->vendor) == 1)
+			got |= 1;
+		else if (sscanf(line, "cpu family : %u", &c->family) == 1)
+			got |= 2;
+		else if (sscanf(line, "model : %u", &c->model) == 1)
+			got |= 4;
+	}
+	fclose(f);
+	return got == 7 ? 0 : -1;
+}
+
+/*
+ * No libpfm4 profile: the kernel's own event aliases. The store_sampling
+ * source takes the kernel's mem-stores event (the one perf mem samples
+ * stores with: MEM_INST_RETIRED.ALL_STORES on Haswell..Ice Lake,
+ * MEM_TRANS_RETIRED.STORE_SAMPLE from Sapphire Rapids on; linux-source-6.1
+ * arch/x86/events/intel/core.c mem_st_hsw, mem_st_spr), placed by the PMU's
+ * format/ files; perf and uncore stay off, with the reason.
+ */
+static void fallback(const char *pfm_pmu)
+{
+	static const char *const devs[] = { "cpu", "cpu_core" };
+	const struct known_cpu *k = NULL;
+	struct cpu_id c;
+	char why[300] = "", cpu[96];
+
+	if (read_cpuinfo(&c) == 0) {
+		for (size_t i = 0; i < sizeof(known_cpus) / sizeof(known_cpus[0]); i++)
+			if (!strcmp(c.vendor, known_cpus[i].vendor) && c.family == known_cpus[i].family &&
+			    c.model >= known_cpus[i].model_lo && c.model <= known_cpus[i].model_hi)
+				k = &known_cpus[i];
+		snprintf(cpu, sizeof(cpu), "%s family %#x model %#x%s%s", c.vendor, c.family, c.model,
+			 k ? ", " : "", k ? k->name : "");
+	} else {
+		snprintf(cpu, sizeof(cpu), "unknown (no /proc/cpuinfo)");
+	}
+	printf("# no profile for this CPU (libpfm4 core PMU: %s; CPU: %s): profiles are cascadelake, icelake, "
+	       "sapphirerapids (--profile NAME); falling back to the kernel's own event aliases (%s/*/events)\n",
+	       pfm_pmu, cpu, EVSRC);
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		char dev[128], ev[160];
+		uint32_t type;
+		uint64_t cfg;
+		struct stat st;
+
+		snprintf(dev, sizeof(dev), EVSRC "/%s", devs[i]);
+		snprintf(ev, sizeof(ev), "%s/events/mem-stores", dev);
+		if (stat(ev, &st))
+			continue;
+		if (pmu_type(dev, &type, why, sizeof(why)) ||
+		    pmu_event_config(dev, "mem-stores", &cfg, why, sizeof(why)))
+			break;
+		put("store_sample_type", type, "%s/type", dev);
+		put("store_sample_config", cfg, "the kernel's alias %s (the module sets precise_ip 2 itself)", ev);
+		why[0] = '\0';
+		break;
+	}
+	if (!nouts)
+		off("store_sampling", "%s", why[0] ? why : "no mem-stores alias in " EVSRC "/cpu/events (the kernel "
+		    "names no precise store event for this CPU; AMD samples stores with IBS, which this source "
+		    "does not use)");
+	off("perf", "%s", k ? k->perf_why : "no OCR encodings for this CPU (no libpfm4 profile, no perf JSON "
+	    "table in tgctl)");
+	off("uncore", "%s", k ? k->uncore_why : "no iMC RPQ encodings for this CPU (no libpfm4 profile)");
+}
 
 static void put(const char *key, uint64_t val, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -295,11 +443,12 @@ static void rdt_report(void)
 
 	if (rm)
 		printf("# resctrl: mounted - tgroup leaves RDT to it: the module's rdt source and MBA "
-		       "actuator stand down while resctrl is mounted (docs/abi.md); use resctrl's "
-		       "mon_groups/schemata for MBM/MBA, or unmount resctrl and remount tgroup\n");
+		       "actuator are on standby while resctrl is mounted and resume by themselves once it "
+		       "is unmounted (docs/abi.md); pqos alongside tgroup: pqos --iface=msr (docs/tgctl.md)\n");
 	else
 		printf("# resctrl: not mounted - tgroup's rdt source and MBA actuator own RMIDs and "
-		       "CLOSes; do not mount resctrl while tgroup is mounted\n");
+		       "CLOSes; mounting resctrl (pqos's default --iface=auto does) puts them on standby until it "
+		       "is unmounted: use pqos --iface=msr alongside tgroup (docs/tgctl.md)\n");
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
@@ -383,6 +532,32 @@ static void hex(char *buf, size_t size, uint64_t v)
 	snprintf(buf, size, "0x%" PRIx64, v);
 }
 
+/*
+ * The end: every source left off named (stdout, and a line on stderr for
+ * the journal). Exit 0 all configured, 3 some left off, 1 none configured
+ * or a failure, so a unit running setup fails loudly.
+ */
+static int finish(int rc)
+{
+	for (int i = 0; i < noffs; i++)
+		printf("# off: %s: %s\n", offs[i].source, offs[i].why);
+	if (rc)
+		return rc;
+	if (!nouts) {
+		fprintf(stderr, "tgctl setup: nothing configured: %d sources stay off (see the '# off:' lines)\n",
+			noffs);
+		return 1;
+	}
+	if (noffs) {
+		fprintf(stderr, "tgctl setup: partly configured: off:");
+		for (int i = 0; i < noffs; i++)
+			fprintf(stderr, " %s", offs[i].source);
+		fprintf(stderr, " (see the '# off:' lines)\n");
+		return 3;
+	}
+	return 0;
+}
+
 int tgctl_setup(int argc, char **argv)
 {
 	const char *forced = NULL;
@@ -392,18 +567,32 @@ int tgctl_setup(int argc, char **argv)
 	int dry = 0, r, rc = 0;
 	uint32_t unc_type;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' }, { "dry-run", no_argument, NULL, 'n' },
+		{ "profile", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
+	};
+	int o;
+
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "hnp:", lo, NULL)) != -1) {
+		switch (o) {
+		case 'h':
 			fputs(help_setup, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--dry-run")) {
+		case 'n':
 			dry = 1;
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-			forced = argv[++i];
-		} else {
-			fprintf(stderr, "tgctl setup: unexpected argument \"%s\" (tgctl setup --help)\n", argv[i]);
+			break;
+		case 'p':
+			forced = optarg;
+			break;
+		default:
+			fprintf(stderr, "tgctl setup: see tgctl setup --help\n");
 			return 2;
 		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tgctl setup: unexpected argument \"%s\" (tgctl setup --help)\n", argv[optind]);
+		return 2;
 	}
 	if (forced) {
 		for (pr = profiles; pr < profiles + NR_PROFILES && strcmp(pr->name, forced); pr++)
@@ -426,9 +615,9 @@ int tgctl_setup(int argc, char **argv)
 
 		if (!forced) {
 			if (!det) {
-				fprintf(stderr, "tgctl setup: no profile for this CPU (libpfm4 core PMU: %s); "
-					"profiles: cascadelake, icelake, sapphirerapids (--profile NAME)\n", pmu);
-				return 1;
+				fallback(pmu);
+				rdt_report();
+				goto emit;
 			}
 			pr = det;
 		} else if (det != pr) {
@@ -440,8 +629,7 @@ int tgctl_setup(int argc, char **argv)
 
 	/* perf source: OCR reads per tier */
 	if (encode(pr->pfm_pmu, pr->ocr_dram, &a, why, sizeof(why))) {
-		printf("# perf: %s\n", why);
-		rc = 1;
+		off("perf", "%s", why);
 	} else {
 		uint64_t nvm_cfg, nvm_cfg1;
 		struct perf_event_attr b;
@@ -450,8 +638,7 @@ int tgctl_setup(int argc, char **argv)
 		hex(h1, sizeof(h1), a.config1);
 		if (pr->ocr_nvm) {
 			if (encode(pr->pfm_pmu, pr->ocr_nvm, &b, why, sizeof(why))) {
-				printf("# perf: %s\n", why);
-				rc = 1;
+				off("perf", "%s", why);
 				goto store;
 			}
 			nvm_cfg = b.config;
@@ -479,8 +666,7 @@ int tgctl_setup(int argc, char **argv)
 store:
 	/* store_sampling source */
 	if (encode(pr->pfm_pmu, pr->store, &a, why, sizeof(why))) {
-		printf("# store_sampling: %s\n", why);
-		rc = 1;
+		off("store_sampling", "%s", why);
 	} else {
 		hex(h, sizeof(h), a.config);
 		put("store_sample_type", a.type, "libpfm4 perf type");
@@ -491,6 +677,7 @@ store:
 	/* uncore source */
 	if (read_u32_file(EVSRC "/uncore_imc_0/type", &unc_type)) {
 		printf("# uncore: no %s/uncore_imc_0/type: no iMC PMU (uncore source stays unavailable)\n", EVSRC);
+		off("uncore", "no iMC PMU (%s/uncore_imc_0/type)", EVSRC);
 	} else {
 		static const char *const keys[4] = {
 			"uncore_dram_occupancy_config", "uncore_dram_inserts_config",
@@ -519,10 +706,11 @@ store:
 	printf("# cxl: %s\n", pr->cxl_note);
 	rdt_report();
 
+emit:
 	if (dry) {
 		for (int i = 0; i < nouts; i++)
 			printf("# %s: %s\n%s=%" PRIu64 "\n", outs[i].key, outs[i].note, outs[i].key, outs[i].val);
-		return rc;
+		return finish(rc);
 	}
 	{
 		struct tgroup *tg = tgctl_open();
@@ -546,6 +734,8 @@ store:
 				printf("# not written: %s=%" PRIu64 " (this tgroup.ko has no ocr_*_config1 keys; "
 				       "an OCR event without its response MSR value counts something else)\n",
 				       outs[i].key, outs[i].val);
+				off("perf", "this tgroup.ko has no ocr_*_config1 keys (an older module): the OCR "
+				    "events were not written");
 				continue;
 			}
 			n += snprintf(buf + n, sizeof(buf) - n, "%s%s=%" PRIu64, n ? " " : "", outs[i].key,
@@ -561,5 +751,5 @@ store:
 		}
 		tgroup_close(tg);
 	}
-	return rc;
+	return finish(rc);
 }

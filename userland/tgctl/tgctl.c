@@ -10,53 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "tgroup.h"
 #include "tgctl.h"
 
-static const char *mount_path;
 static int raw_bytes;	/* --bytes: plain numbers out */
 
 static const char *const kind_names[TGROUP_NR_KINDS] = {
 	"dram_read", "dram_write", "nvm_read", "nvm_write",
 };
-
-void tgctl_err(struct tgroup *tg, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err < 0)
-		err = -err;
-	fprintf(stderr, "tgctl: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s (%s)", strerror(err), strerrorname_np(err) ? strerrorname_np(err) : "?");
-	if (tg && tgroup_last_status(tg)[0])
-		fprintf(stderr, ": %s", tgroup_last_status(tg));
-	fputc('\n', stderr);
-}
-
-const char *tgctl_mount(void)
-{
-	return mount_path;
-}
-
-struct tgroup *tgctl_open(void)
-{
-	struct tgroup *tg = tgroup_open(mount_path);
-
-	if (!tg) {
-		int e = errno;
-
-		fprintf(stderr, "tgctl: %s: %s (%s)%s\n", mount_path ? mount_path : TGROUP_DEFAULT_MOUNT,
-			strerror(e), strerrorname_np(e) ? strerrorname_np(e) : "?",
-			e == ENODEV || e == ENOENT ? " (is tgroup.ko loaded and the filesystem mounted? "
-			"mount -t tgroup tgroup /sys/fs/tgroup)" : "");
-	}
-	return tg;
-}
 
 /* a rate for people (1.5GB/s) or scripts (--bytes) */
 static const char *rate(uint64_t v, char *buf, size_t size, const char *suffix)
@@ -70,17 +36,27 @@ static const char *rate(uint64_t v, char *buf, size_t size, const char *suffix)
 	return buf;
 }
 
-/* true if argv has -h/--help (commands take no other dash options but their own) */
-static int wants_help(int argc, char **argv)
+/*
+ * A command's options (getopt_long over its own argv, argv[0] = the
+ * command): the next option's value, -1 at the end, 'h' after printing
+ * help, '?' for a bad option (getopt said why).
+ */
+static int next_opt(int argc, char **argv, const char *so, const struct option *lo, const char *help)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
+	int c = getopt_long(argc, argv, so, lo, NULL);
+
+	if (c == 'h')
+		fputs(help, stdout);
+	return c;
 }
+
+#define HELP_OPT { "help", no_argument, NULL, 'h' }
+#define END_OPT { NULL, 0, NULL, 0 }
 
 static int usage_err(const char *cmd, const char *msg)
 {
+	if (!msg)	/* getopt printed it */
+		msg = "bad option";
 	fprintf(stderr, "tgctl %s: %s (tgctl %s --help)\n", cmd, msg, cmd);
 	return 2;
 }
@@ -88,7 +64,7 @@ static int usage_err(const char *cmd, const char *msg)
 /* ---- ls ---- */
 
 static const char help_ls[] =
-	"usage: tgctl ls [-l]\n"
+	"usage: tgctl ls [-l|--long]\n"
 	"List the child groups, one per line. -l adds priority, processes and\n"
 	"the four bandwidths (bytes/s over the last second).\n";
 
@@ -99,16 +75,19 @@ static int cmd_ls(int argc, char **argv)
 	char **names;
 	size_t n;
 
-	if (wants_help(argc, argv)) {
-		fputs(help_ls, stdout);
-		return 0;
+	static const struct option lo[] = { HELP_OPT, { "long", no_argument, NULL, 'l' }, END_OPT };
+	int c;
+
+	optind = 0;
+	while ((c = next_opt(argc, argv, "hl", lo, help_ls)) != -1) {
+		if (c == 'h')
+			return 0;
+		if (c != 'l')
+			return usage_err("ls", NULL);
+		lng = 1;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-l"))
-			lng = 1;
-		else
-			return usage_err("ls", "unexpected argument");
-	}
+	if (optind != argc)
+		return usage_err("ls", "unexpected argument");
 	tg = tgctl_open();
 	if (!tg)
 		return 1;
@@ -158,23 +137,24 @@ static const char help_rm[] =
 
 static int mk_rm(int argc, char **argv, int mk)
 {
+	static const struct option lo[] = { HELP_OPT, END_OPT };
+	const char *cmd = mk ? "mk" : "rm";
 	struct tgroup *tg;
-	int rc = 0;
+	int rc = 0, c;
 
-	if (wants_help(argc, argv)) {
-		fputs(mk ? help_mk : help_rm, stdout);
-		return 0;
-	}
-	if (argc < 2)
-		return usage_err(argv[0], "name a group");
+	optind = 0;
+	while ((c = next_opt(argc, argv, "h", lo, mk ? help_mk : help_rm)) != -1)
+		return c == 'h' ? 0 : usage_err(cmd, NULL);
+	if (optind >= argc)
+		return usage_err(cmd, "name a group");
 	tg = tgctl_open();
 	if (!tg)
 		return 1;
-	for (int i = 1; i < argc && !rc; i++) {
+	for (int i = optind; i < argc && !rc; i++) {
 		int r = mk ? tgroup_create(tg, argv[i]) : tgroup_remove(tg, argv[i]);
 
 		if (r) {
-			tgctl_err(tg, r, "%s %s", argv[0], argv[i]);
+			tgctl_err(tg, r, "%s %s", cmd, argv[i]);
 			rc = 1;
 		}
 	}
@@ -188,25 +168,27 @@ static int cmd_rm(int argc, char **argv) { return mk_rm(argc, argv, 0); }
 /* ---- mv ---- */
 
 static const char help_mv[] =
-	"usage: tgctl mv [--thread] PID GROUP\n"
+	"usage: tgctl mv [-t|--thread] PID GROUP\n"
 	"Move a process (all its threads) into GROUP; \"/\" is the root group\n"
 	"(out of any group). --thread moves only the thread with id PID.\n";
 
 static int cmd_mv(int argc, char **argv)
 {
-	int thread = 0, i = 1, r;
+	static const struct option lo[] = { HELP_OPT, { "thread", no_argument, NULL, 't' }, END_OPT };
+	int thread = 0, i, r, c;
 	struct tgroup *tg;
 	char *end;
 	long pid;
 
-	if (wants_help(argc, argv)) {
-		fputs(help_mv, stdout);
-		return 0;
-	}
-	if (i < argc && !strcmp(argv[i], "--thread")) {
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+ht", lo, help_mv)) != -1) {
+		if (c == 'h')
+			return 0;
+		if (c != 't')
+			return usage_err("mv", NULL);
 		thread = 1;
-		i++;
 	}
+	i = optind;
 	if (argc - i != 2)
 		return usage_err("mv", "need PID GROUP");
 	errno = 0;
@@ -235,14 +217,16 @@ static const char help_set[] =
 
 static int cmd_set(int argc, char **argv)
 {
+	static const struct option lo[] = { HELP_OPT, END_OPT };
 	struct tgroup_limits l = { .mask = 0 };
-	int prio = -1, r = 0, k;
+	int prio = -1, r = 0, k, c;
 	struct tgroup *tg;
 
-	if (wants_help(argc, argv)) {
-		fputs(help_set, stdout);
-		return 0;
-	}
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+h", lo, help_set)) != -1)
+		return c == 'h' ? 0 : usage_err("set", NULL);
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc < 3)
 		return usage_err("set", "need GROUP KEY=VALUE...");
 	for (int i = 2; i < argc; i++) {
@@ -300,7 +284,7 @@ static int cmd_set(int argc, char **argv)
 /* ---- get ---- */
 
 static const char help_get[] =
-	"usage: tgctl get [--bytes] GROUP [KEY...]\n"
+	"usage: tgctl get [-b|--bytes] GROUP [KEY...]\n"
 	"Print a group's settings and numbers as \"key value\" lines: priority,\n"
 	"limits (dram_rbps ...), bandwidth (bw_dram_read ...), the tgroup.stat keys,\n"
 	"and processes. KEYs pick some. \"/\" is the root group (no priority/limits).\n"
@@ -380,18 +364,20 @@ static int collect(struct tgroup *tg, const char *group, struct kv *kv, int max)
 
 static int cmd_get(int argc, char **argv)
 {
+	static const struct option lo[] = { HELP_OPT, { "bytes", no_argument, NULL, 'b' }, END_OPT };
 	struct kv kv[MAX_KV];
 	struct tgroup *tg;
-	int i = 1, n, rc = 0;
+	int i, n, rc = 0, c;
 
-	if (wants_help(argc, argv)) {
-		fputs(help_get, stdout);
-		return 0;
-	}
-	if (i < argc && !strcmp(argv[i], "--bytes")) {
+	optind = 0;
+	while ((c = next_opt(argc, argv, "hb", lo, help_get)) != -1) {
+		if (c == 'h')
+			return 0;
+		if (c != 'b')
+			return usage_err("get", NULL);
 		raw_bytes = 1;
-		i++;
 	}
+	i = optind;
 	if (i >= argc)
 		return usage_err("get", "name a group");
 	tg = tgctl_open();
@@ -428,13 +414,16 @@ static int cmd_get(int argc, char **argv)
 static const char help_status[] =
 	"usage: tgctl status [--json|--csv]\n"
 	"Every group (the root as \"/\") with the keys of tgctl get, in plain\n"
-	"numbers (bytes, bytes/s; limits \"max\" or a number), and the root's\n"
-	"interference latencies and state. The keys are stable: new keys may be\n"
-	"added, none renamed. --json: one object {\"mount\", \"interference\",\n"
-	"\"groups\": [{\"group\": NAME, KEY: VALUE...}]}; numbers are JSON numbers,\n"
-	"\"max\" and words are strings. --csv: a header line, then one line per\n"
-	"group (columns group,KEY...; root groups leave priority and limits empty).\n"
-	"Default: a table like --csv with spaces.\n";
+	"numbers (bytes, bytes/s; limits \"max\" or a number), the root's\n"
+	"interference latencies and state, each source's and actuator's state,\n"
+	"the number of groups against max_groups, and whether resctrl is mounted\n"
+	"(then a warning on stderr: it owns RDT, tgroup's MBA and MBM wait).\n"
+	"The keys are stable: new keys may be added, none renamed.\n"
+	"  -j, --json  one object (schema_version 1, timestamp, ..., groups)\n"
+	"  -c, --csv   a header line, then one line per group\n"
+	"Default: a table like --csv with spaces, after '# ' lines.\n";
+
+#define STATUS_SCHEMA_VERSION 1
 
 static int is_number(const char *s)
 {
@@ -464,35 +453,71 @@ static const char *lookup(struct kv *kv, int n, const char *key)
 	return NULL;
 }
 
+/*
+ * resctrl: mounted (where), and what the module's RDT users say. Loud on
+ * stderr: while resctrl is mounted tgroup's MBA and MBM wait.
+ */
+static int resctrl_check(const struct tgctl_states *st, char *where, size_t size)
+{
+	int m = tgctl_resctrl_mount(NULL, where, size);
+
+	if (m > 0)
+		fprintf(stderr, "tgctl: warning: resctrl is mounted at %s: it owns RDT, so tgroup's MBA "
+			"actuator and rdt (MBM) source are on standby until it is unmounted; they resume by "
+			"themselves then (docs/tgctl.md, \"Living next to resctrl\")\n", where);
+	for (int i = 0; i < st->n; i++)
+		if (strstr(st->p[i].state, "resctrl") && m <= 0)
+			fprintf(stderr, "tgctl: warning: %s_%s: %s\n", st->p[i].actuator ? "actuator" : "source",
+				st->p[i].name, st->p[i].state);
+	return m > 0;
+}
+
+static json_object *json_num_or_str(const char *v)
+{
+	return is_number(v) ? json_object_new_uint64(strtoull(v, NULL, 10)) : json_object_new_string(v);
+}
+
 static int cmd_status(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		HELP_OPT, { "json", no_argument, NULL, 'j' }, { "csv", no_argument, NULL, 'c' }, END_OPT,
+	};
 	enum { TABLE, JSON, CSV } fmt = TABLE;
 	struct tgroup_interference in;
+	struct tgctl_states states;
+	json_object *root = NULL, *groups = NULL;
 	struct kv kv[MAX_KV];
 	struct tgroup *tg;
-	char **names;
+	char **names, where[1024] = "", ts[40];
 	size_t ng;
-	int r;
+	int r, c, rm;
 
-	if (wants_help(argc, argv)) {
-		fputs(help_status, stdout);
-		return 0;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	optind = 0;
+	while ((c = next_opt(argc, argv, "hjc", lo, help_status)) != -1) {
+		if (c == 'h')
+			return 0;
+		if (c == 'j')
 			fmt = JSON;
-		else if (!strcmp(argv[i], "--csv"))
+		else if (c == 'c')
 			fmt = CSV;
 		else
-			return usage_err("status", "unexpected argument");
+			return usage_err("status", NULL);
 	}
+	if (optind != argc)
+		return usage_err("status", "unexpected argument");
 	raw_bytes = 1;
 	tg = tgctl_open();
 	if (!tg)
 		return 1;
+	tgctl_timestamp(ts, sizeof(ts));
 	r = tgroup_read_interference(tg, &in);
 	if (r) {
 		tgctl_err(tg, r, "status: tgroup.interference");
+		goto out;
+	}
+	r = tgctl_read_states(tg, &states);
+	if (r) {
+		tgctl_err(tg, r, "status: tgroup.config");
 		goto out;
 	}
 	r = tgroup_list(tg, &names, &ng);
@@ -500,18 +525,50 @@ static int cmd_status(int argc, char **argv)
 		tgctl_err(tg, r, "status");
 		goto out;
 	}
+	rm = resctrl_check(&states, where, sizeof(where));
 	if (fmt == JSON) {
-		printf("{\"mount\":\"%s\",\"interference\":{\"dram_read_lat_ns\":%" PRIu64
-		       ",\"dram_write_lat_ns\":%" PRIu64 ",\"nvm_read_lat_ns\":%" PRIu64
-		       ",\"nvm_write_lat_ns\":%" PRIu64 ",\"state\":\"%s\"},\"groups\":[",
-		       tgroup_mount_path(tg), in.lat_ns[0], in.lat_ns[1], in.lat_ns[2], in.lat_ns[3], in.state);
+		json_object *o = json_object_new_object(), *srcs = json_object_new_object(),
+			    *acts = json_object_new_object(), *res = json_object_new_object();
+
+		root = json_object_new_object();
+		groups = json_object_new_array();
+		json_object_object_add(root, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
+		json_object_object_add(root, "timestamp", json_object_new_string(ts));
+		json_object_object_add(root, "mount", json_object_new_string(tgroup_mount_path(tg)));
+		json_object_object_add(o, "dram_read_lat_ns", json_object_new_uint64(in.lat_ns[TGROUP_DRAM_READ]));
+		json_object_object_add(o, "dram_write_lat_ns", json_object_new_uint64(in.lat_ns[TGROUP_DRAM_WRITE]));
+		json_object_object_add(o, "nvm_read_lat_ns", json_object_new_uint64(in.lat_ns[TGROUP_NVM_READ]));
+		json_object_object_add(o, "nvm_write_lat_ns", json_object_new_uint64(in.lat_ns[TGROUP_NVM_WRITE]));
+		json_object_object_add(o, "state", json_object_new_string(in.state));
+		json_object_object_add(root, "interference", o);
+		for (int i = 0; i < states.n; i++)
+			json_object_object_add(states.p[i].actuator ? acts : srcs, states.p[i].name,
+					       json_object_new_string(states.p[i].state));
+		json_object_object_add(root, "sources", srcs);
+		json_object_object_add(root, "actuators", acts);
+		json_object_object_add(res, "mounted", json_object_new_boolean(rm));
+		json_object_object_add(res, "mount_point", rm ? json_object_new_string(where) : NULL);
+		json_object_object_add(root, "resctrl", res);
+		json_object_object_add(root, "nr_groups", json_object_new_uint64(ng));
+		json_object_object_add(root, "max_groups", json_object_new_uint64(states.max_groups));
+		json_object_object_add(root, "groups", groups);
 	} else {
 		const char *sep = fmt == CSV ? "," : " ";
 
-		if (fmt == TABLE)
+		if (fmt == TABLE) {
+			printf("# time %s\n", ts);
 			printf("# interference dram_read_lat_ns=%" PRIu64 " dram_write_lat_ns=%" PRIu64
 			       " nvm_read_lat_ns=%" PRIu64 " nvm_write_lat_ns=%" PRIu64 " state=%s\n",
 			       in.lat_ns[0], in.lat_ns[1], in.lat_ns[2], in.lat_ns[3], in.state);
+			for (int i = 0; i < states.n; i++)
+				printf("# %s %s: %s\n", states.p[i].actuator ? "actuator" : "source", states.p[i].name,
+				       states.p[i].state);
+			printf("# groups %zu of max_groups %llu\n", ng, states.max_groups);
+			if (rm)
+				printf("# resctrl: mounted at %s (it owns RDT: tgroup's MBA and MBM on standby)\n", where);
+			else
+				printf("# resctrl: not mounted\n");
+		}
 		printf("group");
 		for (int c = 0; c < NR_COLS; c++)
 			printf("%s%s", sep, status_cols[c]);
@@ -519,7 +576,7 @@ static int cmd_status(int argc, char **argv)
 	}
 	for (size_t g = 0; g <= ng; g++) {
 		const char *name = g == 0 ? "/" : names[g - 1];
-		int n = collect(tg, name, kv, MAX_KV), first = 1;
+		int n = collect(tg, name, kv, MAX_KV);
 
 		if (n < 0) {
 			if (g && n == -ENOENT)	/* removed meanwhile */
@@ -529,15 +586,16 @@ static int cmd_status(int argc, char **argv)
 			break;
 		}
 		if (fmt == JSON) {
-			printf("%s{\"group\":\"%s\"", g ? "," : "", name);
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "group", json_object_new_string(name));
 			for (int c = 0; c < NR_COLS; c++) {
 				const char *v = lookup(kv, n, status_cols[c]);
 
-				if (!v)
-					continue;
-				printf(is_number(v) ? ",\"%s\":%s" : ",\"%s\":\"%s\"", status_cols[c], v);
+				if (v)
+					json_object_object_add(o, status_cols[c], json_num_or_str(v));
 			}
-			printf("}");
+			json_object_array_add(groups, o);
 			continue;
 		}
 		printf("%s", name);
@@ -546,11 +604,12 @@ static int cmd_status(int argc, char **argv)
 
 			printf("%s%s", fmt == CSV ? "," : " ", v ? v : (fmt == CSV ? "" : "-"));
 		}
-		(void)first;
 		printf("\n");
 	}
-	if (fmt == JSON)
-		printf("]}\n");
+	if (fmt == JSON && !r)
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
 	tgroup_free_names(names);
 out:
 	tgroup_close(tg);
@@ -566,15 +625,17 @@ static const char help_config[] =
 
 static int cmd_config(int argc, char **argv)
 {
+	static const struct option lo[] = { HELP_OPT, END_OPT };
 	struct tgroup *tg;
 	char *s, buf[4096];
 	size_t n = 0;
-	int r;
+	int r, c;
 
-	if (wants_help(argc, argv)) {
-		fputs(help_config, stdout);
-		return 0;
-	}
+	optind = 0;
+	while ((c = next_opt(argc, argv, "+h", lo, help_config)) != -1)
+		return c == 'h' ? 0 : usage_err("config", NULL);
+	argc -= optind - 1;
+	argv += optind - 1;
 	tg = tgctl_open();
 	if (!tg)
 		return 1;
@@ -626,6 +687,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "every group, as a table, --json or --csv" },
 	{ "top", tgctl_top, "a live view per group (bandwidth, MBA, quota, throttled %)" },
 	{ "config", cmd_config, "read or write tgroup.config" },
+	{ "apply", tgctl_apply, "make the mount match /etc/tgroup/tgroup.conf (tunables, boot-time groups)" },
 	{ "validate", tgctl_validate, "check tgroup's counters against iMC CAS and MBM on real hardware" },
 	{ "setup", tgctl_setup, "write the platform's event encodings into tgroup.config" },
 };
@@ -641,29 +703,34 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	int i = 1;
+	static const struct option lo[] = {
+		HELP_OPT, { "mount", required_argument, NULL, 'm' }, END_OPT,
+	};
+	int c;
 
-	mount_path = getenv("TGROUP_MOUNT");
-	while (i < argc && argv[i][0] == '-') {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	tgctl_set_mount(getenv("TGROUP_MOUNT"));
+	/* options before the command only ("+"): the command parses its own */
+	while ((c = getopt_long(argc, argv, "+hm:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if ((!strcmp(argv[i], "-m") || !strcmp(argv[i], "--mount")) && i + 1 < argc) {
-			mount_path = argv[i + 1];
-			i += 2;
-		} else {
+		case 'm':
+			tgctl_set_mount(optarg);
+			break;
+		default:
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (i >= argc) {
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
-		if (!strcmp(argv[i], cmds[c].name))
-			return cmds[c].fn(argc - i, argv + i);
-	fprintf(stderr, "tgctl: unknown command \"%s\"\n", argv[i]);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[optind], cmds[i].name))
+			return cmds[i].fn(argc - optind, argv + optind);
+	fprintf(stderr, "tgctl: unknown command \"%s\"\n", argv[optind]);
 	usage(stderr);
 	return 2;
 }

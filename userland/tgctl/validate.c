@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pqos.h>
@@ -461,25 +462,38 @@ int tgctl_validate(int argc, char **argv)
 	int missing = 0, dram, slow, checks = 0, failed = 0, r;
 	uint64_t cfg;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	static const struct option lo[] = {
+		{ "help", no_argument, NULL, 'h' }, { "seconds", required_argument, NULL, 's' },
+		{ "mbps", required_argument, NULL, 'b' }, { NULL, 0, NULL, 0 },
+	};
+	int o;
+
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "hs:b:", lo, NULL)) != -1) {
+		switch (o) {
+		case 'h':
 			fputs(help_validate, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-			if (parse_uint(argv[++i], 1, 600, &seconds)) {
+		case 's':
+			if (parse_uint(optarg, 1, 600, &seconds)) {
 				fprintf(stderr, "tgctl validate: --seconds must be 1..600\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--mbps") && i + 1 < argc) {
-			if (parse_uint(argv[++i], 1, 1000000, &c.mbps)) {
+			break;
+		case 'b':
+			if (parse_uint(optarg, 1, 1000000, &c.mbps)) {
 				fprintf(stderr, "tgctl validate: --mbps must be 1..1000000\n");
 				return 2;
 			}
-		} else {
-			fprintf(stderr, "tgctl validate: unexpected argument \"%s\" (tgctl validate --help)\n",
-				argv[i]);
+			break;
+		default:
+			fprintf(stderr, "tgctl validate: see tgctl validate --help\n");
 			return 2;
 		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "tgctl validate: unexpected argument \"%s\" (tgctl validate --help)\n", argv[optind]);
+		return 2;
 	}
 #define ROW(st, what, ...) do {							\
 	snprintf(line, sizeof(line), __VA_ARGS__);				\
