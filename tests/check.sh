@@ -17,6 +17,17 @@ failed=()
 suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland,nri}
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
+# vm_tally CONSOLE WHAT: a guest run's result ($vmout, tests/vm/run.sh's
+# output) into the totals, its passes listed from CONSOLE
+vm_tally() {
+	local vp vf
+	echo "$vmout"
+	grep '^TGTEST: PASS ' "$1" | sed 's/^TGTEST: PASS /PASS vm\//'
+	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	pass=$((pass + ${vp:-0}))
+	fail=$((fail + ${vf:-1}))
+	[ "${vf:-1}" = 0 ] || failed+=("$2 (see ${1#"$top"/})")
+}
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
 
 kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make deps)"; echo "0 passed, 1 failed"; exit 1; }
@@ -212,12 +223,7 @@ else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | h
 if initramfs=$(make --no-print-directory -s GUEST_KVER="$kver" initramfs 2>"$build/initramfs.log" | tail -n1) &&
 	[ -s "$initramfs" ]; then
 	vmout=$(tests/vm/run.sh "$kver" "$initramfs" "$suites")
-	echo "$vmout"
-	grep '^TGTEST: PASS ' "$build/vm/console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
-	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-	pass=$((pass + ${vp:-0}))
-	fail=$((fail + ${vf:-1}))
-	[ "${vf:-1}" = 0 ] || failed+=("vm (see build/vm/console.log.txt)")
+	vm_tally "$build/vm/console.log.txt" vm
 else
 	tail -20 "$build/initramfs.log"; ko vm_build "initramfs did not build"
 fi
@@ -245,12 +251,7 @@ else
 	fi
 	vmout=$(TG_VM_DISK=$rdir/disk.img TG_VM_LOG=$build/vm/k8s-console.log TG_VM_TIMEOUT=${K8S_VM_TIMEOUT:-1200} \
 		TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$initramfs" k8s)
-	echo "$vmout"
-	grep '^TGTEST: PASS ' "$build/vm/k8s-console.log.txt" | sed 's/^TGTEST: PASS /PASS vm\//'
-	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-	pass=$((pass + ${vp:-0}))
-	fail=$((fail + ${vf:-1}))
-	[ "${vf:-1}" = 0 ] || failed+=("k8s (see build/vm/k8s-console.log.txt)")
+	vm_tally "$build/vm/k8s-console.log.txt" k8s
 	# critest passed on every version the guest ran: remember it for this build
 	con=$build/vm/k8s-console.log.txt
 	nv=$(grep -c '^TGTEST-INFO: k8s: containerd v[0-9.]*: scenarios' "$con")

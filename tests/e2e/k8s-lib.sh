@@ -20,6 +20,8 @@ K=/k8s
 BUSYBOX=localhost/tgroup-e2e/busybox:1
 PAUSE=localhost/tgroup-e2e/pause:1
 PLOG=/tmp/tgroup-nri.log
+POLICY=/etc/tgroup-nri/policy.yaml
+METRICS=127.0.0.1:9848
 W=/tmp/k8s	# pod and container configs
 
 pass() { echo "TGTEST: PASS $1"; }
@@ -120,8 +122,9 @@ gone() { [ ! -d "/proc/$1" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)"
 # ---- tgroup-nri -------------------------------------------------------------
 
 NRI_PID=
-# plugin_start [--nowait] [ARGS...]: start tgroup-nri (the binary the DaemonSet runs)
-# in its own cgroup (/tgnri: the freezer of the Synchronize scenario), and
+# plugin_start [--nowait] [ARGS...]: start tgroup-nri (the binary the
+# DaemonSet runs, with the suite's policy as the chart's ConfigMap gives
+# it, metrics on loopback) in its own cgroup (/tgnri: the freezer of the Synchronize scenario), and
 # wait (unless --nowait) for its Synchronize to finish (its log says so)
 plugin_start() {
 	_wait=1
@@ -130,7 +133,7 @@ plugin_start() {
 	_before=$(grep -c 'Synchronize: .* running containers placed' $PLOG 2>/dev/null)
 	# shellcheck disable=SC2016
 	sh -c 'echo $$ > '$CG'/tgnri/cgroup.procs && exec ./tgroup-nri "$@"' tgroup-nri \
-		-mount $M -state /run/tgroup-nri/groups "$@" >> $PLOG 2>&1 &
+		-mount $M -state /run/tgroup-nri/groups -config $POLICY -listen $METRICS "$@" >> $PLOG 2>&1 &
 	NRI_PID=$!
 	[ $_wait = 0 ] || wait_for 120 synced "${_before:-0}"
 }
@@ -166,12 +169,22 @@ json_map() {
 	echo "{$_s}"
 }
 
-# pod NS NAME QOS [KEY=VALUE annotation...]: RunPodSandbox as kubelet;
-# prints the pod's id. QOS: Guaranteed, Burstable, BestEffort. The pod's
-# files: $W/NAME.pod.json, $W/NAME.uid, $W/NAME.qos
+# pod NS NAME QOS [KEY=VALUE annotation | L:KEY=VALUE label ...]:
+# RunPodSandbox as kubelet; prints the pod's id. QOS: Guaranteed,
+# Burstable, BestEffort. The pod's files: $W/NAME.pod.json, $W/NAME.uid,
+# $W/NAME.qos
 pod() {
 	_ns=$1 _name=$2 _qos=$3
 	shift 3
+	_ann= _lab=
+	for _a in "$@"; do
+		case $_a in
+		L:*) _lab="$_lab
+${_a#L:}" ;;
+		*) _ann="$_ann
+$_a" ;;
+		esac
+	done
 	_uid=$(cat /proc/sys/kernel/random/uuid)
 	case $_qos in
 	Guaranteed) _parent=/kubepods/pod$_uid ;;
@@ -188,8 +201,10 @@ pod() {
 {"metadata":{"name":"$_name","uid":"$_uid","namespace":"$_ns","attempt":0},
  "log_directory":"/var/log/pods/${_ns}_${_name}_$_uid",
  "dns_config":{},
- "labels":$(json_map "io.kubernetes.pod.name=$_name" "io.kubernetes.pod.namespace=$_ns" "io.kubernetes.pod.uid=$_uid" "app=$_name"),
- "annotations":$(json_map "kubernetes.io/config.source=api" "kubernetes.io/config.seen=2026-01-01T00:00:00.000000000Z" "$@"),
+ "labels":$(IFS='
+'; json_map "io.kubernetes.pod.name=$_name" "io.kubernetes.pod.namespace=$_ns" "io.kubernetes.pod.uid=$_uid" "app=$_name" $_lab),
+ "annotations":$(IFS='
+'; json_map "kubernetes.io/config.source=api" "kubernetes.io/config.seen=2026-01-01T00:00:00.000000000Z" $_ann),
  "linux":{"cgroup_parent":"$_parent",
    "security_context":{"namespace_options":{"network":2,"pid":1,"ipc":0}}}}
 EOF
@@ -250,7 +265,8 @@ gprocs() { sort -n "$M/${1:+$1/}cgroup.procs" 2>/dev/null; }
 gread() { cat "$M/$1/$2" 2>/dev/null; }
 gexists() { [ -d "$M/$1" ]; }
 
-# placed CTR_ID GROUP: every process of the container is in GROUP
+# placed CTR_ID GROUP: every process of the container is in GROUP ("":
+# the root group)
 placed() {
 	_want=$(cprocs "$1") _have=$(gprocs "$2")
 	[ -n "$_want" ] || return 1
@@ -259,15 +275,15 @@ placed() {
 	done
 }
 # unplaced CTR_ID: every process of the container is in the root group
-unplaced() {
-	_want=$(cprocs "$1") _have=$(gprocs "")
-	[ -n "$_want" ] || return 1
-	for _p in $_want; do
-		echo "$_have" | grep -qx "$_p" || return 1
-	done
-}
+unplaced() { placed "$1" ""; }
 # nprocs CTR_ID N: the container has N processes
 nprocs() { [ "$(cprocs "$1" | wc -l)" = "$2" ]; }
 
 # why_placed CTR_ID GROUP: what placed tells when it fails
 why_placed() { echo "container procs [$(cprocs "$1" | tr '\n' ' ')], $2 has [$(gprocs "$2" | tr '\n' ' ')], root has [$(gprocs "" | tr '\n' ' ' | cut -c1-120)]"; }
+
+# metric NAME{LABELS}: the value of one series on the plugin's /metrics (0
+# when absent)
+metric() {
+	wget -q -O - "http://$METRICS/metrics" 2>/dev/null | awk -v s="$1" '$1 == s { v = $2 } END { print v + 0 }'
+}

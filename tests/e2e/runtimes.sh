@@ -77,24 +77,8 @@ main() {
 	if complete "$dir"; then touch "$dir"; echo "$dir"; exit 0; fi
 	[ "${1:-}" = --cached ] && exit 1
 
-	mkdir -p "$cache"
-	exec 9>"$cache/k8s-$key.lock"
-	if ! flock -n 9; then
-		say "another build of $dir is running; waiting for it"
-		flock 9
-	fi
-	if complete "$dir"; then echo "$dir"; exit 0; fi
-	rm -rf "$cache/.tmp-k8s-$key".*
-	[ -e "$dir" ] && { say "removing incomplete $dir"; rm -rf "$dir"; }
-
-	tmp=$(mktemp -d "$cache/.tmp-k8s-$key.XXXXXX")
-	progress=
-	cleanup() {
-		[ -n "$progress" ] && kill "$progress" 2>/dev/null
-		rm -rf "$tmp"
-	}
-	trap cleanup EXIT
-	trap 'exit 130' INT TERM
+	. "$top/tests/vm/cache.sh"
+	cache_begin "k8s-$key" || { echo "$dir"; exit 0; }
 	disk=$tmp/disk final=$tmp/final log=$tmp/build.log
 	mkdir -p "$disk/bin" "$disk/images" "$final"
 	start=$(date +%s)
