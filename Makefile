@@ -187,6 +187,12 @@ $(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c -lm
 
+# tests/kmod: a module the lifecycle suite loads beside tgroup.ko (built per kernel, in a copy)
+$(GK)/tgsquat.ko: tests/kmod/tgsquat.c tests/kmod/Kbuild
+	@rm -rf $(GK)/kmod && mkdir -p $(GK)/kmod && cp tests/kmod/tgsquat.c tests/kmod/Kbuild $(GK)/kmod/
+	$(MAKE) -C $(GUEST_KDIR) M=$(GK)/kmod W=1 modules
+	cp $(GK)/kmod/tgsquat.ko $@
+
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
 GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
@@ -194,9 +200,9 @@ GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so 
 # dummy for critest's pod network)
 K8S_FILES := tests/e2e/k8s-lib.sh
 K8S_KMODS := virtio_pci virtio_blk overlay dummy
-$(INITRAMFS): $(GK)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(NRI_GUEST) $(GUEST_SCRIPTS) $(K8S_FILES) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter $(EVAL_BIN) $(EVAL_FILES)
+$(INITRAMFS): $(GK)/tgroup.ko $(GK)/tgsquat.ko $(GUEST_BIN) $(NRI_TEST) $(NRI_GUEST) $(GUEST_SCRIPTS) $(K8S_FILES) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter $(EVAL_BIN) $(EVAL_FILES)
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites/profiles
-	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(K8S_FILES) $(EVAL_BIN) $(GK)/suites/
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(K8S_FILES) $(EVAL_BIN) $(GK)/tgsquat.ko $(GK)/suites/
 	if [ -e $(NRI_TEST) ]; then cp $(NRI_TEST) $(GK)/suites/; fi
 	if [ -e $(NRI_GUEST) ]; then cp $(NRI_GUEST) $(GK)/suites/; fi
 	cp eval/guest.sh $(GK)/suites/eval
@@ -240,9 +246,15 @@ $(DBG)/tgroup.ko: $(KSRC) $(wildcard $(DBG_KDIR)/.config)
 	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/src W=1 modules
 	cp $(DBG)/src/tgroup.ko $@
 
-$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
+$(DBG)/tgsquat.ko: tests/kmod/tgsquat.c tests/kmod/Kbuild $(wildcard $(DBG_KDIR)/.config)
+	@[ -n "$(DBG_KDIR)" ] || { echo "DBG_KDIR: the debug kernel's build tree"; exit 1; }
+	@rm -rf $(DBG)/kmod && mkdir -p $(DBG)/kmod && cp tests/kmod/tgsquat.c tests/kmod/Kbuild $(DBG)/kmod/
+	$(MAKE) -C $(DBG_KDIR) M=$(DBG)/kmod W=1 modules
+	cp $(DBG)/kmod/tgsquat.ko $@
+
+$(DBG_INITRAMFS): $(DBG)/tgroup.ko $(DBG)/tgsquat.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter
 	@rm -rf $(DBG)/suites && mkdir -p $(DBG)/suites
-	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/suites/
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(DBG)/tgsquat.ko $(DBG)/suites/
 	if [ -e $(NRI_TEST) ]; then cp $(NRI_TEST) $(DBG)/suites/; fi
 	tests/vm/mkinitramfs.sh $@ none $(DBG)/tgroup.ko $(DBG)/suites $(GUEST_HOST_PROGS)
 

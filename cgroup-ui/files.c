@@ -5,11 +5,23 @@
  * call the engine (module/tgroup.h, which takes its own locks) and print.
  * The ABI is docs/abi.md.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/user_namespace.h>
 
 #include "ui.h"
+
+/*
+ * The administrator: CAP_SYS_ADMIN in the initial user namespace, in the
+ * credentials the file was opened with (a descriptor handed to, or
+ * inherited by, a more privileged process does not gain it privilege).
+ */
+static bool tg_file_admin(const struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
 
 /* --- last_cmd_status ---------------------------------------------------- */
 
@@ -24,31 +36,6 @@ static int tg_status_show(struct seq_file *sf, struct tg_group *grp)
 
 /* --- membership --------------------------------------------------------- */
 
-static int tg_pids_show(struct seq_file *sf, struct tg_group *grp, bool tgids)
-{
-	size_t i, nr;
-	pid_t *pids;
-	int ret;
-
-	ret = tg_group_pids(grp, tgids, &pids, &nr);
-	if (ret)
-		return ret;
-	for (i = 0; i < nr; i++)
-		seq_printf(sf, "%d\n", pids[i]);
-	kvfree(pids);
-	return 0;
-}
-
-static int tg_procs_show(struct seq_file *sf, struct tg_group *grp)
-{
-	return tg_pids_show(sf, grp, true);
-}
-
-static int tg_tasks_show(struct seq_file *sf, struct tg_group *grp)
-{
-	return tg_pids_show(sf, grp, false);
-}
-
 static int tg_pid_write(struct tg_group *grp, const char *buf, size_t len,
 			const struct file *file, const char **msg,
 			bool threadgroup)
@@ -57,7 +44,7 @@ static int tg_pid_write(struct tg_group *grp, const char *buf, size_t len,
 
 	if (tg_parse_pid(buf, len, &pid, msg))
 		return -EINVAL;
-	return tg_move_pid(grp, pid, threadgroup, file, msg);
+	return tg_move_pid(grp, pid, threadgroup, file, tg_may_leave, msg);
 }
 
 static int tg_procs_write(struct tg_group *grp, const char *buf, size_t len,
@@ -87,6 +74,11 @@ static int tg_priority_write(struct tg_group *grp, const char *buf, size_t len,
 
 	if (tg_parse_priority(buf, len, &prio, msg))
 		return -EINVAL;
+	/* high exempts the group from the remedial policy: the opener's call */
+	if (prio == TG_PRIO_HIGH && !tg_file_admin(file)) {
+		*msg = "high needs CAP_SYS_ADMIN in the initial user namespace";
+		return -EPERM;
+	}
 	return tg_group_set_priority(grp, prio, msg);
 }
 
@@ -192,10 +184,18 @@ static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 	return 0;
 }
 
+/*
+ * The whole node's regulator and the perf encodings: the administrator's,
+ * whatever the file's mode or owner.
+ */
 static int tg_config_write_file(struct tg_group *grp, const char *buf,
 				size_t len, const struct file *file,
 				const char **msg)
 {
+	if (!tg_file_admin(file)) {
+		*msg = "writing it needs CAP_SYS_ADMIN in the initial user namespace";
+		return -EPERM;
+	}
 	return tg_config_write(buf, len, msg);
 }
 
@@ -205,12 +205,12 @@ const struct tg_cftype tg_files[] = {
 	{
 		.name	= "cgroup.procs",
 		.mode	= 0644,
-		.show	= tg_procs_show,
+		.flags	= TG_CFT_PIDS | TG_CFT_TGIDS,
 		.write	= tg_procs_write,
 	}, {
 		.name	= "tasks",
 		.mode	= 0644,
-		.show	= tg_tasks_show,
+		.flags	= TG_CFT_PIDS,
 		.write	= tg_tasks_write,
 	}, {
 		.name	= "tgroup.priority",

@@ -9,10 +9,13 @@
  * dcache_readdir. Unmounting the last mount tears every group down and moves
  * every task back to the root group, as resctrl does.
  */
+#include <linux/cred.h>
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
 #include <linux/namei.h>
+#include <linux/pid_namespace.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -39,8 +42,10 @@ static inline struct tg_inode *TG_I(struct inode *inode)
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define TG_MNT_ARG struct mnt_idmap *idmap
+#define TG_NO_IDMAP (&nop_mnt_idmap)
 #else
 #define TG_MNT_ARG struct user_namespace *mnt_userns
+#define TG_NO_IDMAP (&init_user_ns)
 #endif
 
 static void tg_inode_init_times(struct inode *inode)
@@ -91,8 +96,8 @@ static const struct super_operations tg_sops = {
 };
 
 /*
- * A new inode owned like its parent directory (so a delegated directory
- * hands out delegated groups, as in cgroup), pointing at grp.
+ * A new inode owned like its parent directory (a group's files like the
+ * group's directory, which mkdir gives to its creator), pointing at grp.
  */
 static struct inode *tg_new_inode(struct super_block *sb, struct inode *parent,
 				  umode_t mode, struct tg_group *grp,
@@ -138,9 +143,86 @@ static int tg_seq_show(struct seq_file *sf, void *v)
 	return ti->cft->show(sf, ti->grp);
 }
 
+/*
+ * cgroup.procs and tasks: an iterator over the reader's pid namespace, one
+ * id at a time (as cgroup's pidlists, but without a list: the engine finds
+ * the next id from a position, in ascending order), so no read walks every
+ * task at once or again when the buffer grows. The position is the next id
+ * to look from.
+ */
+struct tg_pids_iter {
+	struct tg_group *grp;
+	struct pid_namespace *ns;	/* the opener's, referenced */
+	bool tgids;
+};
+
+static void *tg_pids_at(struct seq_file *sf, loff_t *pos)
+{
+	struct tg_pids_iter *it = sf->private;
+	pid_t id;
+
+	if (*pos >= PID_MAX_LIMIT)
+		return NULL;
+	id = tg_group_next_pid(it->grp, it->tgids, it->ns, *pos);
+	if (!id)
+		return NULL;
+	*pos = id;
+	return (void *)(unsigned long)id;
+}
+
+static void *tg_pids_start(struct seq_file *sf, loff_t *pos)
+{
+	return tg_pids_at(sf, pos);
+}
+
+static void *tg_pids_next(struct seq_file *sf, void *v, loff_t *pos)
+{
+	*pos = (unsigned long)v + 1;
+	return tg_pids_at(sf, pos);
+}
+
+static void tg_pids_stop(struct seq_file *sf, void *v)
+{
+}
+
+static int tg_pids_show(struct seq_file *sf, void *v)
+{
+	seq_printf(sf, "%lu\n", (unsigned long)v);
+	return 0;
+}
+
+static const struct seq_operations tg_pids_seq_ops = {
+	.start	= tg_pids_start,
+	.next	= tg_pids_next,
+	.stop	= tg_pids_stop,
+	.show	= tg_pids_show,
+};
+
 static int tg_file_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, tg_seq_show, TG_I(inode));
+	struct tg_inode *ti = TG_I(inode);
+	struct tg_pids_iter *it;
+
+	if (!(ti->cft->flags & TG_CFT_PIDS))
+		return single_open(file, tg_seq_show, ti);
+	it = __seq_open_private(file, &tg_pids_seq_ops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->grp = ti->grp;
+	it->ns = get_pid_ns(task_active_pid_ns(current));
+	it->tgids = ti->cft->flags & TG_CFT_TGIDS;
+	return 0;
+}
+
+static int tg_file_release(struct inode *inode, struct file *file)
+{
+	struct tg_pids_iter *it;
+
+	if (!(TG_I(inode)->cft->flags & TG_CFT_PIDS))
+		return single_release(inode, file);
+	it = ((struct seq_file *)file->private_data)->private;
+	put_pid_ns(it->ns);
+	return seq_release_private(inode, file);
 }
 
 static ssize_t tg_file_write(struct file *file, const char __user *ubuf,
@@ -178,12 +260,61 @@ out:
 	return ret ? ret : len;
 }
 
+/**
+ * tg_may_leave() - may the opener of @file move tasks out of @grp?
+ * @grp:  the group the tasks are in (a reference held by the caller)
+ * @file: cgroup.procs or tasks, open for writing (in any group)
+ *
+ * Write permission on @grp's file of the same name, with the credentials
+ * @file was opened with - as the VFS checked the destination's at open
+ * (cgroup v2 checks the common ancestor's cgroup.procs; groups here are
+ * flat, so the group left is the one to ask). A group whose directory is
+ * gone or belongs to another group of the same name now: no.
+ *
+ * Context: process context (tg_move_mutex held by the engine).
+ * Return: true if allowed.
+ */
+bool tg_may_leave(struct tg_group *grp, const struct file *file)
+{
+	const char *fname = TG_I(file_inode(file))->cft->name;
+	struct dentry *root = file->f_path.dentry->d_sb->s_root;
+	struct qstr q = QSTR_INIT(fname, strlen(fname));
+	const struct cred *old;
+	struct dentry *dir, *f;
+	bool ok = false;
+
+	if (tg_is_root(grp)) {
+		dir = dget(root);
+	} else {
+		struct qstr dq = QSTR_INIT(tg_group_name(grp), strlen(tg_group_name(grp)));
+
+		dir = d_hash_and_lookup(root, &dq);
+		if (IS_ERR_OR_NULL(dir))
+			return false;
+		if (d_really_is_negative(dir) || TG_I(d_inode(dir))->grp != grp)
+			goto out;
+	}
+	f = d_hash_and_lookup(dir, &q);
+	if (!IS_ERR_OR_NULL(f)) {
+		if (d_really_is_positive(f)) {
+			old = override_creds(file->f_cred);
+			/* no FS_ALLOW_IDMAP: no mount of ours is idmapped */
+			ok = !inode_permission(TG_NO_IDMAP, d_inode(f), MAY_WRITE);
+			revert_creds(old);
+		}
+		dput(f);
+	}
+out:
+	dput(dir);
+	return ok;
+}
+
 static const struct file_operations tg_file_fops = {
 	.owner		= THIS_MODULE,
 	.open		= tg_file_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= single_release,
+	.release	= tg_file_release,
 	.write		= tg_file_write,
 };
 
@@ -307,6 +438,9 @@ static int tg_mkdir(TG_MNT_ARG, struct inode *dir, struct dentry *dentry,
 	inode = tg_new_dir(dir->i_sb, dir, grp, &tg_group_dir_iops);
 	if (!inode)
 		goto err_put;
+	/* the creator's, its files too (as cgroup's): see docs/abi.md */
+	inode->i_uid = current_fsuid();
+	inode->i_gid = current_fsgid();
 	ret = tg_prepare_files(&prep, dentry, inode, grp);
 	if (ret)
 		goto err_iput;

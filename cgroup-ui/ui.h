@@ -17,6 +17,8 @@
 /* tg_cftype.flags */
 #define TG_CFT_ROOT_ONLY	BIT(0)	/* only in the mount root */
 #define TG_CFT_NOT_ROOT		BIT(1)	/* only in child groups */
+#define TG_CFT_PIDS		BIT(2)	/* lists the group's thread ids (no show) */
+#define TG_CFT_TGIDS		BIT(3)	/* with TG_CFT_PIDS: its process ids */
 
 /* Upper bound on tg_files[] (checked at build time in files.c). */
 #define TG_MAX_FILES		16
@@ -28,7 +30,7 @@ struct tg_cftype {
 	const char *name;
 	umode_t mode;
 	unsigned int flags;
-	/* print the whole file */
+	/* print the whole file (not for TG_CFT_PIDS: fs.c iterates those) */
 	int (*show)(struct seq_file *sf, struct tg_group *grp);
 	/*
 	 * apply one write: buf is NUL-terminated, len excludes the NUL.
@@ -44,6 +46,7 @@ extern const size_t tg_nr_files;
 /* cgroup-ui/fs.c */
 int tg_fs_init(void);
 void tg_fs_exit(void);
+bool tg_may_leave(struct tg_group *grp, const struct file *file);
 
 static inline bool tg_cft_applies(const struct tg_cftype *cft,
 				  const struct tg_group *grp)

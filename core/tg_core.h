@@ -158,6 +158,11 @@ struct tg_reg_cfg {
  */
 #define TG_SMOOTH_DIV		8
 
+/* core/period.c: the loop's smoothing (EWMA 1/TG_SMOOTH_DIV) and quota pick */
+u64 tg_ewma(u64 avg, u64 x);
+u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
+		  enum tg_priority priority);
+
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
  * when the detector has it over this many periods in a row (a one-period

@@ -9,6 +9,19 @@
  *  inject      the emulated platform: the inject source speaks for the
  *              hardware, and the hardware plug-ins (rdt, MBA) stand aside
  */
+/*
+ * Not PREEMPT_RT (dkms.conf excludes it too): the fork and exit
+ * tracepoints call their probes with preemption disabled, and those take
+ * a group's spinlock_t (a sleeping lock on RT) and allocate with
+ * GFP_NOWAIT (slab takes sleeping locks on RT). raw_spinlock_t would fix
+ * the first only, and would make every walk of a group's members - the
+ * period, moves, rmdir of a large group - non-preemptible on the kernel
+ * meant for latency. docs/module.md, "Lock order".
+ */
+#ifdef CONFIG_PREEMPT_RT
+#error "tgroup does not support PREEMPT_RT (probes take spinlock_t, allocate with preemption off)"
+#endif
+
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate_wait.h>
@@ -243,9 +256,12 @@ int tg_engine_init(void)
 	ret = tg_membership_init();
 	if (ret)
 		return ret;
-	ret = tg_loop_init();
+	ret = tg_groups_init();
 	if (ret)
 		goto err_membership;
+	ret = tg_loop_init();
+	if (ret)
+		goto err_groups;
 	ret = tg_plugins_init();
 	if (ret)
 		goto err_loop;
@@ -253,9 +269,47 @@ int tg_engine_init(void)
 
 err_loop:
 	tg_loop_exit();
+err_groups:
+	tg_groups_exit();
 err_membership:
 	tg_membership_exit();
 	return ret;
+}
+
+/**
+ * tg_engine_publish() - the plug-ins' user-space interfaces (module load)
+ *
+ * The last step of the load: nothing can fail it after this, so no file
+ * of a module whose load is being unwound can be open (tg_plugin.h).
+ *
+ * Context: module init, after the filesystem is registered.
+ */
+void tg_engine_publish(void)
+{
+	struct tg_plugin *p;
+	unsigned int i;
+
+	for (i = 0; (p = tg_plugin(i)); i++)
+		if (p->publish)
+			p->publish();
+}
+
+/**
+ * tg_engine_unpublish() - remove them again (module unload), in reverse
+ *
+ * Context: module exit, first: nothing is mounted and no file is open
+ * (each open file holds a module reference).
+ */
+void tg_engine_unpublish(void)
+{
+	struct tg_plugin *p;
+	unsigned int i;
+
+	for (i = tg_nr_plugins(); i--;) {
+		p = tg_plugin(i);
+		if (p->unpublish)
+			p->unpublish();
+	}
 }
 
 /**
@@ -274,5 +328,6 @@ void tg_engine_exit(void)
 	 */
 	synchronize_rcu_tasks();
 	tg_loop_exit();
+	tg_groups_exit();
 	tg_membership_exit();
 }

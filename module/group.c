@@ -4,10 +4,15 @@
  * created by mkdir, bounded by the max_groups module parameter.
  *
  * A group is built fully (tg_group_alloc), given its directory by the
- * filesystem, and only then made visible (tg_group_activate). Removal marks
- * it dead under both locks so that no task can join it afterwards; the
- * memory lives on until the last inode pointing at it is freed.
+ * filesystem, and only then made visible (tg_group_activate), with its slot
+ * of the regulator (the slots are an array, tg_slots, that the loop hands
+ * to core/'s regulator). Removal (membership.c: a group is removed once no
+ * live task is in it) marks it dead under both locks so that no task can
+ * join it afterwards, then unlists it (tg_group_unlist()); the memory
+ * lives on until the last inode pointing at it is freed.
  */
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -27,7 +32,6 @@ struct tg_group tg_root_group = {
 	.exiting	= LIST_HEAD_INIT(tg_root_group.exiting),
 	.slot		= -1,
 	.lock		= __SPIN_LOCK_UNLOCKED(tg_root_group.lock),
-	.cpu_wq		= __WAIT_QUEUE_HEAD_INITIALIZER(tg_root_group.cpu_wq),
 	.last_decision	= { .kind = -1 },
 	.priority	= TG_PRIO_HIGH,		/* never throttled */
 	.mba_percent	= 100,
@@ -40,6 +44,88 @@ static unsigned int tg_nr_groups;
 static u64 tg_next_id = 1;
 
 #define TG_GRP_PRIV_OFF	ALIGN(sizeof(struct tg_group), TG_SLOT_ALIGN)
+
+/* The regulator's slots, one per possible group; under tg_mutex. */
+struct tg_reg_group *tg_slots;
+u32 tg_slots_hi;			/* highest slot in use + 1 */
+static unsigned long *tg_slot_map;
+
+/**
+ * tg_reg_cfg_from() - the regulator's configuration from tgroup.config
+ * @rc: output
+ * @c:  tgroup.config
+ *
+ * Context: tg_mutex held.
+ */
+void tg_reg_cfg_from(struct tg_reg_cfg *rc, const struct tg_config *c)
+{
+	tg_reg_cfg_default(rc, c->period_ms * USEC_PER_MSEC, num_online_cpus());
+	rc->enabled = c->enabled;
+	rc->preventive = c->preventive;
+	rc->remedial = c->remedial;
+	rc->relax_periods = c->relax_periods;
+}
+
+/* A new group's regulator slot (cannot fail below max_groups). */
+static void tg_slot_alloc(struct tg_group *grp)
+{
+	struct tg_reg_cfg rc;
+	unsigned long i;
+
+	lockdep_assert_held(&tg_mutex);
+	i = find_first_zero_bit(tg_slot_map, tg_max_groups);
+	if (WARN_ON_ONCE(i >= tg_max_groups))
+		return;
+	set_bit(i, tg_slot_map);
+	tg_reg_cfg_from(&rc, &tg_cfg);
+	tg_reg_group_init(&tg_slots[i], &rc);
+	grp->slot = i;
+	if (i + 1 > tg_slots_hi)
+		tg_slots_hi = i + 1;
+}
+
+/* A removed group's slot goes back (inactive). */
+static void tg_slot_free(struct tg_group *grp)
+{
+	lockdep_assert_held(&tg_mutex);
+	if (grp->slot < 0)
+		return;
+	tg_slots[grp->slot].active = false;
+	clear_bit(grp->slot, tg_slot_map);
+	while (tg_slots_hi && !test_bit(tg_slots_hi - 1, tg_slot_map))
+		tg_slots_hi--;
+	grp->slot = -1;
+}
+
+/**
+ * tg_groups_init() - one regulator slot per possible group
+ *
+ * Context: module init, after max_groups is checked.
+ * Return: 0 or -ENOMEM.
+ */
+int tg_groups_init(void)
+{
+	tg_slots = kvcalloc(tg_max_groups, sizeof(*tg_slots), GFP_KERNEL);
+	if (!tg_slots)
+		return -ENOMEM;
+	tg_slot_map = bitmap_zalloc(tg_max_groups, GFP_KERNEL);
+	if (!tg_slot_map) {
+		kvfree(tg_slots);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * tg_groups_exit() - free the slots (nothing mounted: no group exists)
+ *
+ * Context: module exit.
+ */
+void tg_groups_exit(void)
+{
+	bitmap_free(tg_slot_map);
+	kvfree(tg_slots);
+}
 
 static void tg_group_init_settings(struct tg_group *grp)
 {
@@ -81,7 +167,6 @@ struct tg_group *tg_group_alloc(const char *name, const char **msg)
 	INIT_LIST_HEAD(&grp->members);
 	INIT_LIST_HEAD(&grp->exiting);
 	spin_lock_init(&grp->lock);
-	init_waitqueue_head(&grp->cpu_wq);
 	grp->slot = -1;
 	grp->last_decision.kind = -1;
 	strscpy(grp->name, name, sizeof(grp->name));
@@ -101,7 +186,7 @@ struct tg_group *tg_group_alloc(const char *name, const char **msg)
 void tg_group_activate(struct tg_group *grp)
 {
 	lockdep_assert_held(&tg_mutex);
-	tg_slot_alloc(grp);	/* cannot fail below max_groups */
+	tg_slot_alloc(grp);
 	grp->id = tg_next_id++;
 	list_add_tail_rcu(&grp->node, &tg_groups);
 	tg_nr_groups++;
@@ -168,21 +253,23 @@ void tg_group_unthrottle(struct tg_group *grp)
 			a->release(grp);
 }
 
-/*
- * Unlist a dead, empty group: wake anything parked on it, let its exited
- * members go, free its slot, let the plug-ins let go of it, drop the
- * registry's reference.
+/**
+ * tg_group_unlist() - let a dead, empty group go
+ * @grp: child group, dead, with no member and no exited member left
+ *
+ * Every actuator lets go of it (anything parked on it is woken), its
+ * regulator slot is freed, the plug-ins let go of it, and the registry's
+ * reference is dropped.
+ *
+ * Context: tg_mutex held.
  */
-static void tg_group_unlist(struct tg_group *grp)
+void tg_group_unlist(struct tg_group *grp)
 {
 	struct tg_plugin *p;
 	unsigned int i;
 
 	lockdep_assert_held(&tg_mutex);
 	tg_group_unthrottle(grp);
-	spin_lock(&grp->lock);
-	tg_cpu_reap_exiting(grp, true);
-	spin_unlock(&grp->lock);
 	tg_slot_free(grp);
 	for (i = 0; (p = tg_plugin(i)); i++)
 		if (p->group_gone)
@@ -190,54 +277,6 @@ static void tg_group_unlist(struct tg_group *grp)
 	list_del_rcu(&grp->node);
 	tg_nr_groups--;
 	tg_group_put(grp);
-}
-
-/**
- * tg_group_remove() - remove an empty child group (rmdir)
- * @grp: group
- * @msg: explanation on failure
- *
- * Context: Process context, tg_mutex held.
- * Return: 0, or -EBUSY while a task that is not exiting is in the group.
- */
-int tg_group_remove(struct tg_group *grp, const char **msg)
-{
-	lockdep_assert_held(&tg_mutex);
-	spin_lock(&grp->lock);
-	if (!tg_group_drain(grp)) {
-		spin_unlock(&grp->lock);
-		*msg = "group has tasks";
-		return -EBUSY;
-	}
-	grp->dead = true;	/* under lock: nothing can join it now */
-	spin_unlock(&grp->lock);
-	tg_group_unlist(grp);
-	return 0;
-}
-
-/**
- * tg_group_remove_all() - unmount: every task back to root, every group gone
- *
- * Context: Process context, tg_mutex held.
- */
-void tg_group_remove_all(void)
-{
-	struct tg_group *grp, *tmp;
-
-	lockdep_assert_held(&tg_mutex);
-	/*
-	 * Dead first: from here no task can join any of them, not even by
-	 * fork or by a move between two of them; then empty and unlist each.
-	 */
-	list_for_each_entry(grp, &tg_groups, node) {
-		spin_lock(&grp->lock);
-		grp->dead = true;
-		spin_unlock(&grp->lock);
-	}
-	list_for_each_entry_safe(grp, tmp, &tg_groups, node) {
-		tg_group_release_members(grp);
-		tg_group_unlist(grp);
-	}
 }
 
 /**
@@ -278,6 +317,17 @@ static int tg_check_alive(struct tg_group *grp, const char **msg)
 enum tg_priority tg_group_priority(struct tg_group *grp)
 {
 	return READ_ONCE(grp->priority);
+}
+
+/**
+ * tg_group_name() - a child group's name (its directory's), fixed at creation
+ * @grp: child group, referenced by the caller
+ *
+ * Return: the name; "" for the root group.
+ */
+const char *tg_group_name(const struct tg_group *grp)
+{
+	return grp->name;
 }
 
 /**

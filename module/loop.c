@@ -9,53 +9,34 @@
  *   1. sources' latency -> core detector (tg_det, tgroup.interference);
  *   2. sources' period hooks, then per group: sources' counters -> core
  *      estimator -> accounting (tgroup.bandwidth, tgroup.stat), and the
- *      group's CPU time of the period (throttle.c meters it);
+ *      group's CPU time of the period (membership.c meters it);
  *   3. core regulator over all groups (one slot each);
- *   4. actuators: every group's CPU quota and MBA level.
- * While some group has a CPU quota, an hrtimer at period / TG_ENFORCE_SLICES
- * queues the enforcer, which throttles groups that have used their CPU
- * allowance before the period ends and parks members that run in a
- * throttled period. It walks tg_groups under RCU and never takes tg_mutex,
- * so readers of the files and a long period never make it skip a slice.
- * With no quota the timer is not armed at all.
+ *   4. actuators: every group's CPU quota (the regulator's, or a pin:
+ *      core's tg_quota_pick()) and MBA level. The CPU actuator enforces
+ *      the quota within the period itself (actuators/cpu.c).
  *
- * The regulator sees rates and CPU time smoothed over a few periods (EWMA,
- * weight 1/TG_EWMA_DIV): throttling makes both bursty at period scale, and
- * the proportional law needs them measured over the same span, not exact.
+ * The regulator sees rates and CPU time smoothed over a few periods (core's
+ * tg_ewma()): throttling makes both bursty at period scale, and the
+ * proportional law needs them measured over the same span, not exact.
  */
-#include <linux/bitmap.h>
-#include <linux/cpumask.h>
-#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "tg_plugin.h"
 
-#define TG_ENFORCE_SLICES	8
-#define TG_EWMA_DIV		TG_SMOOTH_DIV	/* core's dead time is derived from it */
-
 static void tg_period_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tg_period_work, tg_period_fn);
-static void tg_enforce_fn(struct work_struct *work);
-static DECLARE_WORK(tg_enforce_work, tg_enforce_fn);
-static struct hrtimer tg_enforce_timer;
-/* the timer is armed (or its callback will re-arm it); irq-safe: the tick */
-static DEFINE_SPINLOCK(tg_enforce_lock);
-static bool tg_enforce_active;
 static DEFINE_MUTEX(tg_loop_lock);	/* tg_loop_running; never under tg_mutex */
 static bool tg_loop_running;
 
 struct tg_detector tg_det;
 static struct tg_regulator tg_reg;
 static ktime_t tg_last_period;		/* start of the current period */
-static struct tg_reg_group *tg_slots;	/* max_groups, under tg_mutex */
-static unsigned int tg_quota_groups;	/* groups under a CPU quota */
 static struct tg_group **tg_apply_grp;	/* the period's decisions, by group */
 static u64 *tg_apply_quota;
 static u32 *tg_apply_mba;
-static unsigned long *tg_slot_map;
-static u32 tg_slots_hi;			/* highest slot in use + 1 */
+static u64 *tg_apply_cpu;
 /* how long the period's own work took, for tgroup.config */
 static u64 tg_period_last_ns, tg_period_max_ns;
 
@@ -79,15 +60,6 @@ u64 tg_period_max_us(void)
 	return div_u64(READ_ONCE(tg_period_max_ns), NSEC_PER_USEC);
 }
 
-static void tg_reg_cfg_from(struct tg_reg_cfg *rc, const struct tg_config *c)
-{
-	tg_reg_cfg_default(rc, c->period_ms * USEC_PER_MSEC, num_online_cpus());
-	rc->enabled = c->enabled;
-	rc->preventive = c->preventive;
-	rc->remedial = c->remedial;
-	rc->relax_periods = c->relax_periods;
-}
-
 static void tg_det_cfg_from(struct tg_detector_cfg *dc, const struct tg_config *c)
 {
 	int k;
@@ -98,63 +70,9 @@ static void tg_det_cfg_from(struct tg_detector_cfg *dc, const struct tg_config *
 	dc->quiet_periods = c->quiet_periods;
 }
 
-/**
- * tg_slot_alloc() - give a new group its regulator slot
- * @grp: group being created
- *
- * Context: tg_mutex held.
- * Return: 0, or -ENOSPC (cannot happen below max_groups).
- */
-int tg_slot_alloc(struct tg_group *grp)
-{
-	struct tg_reg_cfg rc;
-	unsigned long i;
-
-	lockdep_assert_held(&tg_mutex);
-	i = find_first_zero_bit(tg_slot_map, tg_max_groups);
-	if (i >= tg_max_groups)
-		return -ENOSPC;
-	set_bit(i, tg_slot_map);
-	tg_reg_cfg_from(&rc, &tg_cfg);
-	tg_reg_group_init(&tg_slots[i], &rc);
-	grp->slot = i;
-	if (i + 1 > tg_slots_hi)
-		tg_slots_hi = i + 1;
-	return 0;
-}
-
-/**
- * tg_slot_free() - a removed group's slot goes back (inactive)
- * @grp: group being removed
- *
- * Context: tg_mutex held.
- */
-void tg_slot_free(struct tg_group *grp)
-{
-	lockdep_assert_held(&tg_mutex);
-	if (grp->slot < 0)
-		return;
-	tg_slots[grp->slot].active = false;
-	clear_bit(grp->slot, tg_slot_map);
-	while (tg_slots_hi && !test_bit(tg_slots_hi - 1, tg_slot_map))
-		tg_slots_hi--;
-	grp->slot = -1;
-}
-
 static unsigned long tg_period_jiffies(void)
 {
 	return max(msecs_to_jiffies(READ_ONCE(tg_cfg.period_ms)), 1UL);
-}
-
-static ktime_t tg_enforce_slice(void)
-{
-	return ns_to_ktime((u64)READ_ONCE(tg_cfg.period_ms) * NSEC_PER_MSEC /
-			   TG_ENFORCE_SLICES);
-}
-
-static u64 tg_ewma(u64 avg, u64 x)
-{
-	return avg - avg / TG_EWMA_DIV + x / TG_EWMA_DIV;
 }
 
 /*
@@ -177,7 +95,8 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 			src->take(grp, &c);
 	tg_estimate(&c, &e);
 	tg_account_update(&grp->acct, &e, elapsed_us);
-	usage = div_u64(tg_cpu_collect(grp) * period_us, elapsed_us);
+	grp->cpu_usage_us = tg_group_cpu_collect(grp);
+	usage = div_u64(grp->cpu_usage_us * period_us, elapsed_us);
 	grp->usage_avg_us = tg_ewma(grp->usage_avg_us, usage);
 	for (k = 0; k < TG_NR_KINDS; k++)
 		grp->bps_avg.v[k] = tg_ewma(grp->bps_avg.v[k], grp->acct.rate_bps.v[k]);
@@ -189,29 +108,11 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 	WRITE_ONCE(grp->nr_periods, grp->nr_periods + 1);
 }
 
-/*
- * The enforcer runs only while a group has a quota: the tick stops itself
- * when none has, and the period starts it again. Under tg_enforce_lock a
- * tick that is stopping and a period that needs it cannot miss each other.
- */
-static void tg_enforce_arm(unsigned int limited)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&tg_enforce_lock, flags);
-	WRITE_ONCE(tg_quota_groups, limited);
-	if (limited && !tg_enforce_active) {
-		tg_enforce_active = true;
-		hrtimer_start(&tg_enforce_timer, tg_enforce_slice(),
-			      HRTIMER_MODE_REL);
-	}
-	spin_unlock_irqrestore(&tg_enforce_lock, flags);
-}
-
 static void tg_period_fn(struct work_struct *work)
 {
 	struct tg_actuation act = {
 		.grp = tg_apply_grp, .quota_us = tg_apply_quota, .mba = tg_apply_mba,
+		.cpu_us = tg_apply_cpu,
 	};
 	struct tg_latency_in lat = { .present = 0 };
 	struct tg_source_ops *src;
@@ -220,7 +121,7 @@ static void tg_period_fn(struct work_struct *work)
 	struct tg_reg_cfg rc;
 	struct tg_group *grp;
 	unsigned int i;
-	u32 period_us, elapsed_us, n = 0, limited = 0;
+	u32 period_us, elapsed_us, n = 0;
 	ktime_t now = ktime_get(), t0;
 
 	mutex_lock(&tg_mutex);
@@ -252,14 +153,11 @@ static void tg_period_fn(struct work_struct *work)
 
 	list_for_each_entry(grp, &tg_groups, node) {
 		const struct tg_reg_group *s = &tg_slots[grp->slot];
-		u64 quota = s->out.quota_us;
 
-		/* a pin overrides the regulator, but never for high priority */
-		if (grp->cpu_pin_us && rc.enabled && grp->priority != TG_PRIO_HIGH)
-			quota = grp->cpu_pin_us;
-		limited += quota != TG_QUOTA_UNLIMITED;
 		tg_apply_grp[n] = grp;
-		tg_apply_quota[n] = quota;
+		tg_apply_quota[n] = tg_quota_pick(s->out.quota_us, grp->cpu_pin_us,
+						  rc.enabled, grp->priority);
+		tg_apply_cpu[n] = grp->cpu_usage_us;
 		tg_apply_mba[n++] = s->out.mba;
 		grp->last_decision = s->last;	/* readers take tg_mutex */
 	}
@@ -269,7 +167,6 @@ static void tg_period_fn(struct work_struct *work)
 	for (i = 0; (a = tg_actuator(i)); i++)
 		if (a->apply)
 			a->apply(&act);
-	tg_enforce_arm(limited);
 	t0 = ktime_sub(ktime_get(), t0);
 	WRITE_ONCE(tg_period_last_ns, t0);
 	if (t0 > tg_period_max_ns)
@@ -277,33 +174,6 @@ static void tg_period_fn(struct work_struct *work)
 	mutex_unlock(&tg_mutex);
 	queue_delayed_work(system_unbound_wq, &tg_period_work,
 			   tg_period_jiffies());
-}
-
-static void tg_enforce_fn(struct work_struct *work)
-{
-	struct tg_group *grp;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(grp, &tg_groups, node)
-		tg_cpu_enforce(grp);
-	rcu_read_unlock();
-}
-
-static enum hrtimer_restart tg_enforce_tick(struct hrtimer *t)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&tg_enforce_lock, flags);
-	if (!READ_ONCE(tg_quota_groups)) {
-		/* idle: the period arms it again (as CFS's period_active) */
-		tg_enforce_active = false;
-		spin_unlock_irqrestore(&tg_enforce_lock, flags);
-		return HRTIMER_NORESTART;
-	}
-	spin_unlock_irqrestore(&tg_enforce_lock, flags);
-	queue_work(system_highpri_wq, &tg_enforce_work);
-	hrtimer_forward_now(t, tg_enforce_slice());
-	return HRTIMER_RESTART;
 }
 
 /**
@@ -356,64 +226,43 @@ void tg_loop_stop(void)
 {
 	mutex_lock(&tg_loop_lock);
 	if (tg_loop_running) {
-		/* the period first: it is what arms the enforcer's timer */
 		cancel_delayed_work_sync(&tg_period_work);
-		hrtimer_cancel(&tg_enforce_timer);
-		tg_enforce_active = false;	/* nothing can arm it now */
-		cancel_work_sync(&tg_enforce_work);
 		tg_loop_running = false;
 	}
 	mutex_unlock(&tg_loop_lock);
 }
 
 /**
- * tg_loop_init() - allocate one regulator slot per possible group
+ * tg_loop_init() - the period's decisions, one entry per possible group
  *
  * Context: module init, after max_groups is checked.
  * Return: 0 or -ENOMEM.
  */
 int tg_loop_init(void)
 {
-	hrtimer_init(&tg_enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	tg_enforce_timer.function = tg_enforce_tick;
-	tg_slots = kvcalloc(tg_max_groups, sizeof(*tg_slots), GFP_KERNEL);
-	if (!tg_slots)
-		return -ENOMEM;
-	tg_slot_map = bitmap_zalloc(tg_max_groups, GFP_KERNEL);
-	if (!tg_slot_map)
-		goto err_slots;
 	tg_apply_grp = kvcalloc(tg_max_groups, sizeof(*tg_apply_grp), GFP_KERNEL);
-	if (!tg_apply_grp)
-		goto err_map;
 	tg_apply_quota = kvcalloc(tg_max_groups, sizeof(*tg_apply_quota), GFP_KERNEL);
-	if (!tg_apply_quota)
-		goto err_grp;
 	tg_apply_mba = kvcalloc(tg_max_groups, sizeof(*tg_apply_mba), GFP_KERNEL);
-	if (!tg_apply_mba)
-		goto err_quota;
-	return 0;
-
-err_quota:
-	kvfree(tg_apply_quota);
-err_grp:
-	kvfree(tg_apply_grp);
-err_map:
-	bitmap_free(tg_slot_map);
-err_slots:
-	kvfree(tg_slots);
+	tg_apply_cpu = kvcalloc(tg_max_groups, sizeof(*tg_apply_cpu), GFP_KERNEL);
+	if (tg_apply_grp && tg_apply_quota && tg_apply_mba && tg_apply_cpu)
+		return 0;
+	tg_loop_exit();
 	return -ENOMEM;
 }
 
 /**
- * tg_loop_exit() - free the slots (the loop is stopped: nothing mounted)
+ * tg_loop_exit() - free them (the loop is stopped: nothing mounted)
  *
- * Context: module exit.
+ * Context: module exit, or tg_loop_init() failing.
  */
 void tg_loop_exit(void)
 {
+	kvfree(tg_apply_cpu);
 	kvfree(tg_apply_mba);
 	kvfree(tg_apply_quota);
 	kvfree(tg_apply_grp);
-	bitmap_free(tg_slot_map);
-	kvfree(tg_slots);
+	tg_apply_cpu = NULL;
+	tg_apply_mba = NULL;
+	tg_apply_quota = NULL;
+	tg_apply_grp = NULL;
 }

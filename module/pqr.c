@@ -36,6 +36,7 @@
 #include <linux/suspend.h>
 #include <linux/tracepoint.h>
 #include <asm/msr.h>
+#include <trace/events/sched.h>
 
 #include "tg_internal.h"
 
@@ -172,6 +173,7 @@ static int tg_pqr_hook(void)
 	for_each_possible_cpu(cpu)
 		per_cpu(tg_pqr_cache, cpu) = TG_PQR_INVALID;
 	WRITE_ONCE(tg_pqr_transition, false);
+	check_trace_callback_type_sched_switch(tg_on_switch);	/* the kernel's prototype */
 	ret = tracepoint_probe_register(tg_switch_tp, tg_on_switch, NULL);
 	if (ret)
 		return ret;

@@ -19,13 +19,14 @@
  *  - a plug-in's own locks (e.g. sources/pmdk.c's tg_pmdk_lock), taken
  *    after tg_mutex.
  *  - grp->lock, one per group: its member and exiting lists, nr_tasks,
- *    dead, its members' m->grp and m->gone, and its CPU throttle state
- *    (cpu_*). Taken from the fork and exit tracepoints, so it is a
- *    spinlock and nothing allocates under it; two are taken (address
- *    order) only to move a member between groups. The exit tracepoint
- *    takes one only for a task that an RCU lookup found in a group.
+ *    dead, its members' m->grp and m->gone, the CPU metering (cpu_gone_ns,
+ *    the members' last_runtime) and the CPU actuator's throttle state (its
+ *    slot). Taken from the fork and exit tracepoints, so it is a spinlock
+ *    and nothing allocates under it; two are taken (address order) only to
+ *    move a member between groups. The exit tracepoint takes one only for
+ *    a task that an RCU lookup found in a group.
  *  - the member index (an rhashtable, its own locks).
- *  - grp->cpu_wq's own lock (wake-ups, taken under grp->lock).
+ *  - the CPU actuator's wait queue lock (wake-ups, taken under grp->lock).
  *  Readers of task->group on hot paths use RCU: members and groups are freed
  *  after a grace period.
  */
@@ -78,7 +79,7 @@ struct tg_group {
 	u64			nr_throttled;
 	u64			throttled_usec;
 	u32			mba_percent;
-	u64			cpu_quota_usec;	/* TG_QUOTA_MAX: unthrottled */
+	u64			cpu_quota_usec;	/* TG_QUOTA_MAX: unthrottled (actuators/cpu.c) */
 
 	/* regulator slot and its last decision, under tg_mutex */
 	int			slot;
@@ -100,16 +101,10 @@ struct tg_group {
 	 */
 	void			*priv;
 
-	/* the CPU throttle (module/throttle.c, module/actuators/cpu.c) */
-	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none; tg_mutex */
-	u64			cpu_usage_us;	/* CPU time of the last period; tg_mutex */
-	/* the throttle, under lock (read locklessly by parked tasks) */
-	s64			cpu_allow_us;	/* CPU time left this period */
+	/* CPU time: metered by membership.c, under lock; the loop's, under tg_mutex */
 	u64			cpu_gone_ns;	/* of members that left, not yet collected */
-	bool			cpu_throttled;	/* parked tasks wait for false */
-	bool			cpu_between;	/* period measured, next not applied */
-	u32			cpu_gen;	/* +1 at every unthrottle */
-	wait_queue_head_t	cpu_wq;
+	u64			cpu_usage_us;	/* CPU time of the last period; tg_mutex */
+	u64			cpu_pin_us;	/* inject "pin": fixed quota, 0 = none; tg_mutex */
 
 	/* regulator inputs smoothed over a few periods, loop only */
 	struct tg_bw		bps_avg;
@@ -131,9 +126,18 @@ struct tg_member {
 	struct rcu_head		rcu;
 	refcount_t		ref;
 	bool			gone;		/* left its group; under grp->lock */
+	/* the CPU actuator's park (actuators/cpu.c) */
 	unsigned long		park_busy;	/* bit 0: a park is queued or running */
-	struct callback_head	park_cb;	/* throttle.c */
-	u64			last_runtime;	/* sum_exec_runtime seen, ns */
+	struct callback_head	park_cb;
+	u64			last_runtime;	/* sum_exec_runtime seen, ns; metering */
+	/*
+	 * The record the task's next fork gives its child when an atomic
+	 * allocation fails (under grp->lock); refilled by refill_cb at the
+	 * task's next return to user space (membership.c).
+	 */
+	struct tg_member	*reserve;
+	unsigned long		refill_busy;	/* bit 0: refill_cb queued */
+	struct callback_head	refill_cb;
 	/* the one per-member plug-in state: sources/perf.c's counters */
 	struct tg_pcount	*pc;
 };
@@ -145,21 +149,31 @@ extern bool tg_inject_enabled;		/* module parameter inject (engine.c) */
 
 /* module/group.c */
 extern struct list_head tg_groups;
-void tg_group_remove_all(void);
 bool tg_group_tryget(struct tg_group *grp);
 void tg_group_reset_root(void);
 void tg_group_unthrottle(struct tg_group *grp);
+void tg_group_unlist(struct tg_group *grp);
+int tg_groups_init(void);
+void tg_groups_exit(void);
+
+/* module/group.c: the regulator's slots (a group's is grp->slot), tg_mutex */
+extern struct tg_reg_group *tg_slots;
+extern u32 tg_slots_hi;
+void tg_reg_cfg_from(struct tg_reg_cfg *rc, const struct tg_config *c);
 
 /* module/membership.c */
 struct tg_member *tg_member_find(struct task_struct *task);
 struct tg_group *tg_member_lock_group(struct tg_member *m);
 int tg_membership_init(void);
 void tg_membership_exit(void);
-void tg_group_release_members(struct tg_group *grp);
-bool tg_group_drain(struct tg_group *grp);
+void tg_group_remove_all(void);
 struct tg_group *tg_task_group(struct task_struct *task);
 void tg_member_put(struct tg_member *m);
 extern atomic64_t tg_inherit_failures;
+
+/* module/membership.c: each group's CPU time */
+u64 tg_group_cpu_since(struct tg_group *grp);
+u64 tg_group_cpu_collect(struct tg_group *grp);
 
 /* module/loop.c: the regulation loop */
 int tg_loop_init(void);
@@ -170,22 +184,8 @@ void tg_loop_kick(void);
 u64 tg_period_last_us(void);
 u64 tg_period_max_us(void);
 
-/* module/loop.c: a group's regulator slot, while it is listed */
-int tg_slot_alloc(struct tg_group *grp);
-void tg_slot_free(struct tg_group *grp);
-
 /* The detector behind tgroup.interference (written by the loop). */
 extern struct tg_detector tg_det;
-
-/* module/throttle.c: the CPU throttle (metering, enforcer, parking) */
-u64 tg_cpu_collect(struct tg_group *grp);
-void tg_cpu_enforce(struct tg_group *grp);
-void tg_cpu_throttle(struct tg_group *grp);
-void tg_cpu_unthrottle(struct tg_group *grp);
-void tg_cpu_member_joined(struct tg_member *m, bool new_task);
-void tg_cpu_member_left(struct tg_member *m, struct tg_group *from);
-void tg_cpu_member_init(struct tg_member *m);
-void tg_cpu_reap_exiting(struct tg_group *grp, bool all);
 
 /* module/pqr.c: PQR_ASSOC at context switch (shared by rdt and MBA) */
 int tg_pqr_get(void);

@@ -16,17 +16,17 @@
  *
  * One lifetime model, as perf's struct pmu and resctrl's arch contract:
  *  - init()/exit(): module load and unload. Only what must exist while
- *    nothing is mounted: finding out whether the hardware is there
- *    (CPUID), and interfaces user space opens independently of any mount
- *    (sources/pmdk.c's device, sources/inject.c's debugfs file). No hook,
+ *    nothing is mounted and can be undone without a trace: finding out
+ *    whether the hardware is there (CPUID), checking parameters. No hook,
  *    counter or hardware state: those cost while nobody regulates.
- *    init() returning an error fails the module load. Such an interface
- *    exists before the filesystem is registered (cgroup-ui/main.c): if
- *    that fails (another "tgroup" filesystem, or no memory) the load is
- *    unwound while a process may have just opened it - the hazard of
- *    every module that registers a device before its last fallible step,
- *    accepted here because the filesystem cannot be registered before
- *    the engine it mounts exists.
+ *    init() returning an error fails the module load.
+ *  - publish()/unpublish(): module load, the last step, after the
+ *    filesystem is registered, and unload, the first: interfaces user
+ *    space opens independently of any mount (sources/pmdk.c's device,
+ *    sources/inject.c's debugfs file). Nothing can fail the load after
+ *    publish() (it cannot fail; a plug-in that cannot publish says so in
+ *    its state line), so no process can hold open a file of a module
+ *    whose load is being unwound (its text freed under the open file).
  *  - start()/stop(): mount and unmount. Hooks, counters, hardware state.
  *    A source that cannot start says why in its state line and stays off;
  *    stop() runs after every group of the mount is gone and the loop has
@@ -50,6 +50,8 @@
 
 #include "tg_internal.h"
 
+struct perf_sample_data;
+struct pt_regs;
 struct task_struct;
 
 /**
@@ -59,6 +61,9 @@ struct task_struct;
  * @slot_off:	 where that state sits behind a group; set by tg_plugins_init()
  * @init:	 module load (see the lifetime model); may fail the load
  * @exit:	 module unload
+ * @publish:	 module load, after the filesystem: user-space interfaces
+ *		 that live without a mount; cannot fail the load
+ * @unpublish:	 module unload, before the filesystem goes
  * @start:	 mount, tg_mutex not held, the loop not running yet
  * @stop:	 unmount, after every group is gone and the loop stopped;
  *		 tg_mutex not held
@@ -67,6 +72,10 @@ struct task_struct;
  * @group_gone:	 a removed group (dead, empty); tg_mutex held
  * @state:	 one line for tgroup.config ("active" or why not); tg_mutex
  *		 held. NULL: "active"
+ * @member_joined: @m joined m->grp (@new_task: created by a fork, not run
+ *		 yet; else moved there); under m->grp->lock, must not sleep
+ * @member_left: @m leaves @from (moved out, exited, removed); under
+ *		 from->lock, must not sleep
  */
 struct tg_plugin {
 	const char	*name;
@@ -74,11 +83,15 @@ struct tg_plugin {
 	size_t		slot_off;
 	int	(*init)(void);
 	void	(*exit)(void);
+	void	(*publish)(void);
+	void	(*unpublish)(void);
 	void	(*start)(void);
 	void	(*stop)(void);
 	void	(*group_added)(struct tg_group *grp);
 	void	(*group_gone)(struct tg_group *grp);
 	void	(*state)(char *buf, size_t size);
+	void	(*member_joined)(struct tg_member *m, bool new_task);
+	void	(*member_left)(struct tg_member *m, struct tg_group *from);
 };
 
 /**
@@ -109,6 +122,7 @@ struct tg_source_ops {
  * @grp:	 the groups, in tg_groups order
  * @quota_us:	 CPU quota per group (TG_QUOTA_UNLIMITED: none)
  * @mba:	 MBA level per group, percent
+ * @cpu_us:	 CPU time each group ran in the period measured
  * @period_us:	 the nominal period the quota is expressed in
  * @elapsed_us:	 how long the period that was measured really lasted
  */
@@ -117,6 +131,7 @@ struct tg_actuation {
 	struct tg_group		**grp;
 	const u64		*quota_us;
 	const u32		*mba;
+	const u64		*cpu_us;
 	u32			period_us;
 	u32			elapsed_us;
 };
@@ -172,6 +187,24 @@ unsigned int tg_nr_plugins(void);
 size_t tg_plugins_grp_size(void);
 int tg_plugins_init(void);
 void tg_plugins_exit(void);
+
+/*
+ * Perf counters for the sources (module/perfev.c): the only PMUs their
+ * encodings may name.
+ */
+enum tg_pmu_use {
+	TG_PMU_CPU,	/* the CPU's PMU (per task or per CPU), or software */
+	TG_PMU_UNCORE,	/* a system-wide PMU (uncore), or software */
+};
+
+struct perf_event;
+struct perf_event_attr;
+struct perf_event *tg_perf_counter(struct perf_event_attr *attr, int cpu,
+				   struct task_struct *task,
+				   void (*handler)(struct perf_event *ev,
+						   struct perf_sample_data *data,
+						   struct pt_regs *regs),
+				   enum tg_pmu_use use);
 
 /* The plug-ins, each defined in its own file. */
 extern struct tg_source_ops tg_src_perf;	/* sources/perf.c */

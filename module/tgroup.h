@@ -20,6 +20,7 @@
 #include "tg_core.h"
 
 struct file;
+struct pid_namespace;
 struct tg_group;
 
 #define TG_QUOTA_MAX	U64_MAX
@@ -28,6 +29,8 @@ struct tg_group;
 
 int tg_engine_init(void);
 void tg_engine_exit(void);
+void tg_engine_publish(void);
+void tg_engine_unpublish(void);
 void tg_engine_mount(void);
 void tg_engine_unmount(void);
 
@@ -78,6 +81,7 @@ int tg_group_remove(struct tg_group *grp, const char **msg);
 void tg_group_get(struct tg_group *grp);
 void tg_group_put(struct tg_group *grp);
 
+const char *tg_group_name(const struct tg_group *grp);
 enum tg_priority tg_group_priority(struct tg_group *grp);
 int tg_group_set_priority(struct tg_group *grp, enum tg_priority prio,
 			  const char **msg);
@@ -102,9 +106,17 @@ void tg_group_stat(struct tg_group *grp, struct tg_group_stat *st);
 
 /* --- membership (module/membership.c) ----------------------------------- */
 
+/*
+ * May the opener of @file (cgroup.procs or tasks) move tasks out of @src?
+ * The filesystem answers (write permission on @src's file of that name);
+ * called in process context with tg_move_mutex held, no spinlock.
+ */
+typedef bool (*tg_may_leave_fn)(struct tg_group *src, const struct file *file);
+
 int tg_move_pid(struct tg_group *dst, pid_t pid, bool threadgroup,
-		const struct file *file, const char **msg);
-int tg_group_pids(struct tg_group *grp, bool tgids, pid_t **pids,
-		  size_t *nr);
+		const struct file *file, tg_may_leave_fn may_leave,
+		const char **msg);
+pid_t tg_group_next_pid(struct tg_group *grp, bool tgids,
+			struct pid_namespace *ns, pid_t from);
 
 #endif /* TGROUP_H */

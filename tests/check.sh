@@ -45,6 +45,13 @@ fi
 #     the objects step 1 made.
 if out=$(tests/layout.sh 2>&1); then ok module_layout; else echo "$out"; ko module_layout "see above"; fi
 
+# 1c. The build-time guards fail the build when they should: a probe whose
+#     prototype differs from its tracepoint's, a PREEMPT_RT kernel.
+out=$(tests/build-guards.sh "/lib/modules/$kver/build" 2>&1)
+while read -r t; do ok "module_guard/$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+while read -r t; do ko "module_guard/${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+echo "$out" | grep -qE '^(PASS|FAIL) ' || ko module_guard "no results: $(echo "$out" | head -3)"
+
 # 1b. The other supported kernel: Debian's 6.12 cloud headers (bookworm-
 #     backports, `make deps-612`), built in a copy so objects never mix.
 h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | tail -n1)
@@ -87,7 +94,7 @@ if make --no-print-directory -s user >/dev/null; then
 		while read -r t; do ok "unit/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 		while read -r t; do ko "unit/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 		echo "$out" | grep -B1 -A3 -E '^\[  (ERROR|FAILED) ' | grep -v '^\[  (PASSED|FAILED) \]' | head -20
-		echo "$out" | grep -q '^\[  PASSED  \]' || ko "unit_runner/$(basename "$src" .c)" "no summary"
+		grep -q '^\[  PASSED  \]' <<<"$out" || ko "unit_runner/$(basename "$src" .c)" "no summary"
 	done
 else
 	ko unit_build "libtgcore.a did not build"
@@ -99,7 +106,7 @@ if make --no-print-directory -s "$build/libtgpmem.so" "$build/test_tgpmem" >"$bu
 	while read -r t; do ok "pmdk/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 	while read -r t; do ko "pmdk/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 	echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
-	echo "$out" | grep -q '^\[  PASSED  \]' || ko pmdk_runner "no summary"
+	grep -q '^\[  PASSED  \]' <<<"$out" || ko pmdk_runner "no summary"
 else
 	tail -20 "$build/pmdk.log"; ko pmdk_build "libtgpmem or its test did not build"
 fi
@@ -118,22 +125,22 @@ if make --no-print-directory -s userland "$build/userland/test_libtgroup" "$buil
 		while read -r t; do ok "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[       OK \] //p')
 		while read -r t; do ko "${u%%:*}/$t"; done < <(echo "$out" | sed -n 's/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p')
 		echo "$out" | grep -A3 -E '^\[  ERROR' | head -10
-		echo "$out" | grep -q '^\[  PASSED  \]' || ko "${u%%:*}_runner" "no summary"
+		grep -q '^\[  PASSED  \]' <<<"$out" || ko "${u%%:*}_runner" "no summary"
 	done
 	# release builds leave -Werror out (a newer compiler's warning must not
 	# break make install or a package build); make check keeps it
-	if ! make --no-print-directory -s -n -B WERROR=0 "$build/userland/tgctl" | grep -q -- -Werror &&
-		make --no-print-directory -s -n -B WERROR=1 "$build/userland/tgctl" | grep -q -- -Werror; then
+	if ! grep -q -- -Werror <<<"$(make --no-print-directory -s -n -B WERROR=0 "$build/userland/tgctl")" &&
+		grep -q -- -Werror <<<"$(make --no-print-directory -s -n -B WERROR=1 "$build/userland/tgctl")"; then
 		ok werror_only_in_check
 	else ko werror_only_in_check "make -n shows -Werror without WERROR=1 (or not with it)"; fi
 	out=$(userland/tests/setup.sh "$build/userland/tgctl" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-	echo "$out" | grep -q '^PASS ' || ko tgctl_setup "no results: $(echo "$out" | head -3)"
+	grep -q '^PASS ' <<<"$out" || ko tgctl_setup "no results: $(echo "$out" | head -3)"
 	out=$(userland/tests/exporter.sh "$build/userland/tgroup-exporter" 2>&1)
 	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-	echo "$out" | grep -q '^PASS ' || ko exporter "no results: $(echo "$out" | head -3)"
+	grep -q '^PASS ' <<<"$out" || ko exporter "no results: $(echo "$out" | head -3)"
 else
 	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
@@ -173,6 +180,15 @@ if gobin=$(scripts/go.sh 2>"$build/nri-go.log"); then
 		if out=$("$helm" template tgroup "$chart" --set nri.polcy.rules=x 2>&1); then ko chart/schema_rejects_a_misspelt_value "rendered"
 		elif grep -q "additional properties 'polcy' not allowed" <<< "$out"; then ok chart/schema_rejects_a_misspelt_value
 		else echo "$out" | tail -3; ko chart/schema_rejects_a_misspelt_value "another error"; fi
+		# module.mount reaches a root shell on the host (the loader): the
+		# schema takes a plain absolute path only
+		if out=$("$helm" template tgroup "$chart" --set 'module.mount=/x;reboot' 2>&1); then ko chart/schema_rejects_a_shell_mount_path "rendered"
+		elif grep -q "at '/module/mount'" <<< "$out"; then ok chart/schema_rejects_a_shell_mount_path
+		else echo "$out" | tail -3; ko chart/schema_rejects_a_shell_mount_path "another error"; fi
+		# a NetworkPolicy rule without peers would let everyone in
+		if out=$("$helm" template tgroup "$chart" --set networkPolicy.enabled=true --set-json 'networkPolicy.from=[]' 2>&1); then ko chart/network_policy_needs_peers "rendered"
+		elif grep -q "networkPolicy.from: name the peers" <<< "$out"; then ok chart/network_policy_needs_peers
+		else echo "$out" | tail -3; ko chart/network_policy_needs_peers "another error"; fi
 	else
 		cat "$build/helm.log"; ko chart_helm "no helm (make deps builds it: scripts/helm.sh --install)"
 	fi
@@ -199,14 +215,14 @@ grep -q '^PASS ' <<< "$out" || ko containerfile "no results: $(echo "$out" | hea
 out=$(tests/apt-mirror.sh 2>&1)
 while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-echo "$out" | grep -q '^PASS ' || ko apt_mirror "no results"
+grep -q '^PASS ' <<<"$out" || ko apt_mirror "no results"
 
 # 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
 #     units, dkms build in private trees against the cloud headers.
 out=$(tests/install.sh 2>&1)
 while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-echo "$out" | grep -q '^PASS ' || { echo "$out" | tail -5; ko install "no results"; }
+grep -q '^PASS ' <<<"$out" || { echo "$out" | tail -5; ko install "no results"; }
 
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then

@@ -271,25 +271,28 @@ static void tg_inject_state(char *buf, size_t size)
 
 /*
  * Load, not mount: the file is how tests and the emulated platform reach
- * the module, and it is the same file for every mount.
+ * the module, and it is the same file for every mount. Published last
+ * (tg_plugin.h): no load that fails ever had it.
  */
-static int tg_inject_init(void)
+static void tg_inject_publish(void)
 {
 	if (!tg_inject_enabled)
-		return 0;
+		return;
 	tg_debugfs_dir = debugfs_create_dir("tgroup", NULL);
 	debugfs_create_file("inject", 0200, tg_debugfs_dir, NULL, &tg_inject_fops);
-	return 0;	/* debugfs failures only leave the source without its file */
+	/* debugfs failures only leave the source without its file */
 }
 
-static void tg_inject_exit(void)
+static void tg_inject_unpublish(void)
 {
 	debugfs_remove(tg_debugfs_dir);
+	tg_debugfs_dir = NULL;
 }
 
 struct tg_source_ops tg_src_inject __ro_after_init = {
 	.p = { .name = "inject", .slot_size = TG_SLOT_SIZE(struct tg_inject_grp),
-	       .init = tg_inject_init, .exit = tg_inject_exit, .group_added = tg_inject_group_added,
+	       .publish = tg_inject_publish, .unpublish = tg_inject_unpublish,
+	       .group_added = tg_inject_group_added,
 	       .state = tg_inject_state },
 	.take = tg_inject_take, .take_latency = tg_inject_take_latency,
 };

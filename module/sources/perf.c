@@ -7,6 +7,12 @@
  * (perf_type, ocr_{dram,nvm}_read_config and their _config1: an OCR event
  * is its config and the value of its response MSR, perf's config1).
  *
+ * The counters count kernel mode too: a member's read(2) of a DAX or page
+ * cache file moves its data in the kernel (copy_to_user() from NVM or
+ * DRAM), and those are the member's reads. They count only while a member
+ * runs; the encodings are the administrator's and may only name the CPU's
+ * PMU or a software event (module/perfev.c).
+ *
  * Creating, reading and releasing a perf event may sleep, and the fork/exit
  * hooks may not. So:
  *  - the loop asks for a task's pair of counters in the first period it
@@ -108,14 +114,14 @@ static struct tg_pcount *tg_pcount_create(struct task_struct *task, u32 gen,
 	for (i = 0; i < 2; i++) {
 		attr.config = cfg[i];
 		attr.config1 = cfg1[i];
-		pc->ev[i] = perf_event_create_kernel_counter(&attr, -1, task,
-							     NULL, NULL);
+		pc->ev[i] = tg_perf_counter(&attr, -1, task, NULL, TG_PMU_CPU);
 		if (IS_ERR(pc->ev[i])) {
 			/*
 			 * -ESRCH: the task began to exit after it was gathered
 			 * (perf's find_get_context() sees PF_EXITING, or the
 			 * context is already TASK_TOMBSTONE). Nothing to count;
-			 * any other error means the encodings do not work.
+			 * any other error means the encodings do not work
+			 * (-EPERM: not a PMU this source may use, perfev.c).
 			 */
 			if (PTR_ERR(pc->ev[i]) != -ESRCH && gen == READ_ONCE(tg_perf_gen))
 				WRITE_ONCE(tg_perf_err, PTR_ERR(pc->ev[i]));
@@ -315,6 +321,10 @@ static void tg_perf_state(char *buf, size_t size)
 	if (!tg_cfg.ocr_config[0] || !tg_cfg.ocr_config[1])
 		scnprintf(buf, size, "%s",
 			  "unavailable: no OCR event encodings (ocr_dram_read_config, ocr_nvm_read_config)");
+	else if (READ_ONCE(tg_perf_err) == -EPERM)
+		scnprintf(buf, size,
+			  "unavailable: perf_type %u is not the CPU's PMU or a software event",
+			  tg_cfg.perf_type);
 	else if (READ_ONCE(tg_perf_err))
 		scnprintf(buf, size, "unavailable: cannot create the counters (error %d)",
 			  READ_ONCE(tg_perf_err));

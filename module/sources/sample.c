@@ -6,6 +6,10 @@
  * appears). The estimator uses the ratio to split the group's write
  * traffic (CXL writes are plain stores: no VFS, no PMDK).
  *
+ * User mode only (exclude_kernel): stores the kernel makes for a task to a
+ * DAX file are the vfs source's, counted exactly, and a sample's data
+ * address must be a user address anyway.
+ *
  * One sampling event per online CPU (tgroup.config store_sample_type,
  * store_sample_config - e.g. mem_inst_retired.all_stores, precise -
  * store_sample_period), created at the first period it is configured and
@@ -128,9 +132,8 @@ static int tg_sample_create(void)
 		return -ENOMEM;
 	tg_smp_nr = nr_cpu_ids;
 	for_each_online_cpu(cpu) {
-		struct perf_event *ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-									 tg_on_store_sample,
-									 NULL);
+		struct perf_event *ev = tg_perf_counter(&attr, cpu, NULL, tg_on_store_sample,
+							TG_PMU_CPU);
 
 		if (IS_ERR(ev))
 			return PTR_ERR(ev);
@@ -173,6 +176,10 @@ static void tg_sample_state(char *buf, size_t size)
 	if (!tg_cfg.store_config)
 		scnprintf(buf, size, "%s",
 			  "unavailable: no store event encoding (store_sample_config)");
+	else if (tg_smp_err == -EPERM)
+		scnprintf(buf, size,
+			  "unavailable: store_sample_type %u is not the CPU's PMU or a software event",
+			  tg_cfg.store_type);
 	else if (tg_smp_err)
 		scnprintf(buf, size, "unavailable: cannot create the sampling events (error %d)",
 			  tg_smp_err);

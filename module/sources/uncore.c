@@ -10,7 +10,10 @@
  * uncore_imc_N/type) and the four configs come from tgroup.config (tgctl
  * setup). One channel per socket is sampled: queue latency is shared by
  * the channels of a controller. Counters are bound to the first online CPU
- * of each package, created and read only by the regulation loop.
+ * of each package, created and read only by the regulation loop. The type
+ * must be a PMU that counts system-wide (or a software event, the guest's
+ * stand-in): module/perfev.c. An uncore counter has no user or kernel
+ * mode to leave out: it counts the memory controller.
  */
 #include <linux/cpumask.h>
 #include <linux/perf_event.h>
@@ -89,8 +92,8 @@ static int tg_uncore_create(void)
 			struct perf_event *ev;
 
 			attr.config = tg_unc_cfg[i];
-			ev = perf_event_create_kernel_counter(&attr, tg_unc[s].cpu,
-							      NULL, NULL, NULL);
+			ev = tg_perf_counter(&attr, tg_unc[s].cpu, NULL, NULL,
+					     TG_PMU_UNCORE);
 			if (IS_ERR(ev))
 				return PTR_ERR(ev);
 			tg_unc[s].ev[i] = ev;
@@ -145,6 +148,10 @@ static void tg_uncore_state(char *buf, size_t size)
 	if (!tg_uncore_configured())
 		scnprintf(buf, size, "%s",
 			  "unavailable: no uncore PMU type and RPQ event encodings");
+	else if (tg_unc_err == -EPERM)
+		scnprintf(buf, size,
+			  "unavailable: uncore_type %u is not a system-wide (uncore) PMU or a software event",
+			  tg_cfg.uncore_type);
 	else if (tg_unc_err)
 		scnprintf(buf, size, "unavailable: cannot create the counters (error %d)",
 			  tg_unc_err);

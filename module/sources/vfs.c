@@ -35,6 +35,11 @@ static struct tg_vfs_grp *tg_vfs_of(struct tg_group *grp)
 	return tg_grp_slot(grp, &tg_src_vfs.p);
 }
 
+/*
+ * The prototype of fs/iomap/trace.h's iomap_iter (read in 6.1's source): unlike
+ * the other probes' (task.h, sched.h), it is in no installed header, so
+ * the build cannot check it (check_trace_callback_type_*()); kept by hand.
+ */
 static void tg_on_iomap_iter(void *data, struct iomap_iter *iter,
 			     const void *ops, unsigned long caller)
 {

@@ -7,6 +7,7 @@
  * filesystem mounted on /sys/fs/tgroup (the "fs" suite script does both).
  */
 #define _GNU_SOURCE
+#include <grp.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -178,20 +179,64 @@ TEST(max_groups_enospc)
 	}
 }
 
-TEST(new_group_owned_like_root)
+/*
+ * Run fn(arg) in a child whose real, effective and saved uid and gid are
+ * uid (no supplementary groups); an EXPECT that fails there fails the test.
+ */
+static void as_user(uid_t uid, void (*fn)(void *), void *arg)
 {
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid) || geteuid() != uid)
+			FAIL("cannot become uid %u: %s", (unsigned int)uid, strerror(errno));
+		fn(arg);
+		_exit(0);
+	}
+	EXPECT(pid > 0);
+	EXPECT_OK(waitpid(pid, &st, 0));
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the part run as uid %u failed",
+	       (unsigned int)uid);
+}
+
+static void mkdir_deleg(void *arg)
+{
+	mk(arg);
+}
+
+/* stat's owner of a path, as "uid:gid" */
+static const char *owner_of(const char *path)
+{
+	static char buf[2][32];
+	static int i;
+	char *b = buf[i++ % 2];
 	struct stat st;
 
+	if (stat(path, &st))
+		FAIL("stat %s: %s", path, strerror(errno));
+	snprintf(b, 32, "%u:%u", st.st_uid, st.st_gid);
+	return b;
+}
+
+/*
+ * A group's directory and files belong to whoever created it (their fsuid
+ * and fsgid), as cgroup's do: a group the administrator creates under a
+ * delegated root stays the administrator's.
+ */
+TEST(new_group_owned_by_creator)
+{
 	EXPECT_OK(chown(MNT, 1000, 1001));
-	mk("deleg");
+	EXPECT_OK(chmod(MNT, 0775));
+	as_user(1000, mkdir_deleg, (void *)"deleg");
+	mk("notdeleg");				/* root, in the delegated root */
 	EXPECT_OK(chown(MNT, 0, 0));
-	EXPECT_OK(stat(p2(MNT, "deleg"), &st));
-	EXPECT(st.st_uid == 1000 && st.st_gid == 1001, "dir %u:%u", st.st_uid, st.st_gid);
-	EXPECT_OK(stat(gp("deleg", "cgroup.procs"), &st));
-	EXPECT(st.st_uid == 1000 && st.st_gid == 1001, "file %u:%u", st.st_uid, st.st_gid);
-	mk("notdeleg");
-	EXPECT_OK(stat(gp("notdeleg", "tasks"), &st));
-	EXPECT(st.st_uid == 0, "file %u", st.st_uid);
+	EXPECT_OK(chmod(MNT, 0755));
+	EXPECT_STR(owner_of(p2(MNT, "deleg")), "1000:1000");
+	EXPECT_STR(owner_of(gp("deleg", "cgroup.procs")), "1000:1000");
+	EXPECT_STR(owner_of(gp("deleg", "tgroup.priority")), "1000:1000");
+	EXPECT_STR(owner_of(p2(MNT, "notdeleg")), "0:0");
+	EXPECT_STR(owner_of(gp("notdeleg", "tasks")), "0:0");
 	EXPECT_ERRNO(rename(p2(MNT, "deleg"), p2(MNT, "renamed")), EPERM);
 	rm("deleg");
 	rm("notdeleg");
@@ -359,6 +404,185 @@ TEST(fork_clone_exec_inherit)
 	for (int i = 0; i < 250 && read_ids(gp("inherit", "tasks"), NULL, 0); i++)
 		usleep(20000);	/* the grandchild is reaped by init */
 	rm("inherit");
+}
+
+/*
+ * Inheritance cannot fail (issue 22): with failslab, the Nth non-sleeping
+ * slab allocation of the forking task (/proc/thread-self/fail-nth; failslab
+ * by default fails only allocations that cannot sleep, which is what a
+ * fork hook may make) is made to fail, for N = 1, 2, ... until a fork no
+ * longer reaches the Nth. Every fork and every thread creation that
+ * succeeds must put the child in its creator's group, however many of
+ * those allocations failed. Kernels without fault injection (the cloud
+ * kernel) skip it: the debug-kernel lane runs it.
+ */
+static int fail_nth_set(int n)
+{
+	return wrf("/proc/thread-self/fail-nth", "%d", n) > 0 ? 0 : -1;
+}
+
+static int fail_nth_left(void)
+{
+	char buf[32] = "";
+
+	rd("/proc/thread-self/fail-nth", buf, sizeof(buf));
+	return atoi(buf);
+}
+
+static void *fi_thread(void *arg)
+{
+	long *tid = arg;
+
+	*tid = syscall(SYS_gettid);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+TEST(fork_inherits_under_failslab)
+{
+	int *res = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char cfg[4096], *p;
+	int st;
+	pid_t w;
+
+	if (access("/proc/self/fail-nth", F_OK)) {
+		printf("TGTEST-INFO: fork_inherits_under_failslab: no fault injection in this kernel "
+		       "(CONFIG_FAULT_INJECTION): runs on the debug kernel\n");
+		return;
+	}
+	mk("fi");
+	w = fork();
+	if (w == 0) {
+		int n, hit_forks = 0, hit_threads = 0, bad = 0, forks = 0, threads = 0;
+
+		if (wr(gp("fi", "cgroup.procs"), "0") < 0)
+			_exit(10);
+		for (n = 1; n < 200; n++) {
+			pid_t c;
+			int left;
+
+			if (fail_nth_set(n))
+				_exit(11);
+			c = fork();
+			if (c == 0) {
+				for (;;)
+					pause();
+			}
+			left = fail_nth_left();
+			fail_nth_set(0);
+			if (c > 0) {
+				forks++;
+				hit_forks += !left;
+				bad += !has_id(gp("fi", "tasks"), c);
+				kill(c, SIGKILL);
+				waitpid(c, NULL, 0);
+			}
+			if (left && c > 0)
+				break;	/* the fork made fewer than n such allocations */
+		}
+		for (n = 1; n < 200; n++) {
+			volatile long tid = 0;
+			pthread_t t;
+			int left, rc;
+
+			if (fail_nth_set(n))
+				_exit(11);
+			rc = pthread_create(&t, NULL, fi_thread, (void *)&tid);
+			left = fail_nth_left();
+			fail_nth_set(0);
+			if (!rc) {
+				while (!tid)
+					usleep(100);
+				threads++;
+				hit_threads += !left;
+				bad += !has_id(gp("fi", "tasks"), tid);
+			}
+			if (left && !rc)
+				break;
+		}
+		res[0] = forks;
+		res[1] = hit_forks;
+		res[2] = threads;
+		res[3] = hit_threads;
+		res[4] = bad;
+		_exit(0);
+	}
+	waitpid(w, &st, 0);
+	EXPECT(WIFEXITED(st) && !WEXITSTATUS(st), "forker status %#x", st);
+	rd(gp("", "tgroup.config"), cfg, sizeof(cfg));
+	p = strstr(cfg, "inherit_failures=");
+	printf("TGTEST-INFO: fork_inherits_under_failslab: %d forks (%d with an allocation failed), "
+	       "%d threads (%d with an allocation failed), %d not in their creator's group; %.30s\n",
+	       res[0], res[1], res[2], res[3], res[4], p ? p : "no inherit_failures");
+	EXPECT(res[1] > 0 && res[3] > 0, "no fork or thread creation succeeded with a failed "
+	       "allocation: the test did not reach the fork hook");
+	EXPECT(res[4] == 0, "%d children or threads escaped to the root group", res[4]);
+	EXPECT(p && !strncmp(p, "inherit_failures=0\n", 19), "%.30s", p ? p : "none");
+	rm("fi");
+}
+
+/*
+ * A failed move changes nothing (issue 22): a process of MV_THREADS threads
+ * in the root group is moved to a group by a writer whose Nth slab
+ * allocation is made to fail (failslab with ignore-gfp-wait=N: sleeping
+ * allocations fail too), for N = 1, 2, ... until the write no longer
+ * reaches the Nth. A write that fails leaves every thread where it was;
+ * one that succeeds moves them all. Runs where fault injection exists.
+ */
+#define MV_THREADS	8
+
+TEST(move_all_or_nothing_under_failslab)
+{
+	const char *igw = "/sys/kernel/debug/failslab/ignore-gfp-wait";
+	int n, fails = 0, oks = 0, bad = 0, left, nt;
+	char why[256] = "";
+	long tids[64];
+	pid_t p;
+
+	if (access("/proc/self/fail-nth", F_OK) || access(igw, W_OK)) {
+		printf("TGTEST-INFO: move_all_or_nothing_under_failslab: no fault injection in this "
+		       "kernel (CONFIG_FAILSLAB, debugfs): runs on the debug kernel\n");
+		return;
+	}
+	mk("mv");
+	p = spawn_sleeper(MV_THREADS);
+	EXPECT(wr(igw, "N") > 0, "%s: %s", igw, strerror(errno));
+	for (n = 1; n < 400; n++) {
+		long r;
+		int i, in_mv = 0;
+
+		fail_nth_set(n);
+		r = wrf(gp("mv", "cgroup.procs"), "%d", p);
+		left = fail_nth_left();
+		fail_nth_set(0);
+		nt = proc_tids(p, tids, 64);
+		for (i = 0; i < nt; i++)
+			in_mv += has_id(gp("mv", "tasks"), tids[i]);
+		if (r < 0) {
+			fails++;
+			if (in_mv && !bad++)
+				snprintf(why, sizeof(why), "fail-nth %d: the write failed (%s) with %d "
+					 "of %d threads moved", n, strerror(errno), in_mv, nt);
+		} else {
+			oks++;
+			if (in_mv != nt && !bad++)
+				snprintf(why, sizeof(why), "fail-nth %d: the write succeeded with %d of "
+					 "%d threads moved", n, in_mv, nt);
+			EXPECT(wrf(gp("", "cgroup.procs"), "%d", p) > 0, "back to root: %s",
+			       strerror(errno));
+		}
+		if (left)
+			break;	/* the write made fewer than n allocations */
+	}
+	wr(igw, "Y");
+	printf("TGTEST-INFO: move_all_or_nothing_under_failslab: %d writes failed, %d succeeded "
+	       "(%d threads); %d half done%s%s\n", fails, oks, nt, bad, bad ? ": " : "", why);
+	EXPECT(fails > 0 && oks > 0, "no failed or no successful write: fault injection did not "
+	       "reach the move");
+	EXPECT(!bad, "%s", why);
+	reap(p);
+	rm("mv");
 }
 
 TEST(exit_leaves_group)
@@ -641,6 +865,8 @@ TEST(non_root_writer)
 
 	mk("perm");
 	EXPECT_OK(chown(gp("perm", "cgroup.procs"), 1000, 1000));
+	/* the task leaves the root group: its cgroup.procs too (docs/abi.md) */
+	EXPECT_OK(chown(gp("", "cgroup.procs"), 1000, 1000));
 	{
 		struct stat sb;
 
@@ -683,11 +909,301 @@ TEST(non_root_writer)
 		waitpid(pid, &st, 0);
 		FAIL("non-root child failed with %d", WEXITSTATUS(st));
 	}
+	EXPECT_OK(chown(gp("", "cgroup.procs"), 0, 0));
 	EXPECT(has_id(gp("perm", "cgroup.procs"), pid));
 	EXPECT(!has_id(gp("perm", "cgroup.procs"), victim));
 	reap(pid);
 	reap(victim);
 	rm("perm");
+}
+
+/* --- the permission model (docs/abi.md, "Who may do what") --------------- */
+
+/* root's files back to root, the mount root to 0755 root:root */
+static void undelegate(void)
+{
+	EXPECT_OK(chown(MNT, 0, 0));
+	EXPECT_OK(chmod(MNT, 0755));
+	EXPECT_OK(chown(gp("", "cgroup.procs"), 0, 0));
+	EXPECT_OK(chown(gp("", "tasks"), 0, 0));
+	EXPECT_OK(chmod(gp("", "tgroup.config"), 0644));
+}
+
+/* the mount root, and the root group's cgroup.procs and tasks, to uid 1000 */
+static void delegate(void)
+{
+	EXPECT_OK(chown(MNT, 1000, 1000));
+	EXPECT_OK(chown(gp("", "cgroup.procs"), 1000, 1000));
+	EXPECT_OK(chown(gp("", "tasks"), 1000, 1000));
+}
+
+static void delegate_high(void *arg __attribute__((unused)))
+{
+	char buf[64];
+
+	mk("dlg");
+	EXPECT_ERRNO(wr(gp("dlg", "tgroup.priority"), "high"), EPERM);
+	EXPECT(strstr(status(), "tgroup.priority: high needs CAP_SYS_ADMIN"), "status: %s",
+	       status());
+	rd(gp("dlg", "tgroup.priority"), buf, sizeof(buf));
+	EXPECT_STR(buf, "low\n");
+	/* malformed input is still EINVAL, checked first */
+	EXPECT_ERRNO(wr(gp("dlg", "tgroup.priority"), "hi"), EINVAL);
+	/* low, limits and moving its own process are the delegate's */
+	EXPECT(wr(gp("dlg", "tgroup.priority"), "low") == 3);
+	EXPECT(wr(gp("dlg", "tgroup.limit"), "nvm_wbps=1000000") > 0);
+	EXPECT(wr(gp("dlg", "cgroup.procs"), "0") > 0);
+	EXPECT(has_id(gp("dlg", "cgroup.procs"), getpid()));
+	EXPECT(wr(gp("", "cgroup.procs"), "0") > 0);
+	EXPECT_OK(rmdir(p2(MNT, "dlg")));
+}
+
+/*
+ * A delegate (the mount root and the root's cgroup.procs chowned to it)
+ * creates groups and sets low and limits, but cannot make a group high
+ * (that exempts it from the remedial policy): EPERM, said in
+ * last_cmd_status. The administrator can.
+ */
+TEST(delegate_cannot_set_high)
+{
+	char buf[64];
+
+	undelegate();
+	delegate();
+	as_user(1000, delegate_high, NULL);
+	as_user(1000, mkdir_deleg, (void *)"dlg2");
+	undelegate();
+	EXPECT(wr(gp("dlg2", "tgroup.priority"), "high") == 4);
+	rd(gp("dlg2", "tgroup.priority"), buf, sizeof(buf));
+	EXPECT_STR(buf, "high\n");
+	rm("dlg2");
+}
+
+/* the config file made writable to uid 1000: the write is still refused */
+static void config_write_denied(void *arg __attribute__((unused)))
+{
+	char buf[4096];
+
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "enabled=0"), EPERM);
+	EXPECT(strstr(status(), "tgroup.config: writing it needs CAP_SYS_ADMIN"), "status: %s",
+	       status());
+	/* even a malformed write: permission comes first */
+	EXPECT_ERRNO(wr(gp("", "tgroup.config"), "bogus"), EPERM);
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "\nenabled=1\n"), "config: %s", buf);
+}
+
+/* open tgroup.config as uid 1000, tell the parent, wait to be killed */
+static void config_open_and_wait(void *arg)
+{
+	int *fds = arg, fd = open(gp("", "tgroup.config"), O_WRONLY);
+	char c = fd >= 0 ? (char)fd : -1;
+
+	EXPECT(write(fds[1], &c, 1) == 1);
+	for (;;)
+		pause();
+}
+
+/*
+ * Any write to tgroup.config needs CAP_SYS_ADMIN in the initial user
+ * namespace, whatever the file's mode: a chmod 0666 does not let uid 1000
+ * turn the regulator off. The capability is that of the opener (the
+ * file's credentials): root writing through a descriptor uid 1000 opened is
+ * refused, uid 1000 writing through one root opened is not.
+ */
+TEST(config_needs_cap_sys_admin)
+{
+	int fds[2], fd, theirs, pidfd, st;
+	char c, buf[4096];
+	pid_t pid;
+
+	undelegate();
+	EXPECT_OK(chmod(gp("", "tgroup.config"), 0666));
+	as_user(1000, config_write_denied, NULL);
+
+	/* a descriptor opened by uid 1000, written by root */
+	EXPECT_OK(pipe(fds));
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		if (setgroups(0, NULL) || setgid(1000) || setuid(1000))
+			_exit(1);
+		config_open_and_wait(fds);
+	}
+	close(fds[1]);
+	EXPECT(read(fds[0], &c, 1) == 1 && c >= 0, "uid 1000 could not open tgroup.config");
+	theirs = c;
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	EXPECT(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	fd = syscall(SYS_pidfd_getfd, pidfd, theirs, 0);
+	EXPECT(fd >= 0, "pidfd_getfd: %s", strerror(errno));
+	EXPECT_ERRNO(write(fd, "enabled=0", 9), EPERM);
+	close(fd);
+	close(pidfd);
+	reap(pid);
+	close(fds[0]);
+	EXPECT_OK(chmod(gp("", "tgroup.config"), 0644));
+
+	/* a descriptor opened by root, written after dropping to uid 1000 */
+	pid = fork();
+	if (pid == 0) {
+		fd = open(gp("", "tgroup.config"), O_WRONLY);
+		if (fd < 0 || setgroups(0, NULL) || setgid(1000) || setuid(1000))
+			_exit(1);
+		_exit(write(fd, "period_ms=11", 12) == 12 ? 0 : 2);
+	}
+	EXPECT_OK(waitpid(pid, &st, 0));
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d", WEXITSTATUS(st));
+	rd(gp("", "tgroup.config"), buf, sizeof(buf));
+	EXPECT(strstr(buf, "period_ms=11\n") && strstr(buf, "\nenabled=1\n"), "config: %s", buf);
+	EXPECT(wr(gp("", "tgroup.config"), "period_ms=10") > 0);
+}
+
+/* a thread that takes uid 1000 for itself alone (the raw system call) */
+static void *thread_as_1000(void *arg)
+{
+	int *fds = arg;
+	pid_t tid = syscall(SYS_gettid);
+
+	if (syscall(SYS_setresuid, 1000, 1000, 1000) ||
+	    write(fds[1], &tid, sizeof(tid)) != sizeof(tid))
+		_exit(1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void move_mixed(void *arg)
+{
+	const pid_t *ids = arg;		/* [0] the process, [1] its uid-1000 thread */
+
+	/* one thread is the writer's; the process (uid 0) is not */
+	EXPECT_ERRNO(wrf(gp("mixed", "cgroup.procs"), "%d", ids[1]), EPERM);
+	EXPECT(strstr(status(), "cgroup.procs: not permitted to move this task"), "status: %s",
+	       status());
+	EXPECT_ERRNO(wrf(gp("mixed", "cgroup.procs"), "%d", ids[0]), EPERM);
+	/* that thread alone is the writer's to move */
+	EXPECT(wrf(gp("mixed", "tasks"), "%d", ids[1]) > 0);
+}
+
+/*
+ * The move check looks at every thread a move takes: a root process one of
+ * whose threads switched to uid 1000 (setresuid on that thread only) cannot
+ * be dragged into a group by uid 1000 naming that thread in cgroup.procs;
+ * the thread alone (tasks) can be moved.
+ */
+TEST(move_checks_every_thread)
+{
+	pid_t ids[2], pid;
+	int fds[2];
+
+	undelegate();
+	mk("mixed");
+	EXPECT_OK(chown(gp("mixed", "cgroup.procs"), 1000, 1000));
+	EXPECT_OK(chown(gp("mixed", "tasks"), 1000, 1000));
+	delegate();				/* the source: the root group */
+	EXPECT_OK(pipe(fds));
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		close(fds[0]);
+		if (pthread_create(&t, NULL, thread_as_1000, fds))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	EXPECT(read(fds[0], &ids[1], sizeof(ids[1])) == sizeof(ids[1]), "no uid 1000 thread");
+	close(fds[0]);
+	ids[0] = pid;
+	as_user(1000, move_mixed, ids);
+	undelegate();
+	EXPECT(!has_id(gp("mixed", "tasks"), pid), "the root thread was moved");
+	EXPECT(has_id(gp("", "tasks"), pid));
+	EXPECT(has_id(gp("mixed", "tasks"), ids[1]));
+	reap(pid);
+	rm("mixed");
+}
+
+static void move_from_pen(void *arg)
+{
+	const pid_t *ids = arg;		/* [0] uid 1000's process in "pen", [1] one in root */
+
+	mk("mine");
+	mk("mine2");
+	/* its own process, but "pen" is the administrator's */
+	EXPECT_ERRNO(wrf(gp("mine", "cgroup.procs"), "%d", ids[0]), EPERM);
+	EXPECT(strstr(status(), "cgroup.procs: not permitted to move tasks out of their group"),
+	       "status: %s", status());
+	EXPECT_ERRNO(wrf(gp("mine", "tasks"), "%d", ids[0]), EPERM);
+	EXPECT_ERRNO(wrf(gp("", "cgroup.procs"), "%d", ids[0]), EPERM);
+	/* between groups it may write: root -> mine -> mine2 -> root */
+	EXPECT(wrf(gp("mine", "cgroup.procs"), "%d", ids[1]) > 0);
+	EXPECT(wrf(gp("mine2", "cgroup.procs"), "%d", ids[1]) > 0);
+	EXPECT(has_id(gp("mine2", "cgroup.procs"), ids[1]));
+	EXPECT(wrf(gp("", "cgroup.procs"), "%d", ids[1]) > 0);
+	EXPECT(wrf(gp("mine", "cgroup.procs"), "%d", ids[1]) > 0);
+}
+
+static void move_from_root(void *arg)
+{
+	const pid_t *ids = arg;
+
+	EXPECT_ERRNO(wrf(gp("mine2", "cgroup.procs"), "%d", ids[1]), EPERM);
+	EXPECT(strstr(status(), "cgroup.procs: not permitted to move tasks out of their group"),
+	       "status: %s", status());
+}
+
+/*
+ * The group a task leaves is checked as well as the one it joins: uid 1000
+ * cannot take its own process out of a group the administrator put it in
+ * ("pen"), neither to a group of its own nor to the root group; it moves
+ * its tasks between groups it may write (the root group is one: its
+ * cgroup.procs must be writable too).
+ */
+/* a process of uid 1000's that sleeps until killed; returns once it is uid 1000 */
+static pid_t spawn_as_1000(void)
+{
+	int fds[2];
+	pid_t pid;
+	char c = 0;
+
+	EXPECT_OK(pipe(fds));
+	pid = fork();
+	if (pid == 0) {
+		if (setgid(1000) || setuid(1000) || write(fds[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	EXPECT(read(fds[0], &c, 1) == 1, "the uid 1000 process did not start");
+	close(fds[0]);
+	return pid;
+}
+
+TEST(move_checks_source_group)
+{
+	pid_t ids[2];
+
+	undelegate();
+	mk("pen");
+	ids[0] = spawn_as_1000();
+	join("pen", ids[0]);
+	ids[1] = spawn_as_1000();
+	delegate();
+	as_user(1000, move_from_pen, ids);
+	EXPECT_OK(chown(gp("", "cgroup.procs"), 0, 0));
+	EXPECT(wrf(gp("", "cgroup.procs"), "%d", ids[1]) > 0);
+	as_user(1000, move_from_root, ids);
+	undelegate();
+	EXPECT(has_id(gp("pen", "cgroup.procs"), ids[0]), "left the administrator's group");
+	reap(ids[0]);
+	reap(ids[1]);
+	rm("pen");
+	rm("mine");
+	rm("mine2");
 }
 
 /* read one decimal number a process wrote to fd before closing it */

@@ -13,6 +13,7 @@
  * the library's exact counting does not need.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -21,6 +22,40 @@
 #include "tgpmem_abi.h"
 
 #define PMDK_TOL	64	/* one flush granule */
+
+/* the calling thread's CPU time so far, ns (exact, not ticks) */
+static unsigned long long my_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		FAIL("clock_gettime: %s", strerror(errno));
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* pmdk_cpu_gbps: bytes a thread may report per ns of its CPU time (docs/abi.md) */
+static unsigned long long pmdk_rate(void)
+{
+	char buf[32];
+
+	if (rd("/sys/module/tgroup/parameters/pmdk_cpu_gbps", buf, sizeof(buf)) > 0)
+		return strtoull(buf, NULL, 10);
+	return 64;		/* the documented default */
+}
+
+/*
+ * A writer that reports bytes it did not store (the tests write counts
+ * straight into their slots) spends the CPU time the report claims, twice
+ * over, as one that stored them would have: the module charges no more
+ * than that (pmdk_cpu_gbps).
+ */
+static void spend_cpu_for(unsigned long long bytes)
+{
+	unsigned long long t0 = my_cpu_ns(), need = 2 * bytes / pmdk_rate() + 1000;
+
+	while (my_cpu_ns() - t0 < need)
+		;
+}
 #define PRELOAD		"LD_PRELOAD=/usr/bin/libtgpmem.so"
 #define WRITER		"/usr/bin/pmem_writer"
 
@@ -257,6 +292,58 @@ TEST(abi_mbm_caps_report)
 	EXPECT_EQ_LL(got_dram, 0);
 }
 
+
+/*
+ * One slot reports far more than its thread could have stored (2^62 bytes,
+ * then 2^64 - 1): its group is charged at most the thread's CPU time since
+ * it claimed the slot times pmdk_cpu_gbps, and the group's counter neither
+ * wraps nor jumps. Before the bound, any member could charge 2^64 bytes a
+ * period and have its co-members throttled.
+ */
+TEST(abi_report_bounded_by_cpu_time)
+{
+	unsigned long long rate = pmdk_rate(), t0, t1, a, got;
+	struct tgpmem_page *pg;
+	volatile __u64 *slot;
+	int fd;
+
+	enter("pa_bound");
+	fd = pm_open();
+	pg = pm_map(fd);
+	t0 = my_cpu_ns();			/* before the claim: a looser bound */
+	slot = &pg->slot[pm_claim(fd)].bytes;
+	a = nvm_w("pa_bound");
+	*slot = 1ull << 62;
+	wait_periods(3);
+	*slot = ~0ull;
+	wait_periods(3);
+	got = nvm_w("pa_bound") - a;
+	t1 = my_cpu_ns();
+	printf("TGTEST-INFO: 2^64-1 reported, %llu charged for %llu ns of CPU time\n", got, t1 - t0);
+	EXPECT(rate >= 1 && rate <= 1024, "pmdk_cpu_gbps=%llu", rate);
+	EXPECT(got <= (t1 - t0) * rate, "charged %llu > %llu ns x %llu", got, t1 - t0, rate);
+	EXPECT(got > 0, "nothing charged at all");
+}
+
+/* The same through the overflow slot, bounded by the process's CPU time. */
+TEST(abi_overflow_report_bounded)
+{
+	unsigned long long rate = pmdk_rate(), t0, t1, a, got;
+	struct tgpmem_page *pg;
+	int fd;
+
+	enter("pa_bound0");
+	t0 = my_cpu_ns();			/* one thread: the process's time */
+	fd = pm_open();
+	pg = pm_map(fd);
+	a = nvm_w("pa_bound0");
+	pg->slot[TGPMEM_OVERFLOW].bytes = 1ull << 62;
+	wait_periods(3);
+	got = nvm_w("pa_bound0") - a;
+	t1 = my_cpu_ns();
+	EXPECT(got <= (t1 - t0) * rate, "charged %llu > %llu ns x %llu", got, t1 - t0, rate);
+}
+
 #define NR_THREADS	70
 #define THREAD_BYTES	4096
 
@@ -331,6 +418,7 @@ TEST(abi_final_report_at_exit)
 		fd = pm_open();
 		pg = pm_map(fd);
 		pg->slot[pm_claim(fd)].bytes = 777777;
+		spend_cpu_for(777777);
 		_exit(0);
 	}
 	EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st));
@@ -363,6 +451,7 @@ TEST_T(abi_moved_then_exits, 30)
 		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(1);
 		pg->slot[s].bytes += 424242;
+		spend_cpu_for(424242);
 		_exit(0);
 	}
 	EXPECT(read(ready[0], &c, 1) == 1);
@@ -532,6 +621,116 @@ TEST_T(abi_per_user_cap, 60)
 	for (i = 1; i < cap; i++)
 		reap(a[i]);
 	pmdk_state(&n, &s, &r);
+	EXPECT_EQ_LL(n, n0);
+}
+
+/*
+ * In a user namespace uid 1000 created ("0 1000 1" and "1 100000 65535"
+ * mapped by root, as newuidmap does for a rootless container), start n
+ * processes, the k-th as uid k (global 100000 + k - 1), each opening the
+ * device; their errnos (0: a page) go to res[]. Returns the namespace's
+ * creator, whose process group holds them until it is killed.
+ */
+static pid_t userns_holders(unsigned int n, int *res)
+{
+	int up[2], go[2], rep[2], e;
+	char path[64], c;
+	unsigned int k;
+	pid_t pid;
+
+	EXPECT_OK(pipe(up));
+	EXPECT_OK(pipe(go));
+	EXPECT_OK(pipe(rep));
+	/* Debian's switch for unprivileged user namespaces, where it exists */
+	wr("/proc/sys/kernel/unprivileged_userns_clone", "1");
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		c = 0;
+		if (setgid(1000) || setuid(1000) || unshare(CLONE_NEWUSER))
+			c = (char)errno;
+		if (write(up[1], &c, 1) != 1 || c || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (k = 1; k <= n; k++) {
+			if (fork() == 0) {
+				e = -1;
+				if (!setresuid(k, k, k) && getuid() == k)
+					e = open(TGPMEM_DEVICE, O_RDWR | O_CLOEXEC) < 0 ? errno : 0;
+				if (write(rep[1], &e, sizeof(e)) != sizeof(e))
+					_exit(1);
+				for (;;)
+					pause();
+			}
+		}
+		for (;;)
+			pause();
+	}
+	close(up[1]);
+	close(rep[1]);
+	EXPECT(read(up[0], &c, 1) == 1, "namespace creator did not start");
+	EXPECT(!c, "uid 1000 cannot create a user namespace: %s", strerror(c));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	EXPECT(wr(path, "0 1000 1\n1 100000 65535\n") > 0, "%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+	EXPECT(wr(path, "deny") > 0, "%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	EXPECT(wr(path, "0 1000 1\n1 100000 65535\n") > 0, "%s: %s", path, strerror(errno));
+	EXPECT(write(go[1], "g", 1) == 1);
+	for (k = 0; k < n; k++) {
+		EXPECT(read(rep[0], &res[k], sizeof(res[k])) == sizeof(res[k]),
+		       "holder %u of %u did not report", k + 1, n);
+		EXPECT(res[k] >= 0, "holder %u could not take uid %u", k + 1, k + 1);
+	}
+	close(up[0]);
+	close(go[0]);
+	close(go[1]);
+	close(rep[0]);
+	return pid;
+}
+
+/*
+ * pmdk_max_procs_per_user also caps the pages of everything that runs in
+ * user namespaces one user created: uid 1000 maps 65536 uids into a
+ * namespace (a rootless container) and starts processes as cap + 1 of
+ * them; one gets EDQUOT, and so does uid 1000 itself on the host,
+ * while uid 1001 still gets a page. Before, each mapped uid had a cap of
+ * its own.
+ */
+TEST_T(abi_per_userns_owner_cap, 60)
+{
+	unsigned int cap, n0, n, s, i, got, over;
+	unsigned long long r;
+	int res[257], e;
+	pid_t ns, b, c;
+	char buf[32];
+
+	EXPECT(rd("/sys/module/tgroup/parameters/pmdk_max_procs_per_user", buf, sizeof(buf)) > 0);
+	cap = strtoul(buf, NULL, 10);
+	EXPECT(cap >= 1 && cap <= 256, "pmdk_max_procs_per_user=%u: test needs 1..256", cap);
+	pmdk_state(&n0, &s, &r);
+	ns = userns_holders(cap + 1, res);
+	for (i = 0, got = 0, over = 0; i <= cap; i++) {
+		got += res[i] == 0;
+		over += res[i] == EDQUOT;
+		EXPECT(res[i] == 0 || res[i] == EDQUOT, "a namespace uid: %s", strerror(res[i]));
+	}
+	EXPECT(got == cap && over == 1, "%u uids of uid 1000's namespace got a page, %u EDQUOT "
+	       "(cap %u per owner)", got, over, cap);
+	b = holder_as(1000, &e);
+	EXPECT(e == EDQUOT, "uid 1000 on the host, its namespace at the cap: %s",
+	       e ? strerror(e) : "got a page");
+	reap(b);
+	c = holder_as(1001, &e);
+	EXPECT(e == 0, "uid 1001 blinded by uid 1000's namespace: %s", strerror(e));
+	reap(c);
+	kill(-ns, SIGKILL);
+	reap(ns);
+	for (i = 0; i < 200; i++) {		/* pages go at exit; the holders are orphans */
+		pmdk_state(&n, &s, &r);
+		if (n == n0)
+			break;
+		usleep(10000);
+	}
 	EXPECT_EQ_LL(n, n0);
 }
 

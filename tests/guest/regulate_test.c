@@ -778,6 +778,93 @@ TEST(store_sampling_states)
 	EXPECT(wr(gp("", "tgroup.config"), "store_sample_config=0") > 0);
 }
 
+/* the perf id of tracepoint sched:sched_switch (tracefs under debugfs, or mounted) */
+static unsigned long long tracepoint_id(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+	};
+	char buf[32];
+	unsigned int i;
+
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (rd(paths[i], buf, sizeof(buf)) > 0)
+			return strtoull(buf, NULL, 10);
+	FAIL("no tracefs: sched_switch's id not found");
+}
+
+/* wait up to 1 s for tgroup.config to hold want; the config in buf */
+static int config_says(const char *want, char *buf, size_t size)
+{
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		rd(gp("", "tgroup.config"), buf, size);
+		if (strstr(buf, want))
+			return 1;
+		usleep(50000);
+	}
+	return 0;
+}
+
+/*
+ * The encodings may name a counter of the CPU's PMU (perf_type,
+ * store_sample_type: raw, hardware, hardware-cache or a dynamic PMU that
+ * is the CPU's), an uncore PMU (uncore_type: a PMU that counts system-wide),
+ * or a software event (the guest's stand-ins). Anything else is refused and
+ * tgroup.config says why: a tracepoint (type 2, a working encoding: it would
+ * count kernel events as a kernel counter, past perf_event_paranoid), a
+ * breakpoint (type 5), a core PMU as uncore_type. Today's counters keep
+ * working afterwards.
+ */
+TEST_T(perf_encodings_only_counting_pmus, 40)
+{
+	unsigned long long id = tracepoint_id();
+	char buf[4096];
+	pid_t b;
+
+	mk("pmus");
+	b = burner(NULL);
+	join("pmus", b);
+	EXPECT(wrf(gp("", "tgroup.config"), "perf_type=2 ocr_dram_read_config=%llu "
+		   "ocr_nvm_read_config=%llu", id, id) > 0);
+	EXPECT(config_says("source_perf=unavailable: perf_type 2 is not", buf, sizeof(buf)),
+	       "%s", strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
+	EXPECT(wr(gp("", "tgroup.config"), "perf_type=5 ocr_dram_read_config=1 "
+		  "ocr_nvm_read_config=1") > 0);
+	EXPECT(config_says("source_perf=unavailable: perf_type 5 is not", buf, sizeof(buf)),
+	       "%s", strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
+	/* a software event is still counted */
+	EXPECT(wr(gp("", "tgroup.config"), "perf_type=1 ocr_dram_read_config=1 "
+		  "ocr_nvm_read_config=3") > 0);
+	EXPECT(config_says("source_perf=active\n", buf, sizeof(buf)),
+	       "%s", strstr(buf, "source_perf=") ? strstr(buf, "source_perf=") : buf);
+	EXPECT(wr(gp("", "tgroup.config"), "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);
+
+	EXPECT(wrf(gp("", "tgroup.config"),
+		   "uncore_type=2 uncore_dram_occupancy_config=%llu uncore_dram_inserts_config=%llu "
+		   "uncore_nvm_occupancy_config=%llu uncore_nvm_inserts_config=%llu",
+		   id, id, id, id) > 0);
+	EXPECT(config_says("source_uncore=unavailable: uncore_type 2 is not", buf, sizeof(buf)),
+	       "%s", strstr(buf, "source_uncore=") ? strstr(buf, "source_uncore=") : buf);
+	EXPECT(wr(gp("", "tgroup.config"), "uncore_type=4") > 0);	/* the CPU's raw type */
+	EXPECT(config_says("source_uncore=unavailable: uncore_type 4 is not", buf, sizeof(buf)),
+	       "%s", strstr(buf, "source_uncore=") ? strstr(buf, "source_uncore=") : buf);
+	EXPECT(wr(gp("", "tgroup.config"), "uncore_type=0") > 0);
+
+	EXPECT(wrf(gp("", "tgroup.config"), "store_sample_type=2 store_sample_config=%llu", id) > 0);
+	EXPECT(config_says("source_store_sampling=unavailable: store_sample_type 2 is not", buf,
+			   sizeof(buf)),
+	       "%s", strstr(buf, "source_store_sampling=") ? strstr(buf, "source_store_sampling=")
+							  : buf);
+	EXPECT(wr(gp("", "tgroup.config"), "store_sample_type=4 store_sample_config=0") > 0);
+	reap(b);
+	usleep(100000);
+	rmdir(p2(MNT, "pmus"));
+}
+
 #define SMP_A		5	/* pages bound to node 1 (CPU-less: the slow tier) */
 #define SMP_B		2	/* pages bound to node 0 (DRAM) */
 #define MPOL_BIND_	2

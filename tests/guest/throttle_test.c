@@ -40,6 +40,7 @@
 #include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <grp.h>
 
 #include "util.h"
 
@@ -65,6 +66,7 @@
 #define RECOVER_BOUND_S		10.0	/* a hung umount after the cause is removed */
 
 #define NOP_BOUND_MS		200	/* io_uring NOP through a throttled group's SQ thread */
+#define ASYNC_RELEASE_BOUND_S	2.0	/* an offloaded NOP after its group's release */
 #define NOP_PHASE_S		2.0
 #define SQ_IDLE_MS		50	/* SQPOLL thread sleeps after this */
 
@@ -1082,7 +1084,7 @@ TEST_T(parked_task_freezable, 90)
 	rmdir(p2(MNT, "fz"));
 }
 
-/* ---- 4. io_uring's kernel threads are never parked ------------------------- */
+/* ---- 4. io_uring: the SQ thread is never parked, io-wq workers wait ------------ */
 
 struct ring {
 	int fd;
@@ -1170,16 +1172,42 @@ static int ring_reap(struct ring *r, struct io_uring_cqe *out, double limit_s)
 }
 
 struct uring_shared {
-	volatile int a_ready, b_ready, go, b_done;
+	volatile int a_ready, b_ready, go, b_done, async_sent, released;
 	int a_err;			/* io_uring_setup in A: -errno */
 	int attach_err;			/* ATTACH_WQ from B: -errno or 0 */
 	int join_err;
 	long nops, nop_timeouts;
 	double nop_max_ms, nop_sum_ms;
+	double t_release;		/* when the test released the group */
+	int async_done, async_early;	/* the offloaded NOP: completed, before the release */
+	double async_ms;		/* after the release */
 	int read_done, read_res;
 	double read_ms;
 	char buf[64];
 };
+
+/* B's next completion with @want as user_data within limit_s, noting others */
+static int uring_b_wait(struct ring *r, struct uring_shared *s, __u64 want, double limit_s)
+{
+	struct io_uring_cqe cqe;
+	double t0 = tg_now();
+
+	while (tg_now() - t0 < limit_s) {
+		if (!ring_reap(r, &cqe, limit_s - (tg_now() - t0)))
+			return 0;
+		if (cqe.user_data == 1ull << 41) {
+			s->async_done = 1;
+			s->async_early = !s->released;
+			s->async_ms = (tg_now() - s->t_release) * 1e3;
+		} else if (cqe.user_data == 1ull << 40) {
+			s->read_done = 1;
+			s->read_res = cqe.res;
+		}
+		if (cqe.user_data == want)
+			return 1;
+	}
+	return 0;
+}
 
 /* B: in the root group, drives A's SQPOLL ring */
 static void __attribute__((noreturn)) uring_b(struct ring *ra, int pipe_rd, int pipe_wr,
@@ -1187,7 +1215,6 @@ static void __attribute__((noreturn)) uring_b(struct ring *ra, int pipe_rd, int 
 {
 	struct io_uring_params p = { 0 };
 	struct io_uring_sqe sqe;
-	struct io_uring_cqe cqe;
 	struct ring rb, *r = ra;
 	double t0, t;
 	int rc;
@@ -1233,6 +1260,7 @@ static void __attribute__((noreturn)) uring_b(struct ring *ra, int pipe_rd, int 
 	sqe.len = 1;
 	sqe.user_data = 1ull << 40;
 	ring_submit(r, &sqe);
+	/* NOPs issued inline by the SQ thread: it is never parked */
 	t0 = tg_now();
 	while (tg_now() - t0 < NOP_PHASE_S) {
 		double a, ms;
@@ -1240,45 +1268,55 @@ static void __attribute__((noreturn)) uring_b(struct ring *ra, int pipe_rd, int 
 		memset(&sqe, 0, sizeof(sqe));
 		sqe.opcode = IORING_OP_NOP;
 		sqe.user_data = s->nops;
-		if (s->nops % 2)	/* every other one through an io-wq worker */
-			sqe.flags = IOSQE_ASYNC;
 		a = tg_now();
 		ring_submit(r, &sqe);
-		if (!ring_reap(r, &cqe, 1.0)) {
+		if (!uring_b_wait(r, s, s->nops, 1.0)) {
 			s->nop_timeouts++;
 			break;
 		}
 		ms = (tg_now() - a) * 1e3;
-		if (cqe.user_data == 1ull << 40) {	/* the read, early: not expected */
-			s->read_done = 1;
-			s->read_res = cqe.res;
-			continue;
-		}
 		s->nops++;
 		s->nop_sum_ms += ms;
 		if (ms > s->nop_max_ms)
 			s->nop_max_ms = ms;
 		usleep(5000);
 	}
-	/* complete the read: its completion runs on the SQ thread too */
-	if (!s->read_done && !s->nop_timeouts) {
+	/* a NOP offloaded to io-wq: it waits for A's group to run again */
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_NOP;
+	sqe.flags = IOSQE_ASYNC;
+	sqe.user_data = 1ull << 41;
+	ring_submit(r, &sqe);
+	s->async_sent = 1;
+	while (!s->released)
+		usleep(1000);
+	if (!s->async_done)
+		uring_b_wait(r, s, 1ull << 41, ASYNC_RELEASE_BOUND_S);
+	/* complete the read: its worker was parked too, or blocked in the read */
+	if (!s->read_done) {
 		t = tg_now();
-		if (write(pipe_wr, "x", 1) == 1 && ring_reap(r, &cqe, 2.0)) {
-			s->read_done = 1;
-			s->read_res = cqe.res;
+		if (write(pipe_wr, "x", 1) == 1 && uring_b_wait(r, s, 1ull << 40, 2.0))
 			s->read_ms = (tg_now() - t) * 1e3;
-		}
 	}
 	s->b_done = 1;
 	_exit(0);
 }
 
-TEST_T(io_uring_threads_never_parked, 60)
+/*
+ * A (in a group pinned at 1 %, with a burner) owns an SQPOLL ring that B,
+ * in the root group, drives through the inherited fd. The SQ thread is
+ * never parked (it holds sqd->lock where it runs task_work): B's inline
+ * NOPs complete at once. io-wq workers are parked with A's group: an
+ * offloaded NOP waits for it and completes once the group is released, and
+ * so does a read pushed onto a worker. No io thread is ever in D.
+ */
+TEST_T(io_uring_workers_wait_for_their_group, 60)
 {
 	struct uring_shared *s = shm(sizeof(*s));
-	int i, n, samples = 0, sqp_seen = 0, wrk_seen = 0, bad = 0;
-	char badwhat[1400] = "", comms[256] = "";
-	unsigned long long n0, n1;
+	int i, n, samples = 0, sqp_seen = 0, wrk_seen = 0, dstate = 0;
+	char dwhat[1400] = "", comms[256] = "";
+	const char *name = "io_uring_workers_wait_for_their_group";
+	unsigned long long n0, n1 = 0;
 	long tids[128];
 	double t0;
 	pid_t a;
@@ -1314,22 +1352,27 @@ TEST_T(io_uring_threads_never_parked, 60)
 	       strerror(-s->a_err));
 	EXPECT(s->a_ready == 1 && s->b_ready, "processes did not start within 20 s");
 	if (s->attach_err)
-		printf("TGTEST-INFO: io_uring_threads_never_parked: IORING_SETUP_ATTACH_WQ from "
-		       "another process: %s; B drives A's ring through the inherited fd\n",
+		printf("TGTEST-INFO: %s: IORING_SETUP_ATTACH_WQ from another process: %s; B drives "
+		       "A's ring through the inherited fd\n", name,
 		       s->attach_err == 1 ? "the kernel gave B an SQ thread of its own" :
 		       strerror(-s->attach_err));
-	else
-		printf("TGTEST-INFO: io_uring_threads_never_parked: B's ring attached to A's SQ "
-		       "thread (IORING_SETUP_ATTACH_WQ)\n");
 	wait_throttled("ur", 0, 5);
 	n0 = stat_value("ur", "nr_throttled");
 	s->go = 1;
-	/* meanwhile: A's io_uring threads (iou-sqp-*, iou-wrk-*) never in the park */
+	/* meanwhile: A's io_uring threads (iou-sqp-*, iou-wrk-*) never in D */
 	t0 = tg_now();
-	while (!s->b_done && tg_now() - t0 < NOP_PHASE_S + 10) {
+	while (!s->b_done && tg_now() - t0 < NOP_PHASE_S + ASYNC_RELEASE_BOUND_S + 10) {
+		if (s->async_sent && !s->released) {
+			/* the offloaded NOP has waited a while: release the group */
+			usleep(300000);
+			n1 = stat_value("ur", "nr_throttled");
+			s->t_release = tg_now();
+			pin("ur", 0);
+			s->released = 1;
+		}
 		n = proc_tids(a, tids, 128);
 		for (i = 0; i < n; i++) {
-			char comm[32], wchan[64], st;
+			char comm[32], st;
 
 			tid_file(a, tids[i], "comm", comm, sizeof(comm));
 			if (!strstr(comms, comm) && strlen(comms) + strlen(comm) + 2 < sizeof(comms))
@@ -1337,38 +1380,350 @@ TEST_T(io_uring_threads_never_parked, 60)
 			if (strncmp(comm, "iou-", 4))
 				continue;
 			st = tid_state(a, tids[i]);
-			tid_file(a, tids[i], "wchan", wchan, sizeof(wchan));
 			samples++;
 			sqp_seen += !strncmp(comm, "iou-sqp", 7);
 			wrk_seen += !strncmp(comm, "iou-wrk", 7);
-			if ((st == 'D' || !strncmp(wchan, "tg_", 3)) && !bad++)
-				snprintf(badwhat, sizeof(badwhat), "%s (tid %ld): state %c wchan %s",
-					 comm, tids[i], st, wchan);
+			if (st == 'D' && !dstate++)
+				tg_describe_task(tids[i], dwhat, sizeof(dwhat));
 		}
 		usleep(5000);
 	}
-	n1 = stat_value("ur", "nr_throttled");
-	printf("TGTEST-INFO: io_uring_threads_never_parked: %ld NOPs, mean %.2f ms, max %.1f ms "
-	       "(bound %d ms), %ld timed out (1 s); async pipe read %s (res %d) %.1f ms after "
-	       "the write; %d io thread samples (sqp %d, wrk %d), %d parked or D; group "
-	       "throttled %llu times meanwhile\n", s->nops, s->nops ? s->nop_sum_ms / s->nops : 0,
-	       s->nop_max_ms, NOP_BOUND_MS, s->nop_timeouts, s->read_done ? "completed" : "NOT completed",
-	       s->read_res, s->read_ms, samples, sqp_seen, wrk_seen, bad, n1 - n0);
+	n1 = s->released ? n1 : stat_value("ur", "nr_throttled");
+	printf("TGTEST-INFO: %s: %ld inline NOPs, mean %.2f ms, max %.1f ms (bound %d ms), %ld "
+	       "timed out (1 s); offloaded NOP %s%s %.1f ms after the release (bound %.1f s); "
+	       "async pipe read %s (res %d) %.1f ms after the write; %d io thread samples "
+	       "(sqp %d, wrk %d), %d in D; group throttled %llu times before the release\n",
+	       name, s->nops, s->nops ? s->nop_sum_ms / s->nops : 0, s->nop_max_ms, NOP_BOUND_MS,
+	       s->nop_timeouts, s->async_done ? "completed" : "NOT completed",
+	       s->async_early ? " (before the release)" : "", s->async_ms, ASYNC_RELEASE_BOUND_S,
+	       s->read_done ? "completed" : "NOT completed", s->read_res, s->read_ms, samples,
+	       sqp_seen, wrk_seen, dstate, n1 - n0);
 	EXPECT(s->b_done, "the submitting process did not finish");
 	EXPECT(n1 > n0 + 10, "the group was hardly throttled during the test (%llu -> %llu)", n0, n1);
-	EXPECT(!s->nop_timeouts && s->nops > 10, "%ld NOPs, %ld not completed within 1 s",
+	EXPECT(!s->nop_timeouts && s->nops > 10, "%ld inline NOPs, %ld not completed within 1 s",
 	       s->nops, s->nop_timeouts);
-	EXPECT(s->nop_max_ms <= NOP_BOUND_MS, "a NOP took %.1f ms (bound %d ms): the SQ thread was "
-	       "parked with its throttled group", s->nop_max_ms, NOP_BOUND_MS);
+	EXPECT(s->nop_max_ms <= NOP_BOUND_MS, "an inline NOP took %.1f ms (bound %d ms): the SQ "
+	       "thread was held with its throttled group", s->nop_max_ms, NOP_BOUND_MS);
 	EXPECT(sqp_seen > 0, "no iou-sqp thread seen in process %d", a);
 	EXPECT(wrk_seen > 0, "no io-wq worker (iou-wrk) seen in process %d (threads: %s)", a,
 	       comms);
-	EXPECT(!bad, "%d samples of an io thread parked or in D: first %s", bad, badwhat);
+	EXPECT(!dstate, "%d samples of an io thread in D: first %.300s", dstate, dwhat);
+	EXPECT(s->async_done && s->async_ms <= ASYNC_RELEASE_BOUND_S * 1e3,
+	       "the offloaded NOP %s within %.1f s of the group's release",
+	       s->async_done ? "completed, but not" : "did not complete", ASYNC_RELEASE_BOUND_S);
 	EXPECT(s->read_done && s->read_res == 1 && s->read_ms <= NOP_BOUND_MS,
 	       "async pipe read: %s, res %d, %.1f ms (bound %d ms)",
 	       s->read_done ? "completed" : "not completed", s->read_res, s->read_ms, NOP_BOUND_MS);
 	reap(a);
 	rmdir(p2(MNT, "ur"));
+}
+
+/*
+ * A process of a group pinned at 1 % (a burner keeps it throttled) has
+ * pushed reads of an empty pipe and NOPs onto its io-wq workers, which are
+ * parked or blocked; SIGKILL must take it down at once: its exit waits for
+ * those workers, and a parked worker's park ends at any wake-up.
+ */
+TEST_T(io_uring_owner_exits_with_parked_workers, 40)
+{
+	volatile int *ready = shm(sizeof(int));
+	int st, k, parked = 0;
+	double t0, took;
+	long tids[128];
+	pid_t a;
+
+	pinned_group("ux", Q1_US);
+	a = fork();
+	if (a == 0) {
+		struct io_uring_params p = { 0 };
+		struct io_uring_sqe sqe;
+		struct ring r;
+		pthread_t t;
+		char buf[8];
+		int fds[2];
+
+		if (wr(gp("ux", "cgroup.procs"), "0") < 0 || ring_setup(&r, 64, &p) || pipe(fds))
+			_exit(1);
+		pthread_create(&t, NULL, burn_forever, NULL);
+		for (k = 0; k < 16; k++) {
+			memset(&sqe, 0, sizeof(sqe));
+			sqe.opcode = k % 2 ? IORING_OP_NOP : IORING_OP_READ;
+			sqe.flags = IOSQE_ASYNC;
+			sqe.fd = fds[0];
+			sqe.addr = (unsigned long)buf;
+			sqe.len = 1;
+			ring_submit(&r, &sqe);
+			syscall(__NR_io_uring_enter, r.fd, 1, 0, 0, NULL, 0);
+		}
+		*ready = 1;
+		for (;;)
+			pause();
+	}
+	for (t0 = tg_now(); !*ready && tg_now() - t0 < 20; usleep(10000))
+		;
+	EXPECT(*ready, "the ring owner did not set up within 20 s");
+	usleep(500000);
+	for (k = proc_tids(a, tids, 128); k-- > 0;) {
+		char comm[32], wchan[64];
+
+		tid_file(a, tids[k], "comm", comm, sizeof(comm));
+		tid_file(a, tids[k], "wchan", wchan, sizeof(wchan));
+		parked += !strncmp(comm, "iou-wrk", 7) && !strncmp(wchan, "tg_", 3);
+	}
+	t0 = tg_now();
+	kill(a, SIGKILL);
+	while (waitpid(a, &st, WNOHANG) != a && tg_now() - t0 < STOP_BOUND_S)
+		usleep(2000);
+	took = tg_now() - t0;
+	printf("TGTEST-INFO: io_uring_owner_exits_with_parked_workers: %d io-wq workers parked; "
+	       "SIGKILL to reaped in %.3f s (bound %.1f s)\n", parked, took, STOP_BOUND_S);
+	EXPECT(took < STOP_BOUND_S, "the ring owner was not reaped within %.1f s of SIGKILL",
+	       STOP_BOUND_S);
+	rmdir(p2(MNT, "ux"));
+}
+
+/* ---- 10. nobody slips out: tracers, signals, stops, io_uring (issue 22) ---- */
+
+/*
+ * A workload of an unprivileged user (uid ESC_UID) in a group pinned at
+ * 10 % of one CPU tries to run its way out of the throttle; its share of
+ * one CPU, summed over all its threads (io_uring's workers included:
+ * /proc/PID/task/ * /schedstat), over MEASURE_S after WARMUP_S, must stay
+ * within ESC_TOL of the quota, as for the honest workloads above.
+ */
+#define ESC_UID			1000
+#define ESC_TOL			0.10	/* +-10 % of the quota */
+#define ESC_TIMER_US		100	/* a signal every 100 us */
+#define ESC_STOP_EVERY_US	2000	/* SIGSTOP, then SIGCONT ESC_CONT_AFTER_US later */
+#define ESC_CONT_AFTER_US	100
+#define ESC_READ_BYTES		(256 << 10)	/* one offloaded read from /dev/zero */
+#define ESC_BATCH		32		/* offloaded reads in flight */
+
+static void drop_to(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(120);
+}
+
+static void empty_handler(int sig)
+{
+	(void)sig;
+}
+
+/* a process of ESC_UID that spins, started with @setup run first in it */
+static pid_t esc_spinner(void (*setup)(void))
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (p == 0) {
+		drop_to(ESC_UID);
+		if (setup)
+			setup();
+		spin_thread(NULL);
+	}
+	return p;
+}
+
+/* join g (pinned at 10 %), warm up, then the share of one CPU over MEASURE_S */
+static double esc_share(const char *g, pid_t p)
+{
+	join(g, p);
+	usleep(WARMUP_S * 1e6);
+	return proc_share(p, MEASURE_S);
+}
+
+static void esc_expect(const char *name, const char *what, double share)
+{
+	double lo = Q10_SHARE * (1 - ESC_TOL), hi = Q10_SHARE * (1 + ESC_TOL);
+
+	printf("TGTEST-INFO: %s: %s: %.3f of one CPU over %.1f s (quota %.2f, +-%.0f %%: "
+	       "%.3f..%.3f), nr_throttled %llu\n", name, what, share, MEASURE_S, Q10_SHARE,
+	       ESC_TOL * 100, lo, hi, stat_value("esc", "nr_throttled"));
+	EXPECT(share >= lo && share <= hi, "%s: share %.3f, expected %.2f +- %.0f %%", what,
+	       share, Q10_SHARE, ESC_TOL * 100);
+}
+
+/* A workload @p of a test in group "esc" pinned at 10 %: its share, then cleanup. */
+static void esc_case(const char *name, const char *what, pid_t p)
+{
+	esc_expect(name, what, esc_share("esc", p));
+	reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
+/* A spinner seized by a tracer in the root group (no stop, no signal). */
+TEST_T(escape_traced_spinner, 40)
+{
+	int fds[2], st;
+	pid_t tracer, sp;
+	char c;
+
+	pinned_group("esc", Q10_US);
+	EXPECT_OK(pipe(fds));
+	tracer = fork();
+	if (tracer == 0) {
+		pid_t s;
+
+		drop_to(ESC_UID);
+		prctl(PR_SET_DUMPABLE, 1);	/* setresuid() made it non-dumpable */
+		s = fork();
+		if (s == 0) {
+			close(fds[0]);
+			close(fds[1]);
+			spin_thread(NULL);
+		}
+		if (ptrace(PTRACE_SEIZE, s, 0, 0))
+			_exit(121);
+		close(fds[0]);
+		if (write(fds[1], &s, sizeof(s)) != sizeof(s))
+			_exit(122);
+		/* a tracer that only waits: nothing stops the tracee */
+		while (waitpid(s, &st, __WALL) == s)
+			if (WIFSTOPPED(st))
+				ptrace(PTRACE_CONT, s, 0, 0);
+		_exit(0);
+	}
+	close(fds[1]);
+	EXPECT(read(fds[0], &sp, sizeof(sp)) == sizeof(sp), "the tracer did not seize its child");
+	(void)c;
+	/* measured while traced; reaping kills the tracee (the tracer's child) */
+	esc_case("escape_traced_spinner", "spinner seized by a tracer outside its group", sp);
+	reap(tracer);
+}
+
+/*
+ * The handler runs with its signal unblocked (SA_NODEFER): with the default
+ * mask, under TCG (where delivering a signal takes most of 100 us) the
+ * enforcer's IPI mostly finds the task inside its handler, SIGALRM blocked;
+ * parked there, the next SIGALRM stays pending and wakes no one, and
+ * ITIMER_REAL re-arms only when SIGALRM is dequeued - the timer stops until
+ * the group is released. That, not a re-park, held such a spinner before.
+ */
+static void on_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = empty_handler, .sa_flags = SA_RESTART | SA_NODEFER };
+
+	sigaction(sig, &sa, NULL);
+}
+
+static void itimer_real(void)
+{
+	struct itimerval it = { { 0, ESC_TIMER_US }, { 0, ESC_TIMER_US } };
+
+	on_signal(SIGALRM);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void itimer_prof(void)
+{
+	struct itimerval it = { { 0, ESC_TIMER_US }, { 0, ESC_TIMER_US } };
+
+	on_signal(SIGPROF);
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+/*
+ * A spinner woken by a signal every ESC_TIMER_US, with a handler that does
+ * nothing: wall-clock timers (ITIMER_REAL) fire while it is parked.
+ */
+TEST_T(escape_self_signalling_spinner, 40)
+{
+	pinned_group("esc", Q10_US);
+	esc_case("escape_self_signalling_spinner", "ITIMER_REAL 100 us, empty SIGALRM handler (SA_NODEFER)", esc_spinner(itimer_real));
+}
+
+/*
+ * The same with a CPU-time timer (ITIMER_PROF): it advances only while the
+ * process runs, so it cannot fire while the process is parked.
+ */
+TEST_T(escape_cpu_timer_spinner, 40)
+{
+	pinned_group("esc", Q10_US);
+	esc_case("escape_cpu_timer_spinner", "ITIMER_PROF 100 us, empty SIGPROF handler (SA_NODEFER)", esc_spinner(itimer_prof));
+}
+
+static void posix_timer(int sig, long first_us, long every_us)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = sig };
+	struct itimerspec its = {
+		.it_interval = { every_us / 1000000, every_us % 1000000 * 1000 },
+		.it_value = { first_us / 1000000, first_us % 1000000 * 1000 },
+	};
+	timer_t t;
+
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t) || timer_settime(t, 0, &its, NULL))
+		_exit(123);
+}
+
+static void stop_cont_timers(void)
+{
+	posix_timer(SIGSTOP, ESC_STOP_EVERY_US, ESC_STOP_EVERY_US);
+	posix_timer(SIGCONT, ESC_STOP_EVERY_US + ESC_CONT_AFTER_US, ESC_STOP_EVERY_US);
+}
+
+/*
+ * A spinner that stops and continues itself with two timers (SIGSTOP, then
+ * SIGCONT 100 us later, every 2 ms): a job-control stop ends a park, and the
+ * continued task must not run on in user space while its group is throttled.
+ */
+TEST_T(escape_stop_cont_spinner, 40)
+{
+	pinned_group("esc", Q10_US);
+	esc_case("escape_stop_cont_spinner", "SIGSTOP + SIGCONT from its own timers every 2 ms", esc_spinner(stop_cont_timers));
+}
+
+/*
+ * Work pushed onto io_uring's io-wq workers (IOSQE_ASYNC reads of 256 KiB
+ * from /dev/zero, ESC_BATCH in flight): the workers are threads of the
+ * process, their CPU is the group's, and they must not run on while the
+ * group is throttled.
+ */
+static void __attribute__((noreturn)) uring_offloader(void)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	struct ring r;
+	char *buf;
+	long inflight = 0, n = 0;
+	int zero;
+
+	drop_to(ESC_UID);
+	zero = open("/dev/zero", O_RDONLY);
+	buf = mmap(NULL, (size_t)ESC_READ_BYTES * ESC_BATCH, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (zero < 0 || buf == MAP_FAILED || ring_setup(&r, 2 * ESC_BATCH, &p))
+		_exit(124);
+	for (;;) {
+		while (inflight < ESC_BATCH) {
+			memset(&sqe, 0, sizeof(sqe));
+			sqe.opcode = IORING_OP_READ;
+			sqe.flags = IOSQE_ASYNC;
+			sqe.fd = zero;
+			sqe.addr = (unsigned long)(buf + (size_t)ESC_READ_BYTES * (n++ % ESC_BATCH));
+			sqe.len = ESC_READ_BYTES;
+			ring_submit(&r, &sqe);
+			syscall(__NR_io_uring_enter, r.fd, 1, 0, 0, NULL, 0);
+			inflight++;
+		}
+		/* wait for one completion in the kernel (no spinning here) */
+		syscall(__NR_io_uring_enter, r.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+		while (ring_reap(&r, &cqe, 0))
+			inflight--;
+	}
+}
+
+TEST_T(escape_io_uring_offload, 40)
+{
+	pid_t p;
+
+	pinned_group("esc", Q10_US);
+	p = fork();
+	if (p == 0)
+		uring_offloader();
+	esc_case("escape_io_uring_offload", "IOSQE_ASYNC reads of 256 KiB from /dev/zero", p);
 }
 
 /* ---- 6. leaving a throttle lets the task run at once ----------------------- */

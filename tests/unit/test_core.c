@@ -19,6 +19,39 @@
 #define KB 1000ull
 #define MB 1000000ull
 
+/* ---- the loop's smoothing and quota pick (core/period.c) -------------------- */
+
+static void test_period_helpers(void **state)
+{
+	uint64_t avg = 0;
+	int i;
+
+	(void)state;
+	/* weight 1/TG_SMOOTH_DIV: a step input closes 1/8 of the gap per period */
+	assert_int_equal(TG_SMOOTH_DIV, 8);
+	assert_int_equal(tg_ewma(0, 8000), 1000);
+	assert_int_equal(tg_ewma(8000, 0), 7000);
+	assert_int_equal(tg_ewma(8000, 8000), 8000);
+	for (i = 0; i < 200; i++)
+		avg = tg_ewma(avg, 800000);
+	/* converges to the input less the truncation of x/8 and avg/8 (< 8) */
+	assert_true(avg <= 800000 && avg >= 800000 - 8);
+	/* no overflow near the top of the range: avg - avg/8 + x/8 <= max */
+	assert_true(tg_ewma(UINT64_MAX, UINT64_MAX) >= UINT64_MAX - 8);
+
+	/* the pin rule: a pin wins while the regulator is on, never for high */
+	assert_int_equal(tg_quota_pick(TG_QUOTA_UNLIMITED, 0, true, TG_PRIO_LOW),
+			 TG_QUOTA_UNLIMITED);
+	assert_int_equal(tg_quota_pick(5000, 0, true, TG_PRIO_LOW), 5000);
+	assert_int_equal(tg_quota_pick(5000, 250, true, TG_PRIO_LOW), 250);
+	assert_int_equal(tg_quota_pick(TG_QUOTA_UNLIMITED, 250, true, TG_PRIO_LOW), 250);
+	assert_int_equal(tg_quota_pick(TG_QUOTA_UNLIMITED, 250, false, TG_PRIO_LOW),
+			 TG_QUOTA_UNLIMITED);
+	assert_int_equal(tg_quota_pick(TG_QUOTA_UNLIMITED, 250, true, TG_PRIO_HIGH),
+			 TG_QUOTA_UNLIMITED);
+	assert_int_equal(tg_quota_pick(5000, 250, true, TG_PRIO_HIGH), 5000);
+}
+
 /* ---- arithmetic ----------------------------------------------------------- */
 
 static void test_mul_div(void **state)
@@ -1680,6 +1713,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mul_div),
+		cmocka_unit_test(test_period_helpers),
 		cmocka_unit_test(test_estimator),
 		cmocka_unit_test(test_account_window),
 		cmocka_unit_test(test_little),

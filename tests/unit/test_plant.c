@@ -10,7 +10,7 @@
  *     which NVM writes weigh most; the latency moves halfway to its new
  *     value each period (queues fill and drain);
  *   - the regulator sees everything lag (1-5) periods late, and rates and
- *     CPU time smoothed by the module's EWMA (1/TG_SMOOTH_DIV);
+ *     CPU time smoothed by the module's EWMA (core's tg_ewma());
  *   - 1-8 groups of each priority, random demands per kind, random
  *     thresholds (where a victim loses 5-10 % of its throughput), random
  *     low_pct, random limits on some groups.
@@ -438,11 +438,6 @@ struct loop {
 	long blip_every, blip_from;	/* one-period latency blips (detector input) */
 };
 
-static u64 ewma(u64 avg, u64 x)
-{
-	return avg - avg / TG_SMOOTH_DIV + x / TG_SMOOTH_DIV;
-}
-
 static void loop_init(struct loop *l, const struct scen *s)
 {
 	int i, k;
@@ -472,7 +467,9 @@ static void loop_knobs(const struct loop *l, struct knobs *kn)
 	int i;
 
 	for (i = 0; i < l->s->n; i++) {
-		u64 q = l->g[i].out.quota_us;
+		/* as the module's loop picks it (no pin here) */
+		u64 q = tg_quota_pick(l->g[i].out.quota_us, 0, l->cfg.enabled,
+				      l->s->g[i].high ? TG_PRIO_HIGH : TG_PRIO_LOW);
 
 		kn->absent[i] = 0;
 		kn->mba[i] = l->g[i].out.mba;
@@ -498,8 +495,8 @@ static void loop_step(struct loop *l)
 		struct tg_reg_group *g = &l->g[i];
 
 		for (k = 0; k < NK; k++)
-			l->avg[i].v[k] = ewma(l->avg[i].v[k], (u64)seen->b[i][k]);
-		l->usage_avg[i] = ewma(l->usage_avg[i], (u64)seen->usage[i]);
+			l->avg[i].v[k] = tg_ewma(l->avg[i].v[k], (u64)seen->b[i][k]);
+		l->usage_avg[i] = tg_ewma(l->usage_avg[i], (u64)seen->usage[i]);
 		g->active = true;
 		g->priority = s->g[i].high ? TG_PRIO_HIGH : TG_PRIO_LOW;
 		tg_limits_init(&g->limits);

@@ -46,7 +46,7 @@ fi
 
 # The tracepoints the module looks up by name exist in this kernel.
 missing=
-for tp in task_newtask sched_process_exit sched_switch iomap_iter; do
+for tp in task_newtask sched_process_exit sched_switch iomap_iter signal_generate; do
 	grep -q " __tracepoint_$tp\$" "$kdir/System.map" || missing="$missing $tp"
 done
 if [ -z "$missing" ]; then ok tracepoints; else ko tracepoints "missing:$missing"; fi
@@ -84,7 +84,9 @@ timing=" closed_loop_holds_limit cpu_quota_25_percent cpu_quota_shared_50_percen
  quota_fork_per_request_500us quota_long_spinner children_start_throttled debt_floor
  parked_waits_see_no_eintr parked_state_is_s release_on_move_to_root
  release_on_priority_high release_on_enabled_0 release_on_unpin release_on_umount
- io_uring_threads_never_parked remedial_closed_loop_bystander "
+ io_uring_workers_wait_for_their_group remedial_closed_loop_bystander
+ escape_traced_spinner escape_self_signalling_spinner escape_cpu_timer_spinner
+ escape_stop_cont_spinner escape_io_uring_offload "
 # Known to differ on this kernel, not understood yet (named in docs/testing.md).
 known=" store_sampling_classifies_by_node "
 notcounted=" $(echo $timing $known) "	# one line, single spaces

@@ -27,7 +27,7 @@ main() {
 	here=$(cd "$(dirname "$0")" && pwd)
 	frag=$here/debug-kernel.config
 	tarball=/usr/src/linux-source-6.1.tar.xz
-	recipe=1	# bump when the way the tree is built or laid out changes
+	recipe=2	# bump when the way the tree is built or laid out changes
 
 	say() { echo "debug-kernel: $*" >&2; }
 	[ -r "$tarball" ] || { say "no $tarball (apt-get install linux-source-6.1, or make deps)"; exit 1; }

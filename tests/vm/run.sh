@@ -89,7 +89,7 @@ tcg_int3_artifact() {
 	local code
 	[ "$accel" = tcg ] || return 1
 	code=$(awk '/Oops: int3/ { f = 1 } f && /Code: / { print; exit }' "$1")
-	[ -n "$code" ] && ! echo "$code" | grep -q '<cc>'
+	[ -n "$code" ] && ! grep -q '<cc>' <<<"$code"
 }
 
 # Boot; a guest that has not reached init within TG_VM_BOOT_TIMEOUT (TCG
@@ -148,7 +148,7 @@ stall_watch() {
 		echo "TGSTALL: console silent for ${quiet}s" > "$log.stall.txt"
 		cpus=$(monitor "info cpus" 2>&1)
 		echo "$cpus" >> "$log.stall.txt"
-		if command -v python3 >/dev/null && ! echo "$cpus" | grep -q 'CPU #0'; then
+		if command -v python3 >/dev/null && ! grep -q 'CPU #0' <<<"$cpus"; then
 			echo "TGSTALL: QEMU does not answer its monitor" >> "$log.stall.txt"
 		else
 			monitor "info registers -a" "sendkey alt-sysrq-9" "sendkey alt-sysrq-w" \

@@ -2,6 +2,7 @@ package tgnri
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -37,7 +38,9 @@ var v1Hierarchies = []string{"unified", "pids", "memory", "cpu,cpuacct", "cpu", 
 //
 // On cgroup v1 the first hierarchy under Root that has the directory.
 // When none has it, the cgroup of the container's init pid
-// (/proc/<pid>/cgroup). An error says what was tried.
+// (/proc/<pid>/cgroup), only if that path names the container's ID (a
+// pid that outlived its container may be another process now, in another
+// container's cgroup). An error says what was tried.
 func (c Cgroups) CgroupDir(ctr *api.Container) (string, error) {
 	var tried []string
 	// find is the first base that has rel
@@ -60,6 +63,8 @@ func (c Cgroups) CgroupDir(ctr *api.Container) (string, error) {
 	if pid := ctr.GetPid(); pid != 0 {
 		if rel, err := c.procCgroup(pid); err != nil {
 			tried = append(tried, err.Error())
+		} else if id := ctr.GetId(); id == "" || !strings.Contains(rel, id) {
+			tried = append(tried, fmt.Sprintf("/proc/%d/cgroup: %s, not container %q's", pid, rel, id))
 		} else if d := find(rel); d != "" {
 			return d, nil
 		}
@@ -143,14 +148,42 @@ func expandSlice(slice string) (string, error) {
 	return path, nil
 }
 
+func (c Cgroups) proc() string {
+	if c.Proc == "" {
+		return "/proc"
+	}
+	return c.Proc
+}
+
+// StartTime is pid's start time (/proc/<pid>/stat field 22, clock ticks
+// after boot): the pid and its start time name one process for good (a
+// pid reused by another process has another start time).
+func (c Cgroups) StartTime(pid uint32) (uint64, error) {
+	p := filepath.Join(c.proc(), strconv.FormatUint(uint64(pid), 10), "stat")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, err
+	}
+	// the command (field 2) is in parentheses and may hold any byte
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("%s: no command field", p)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 { // f[0] is field 3 (state), f[19] field 22
+		return 0, fmt.Errorf("%s: %d fields after the command, want 20 or more", p, len(f))
+	}
+	st, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: start time %q: %v", p, f[19], err)
+	}
+	return st, nil
+}
+
 // procCgroup is pid's cgroup path from /proc/<pid>/cgroup: the v2 line
 // ("0::/path") or, on v1, the pids (else any named) hierarchy's.
 func (c Cgroups) procCgroup(pid uint32) (string, error) {
-	proc := c.Proc
-	if proc == "" {
-		proc = "/proc"
-	}
-	f, err := os.Open(filepath.Join(proc, strconv.FormatUint(uint64(pid), 10), "cgroup"))
+	f, err := os.Open(filepath.Join(c.proc(), strconv.FormatUint(uint64(pid), 10), "cgroup"))
 	if err != nil {
 		return "", err
 	}
@@ -180,10 +213,21 @@ func (c Cgroups) procCgroup(pid uint32) (string, error) {
 // Procs lists the pids in a cgroup directory's cgroup.procs (in the
 // reader's pid namespace: the plugin needs hostPID).
 func Procs(dir string) ([]uint32, error) {
+	_, pids, err := readProcs(dir)
+	return pids, err
+}
+
+// readProcs is Procs with the file as read.
+func readProcs(dir string) (string, []uint32, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
+	pids, err := parseProcs(dir, b)
+	return string(b), pids, err
+}
+
+func parseProcs(dir string, b []byte) ([]uint32, error) {
 	var out []uint32
 	for _, f := range strings.Fields(string(b)) {
 		n, err := strconv.ParseUint(f, 10, 32)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -36,7 +38,27 @@ type Config struct {
 	// NodeConfig: tgroup.config keys the node should carry, written (all
 	// or nothing) each time the plugin connects to the runtime.
 	NodeConfig map[string]json.RawMessage `json:"nodeConfig,omitempty"`
+	// RescanInterval: how often the cgroups of placed containers are
+	// looked at for processes exec'd into them (a Go duration, 100ms to
+	// 1h; "0" = never). Default 1s.
+	RescanInterval string `json:"rescanInterval,omitempty"`
+	// NamespaceQuota: how many groups the plugin makes for one
+	// namespace's pods, and where the rest wait.
+	NamespaceQuota NamespaceQuota `json:"namespaceQuota,omitempty"`
 }
+
+// NamespaceQuota is the per-namespace group quota.
+type NamespaceQuota struct {
+	// Groups: the most groups the plugin makes for one namespace's pods
+	// (its overflow group and shared groups not counted); 0 = no quota.
+	Groups int `json:"groups,omitempty"`
+	// OverflowLimit: the overflow group's tgroup.limit (tgroup.io/limit's
+	// syntax); "" = none. Its priority is low.
+	OverflowLimit string `json:"overflowLimit,omitempty"`
+}
+
+// DefaultRescanInterval is rescanInterval when the policy gives none.
+const DefaultRescanInterval = time.Second
 
 // Manage selects pods by namespace and labels.
 type Manage struct {
@@ -75,9 +97,10 @@ type RuleMatch struct {
 
 // RuleAllow lists what a rule grants.
 type RuleAllow struct {
-	// SharedGroups: node-wide group names (not namespaced) the pods may
-	// join with tgroup.io/group; other namespaces' pods may share them.
-	SharedGroups []string `json:"sharedGroups,omitempty"`
+	// SharedGroups: node-wide groups (not namespaced) the pods may join
+	// with tgroup.io/group; other namespaces' pods may share them. Each
+	// is a name, or a name with the group's settings (SharedGroup).
+	SharedGroups []SharedGroup `json:"sharedGroups,omitempty"`
 	// HighPriority: tgroup.io/priority: high.
 	HighPriority bool `json:"highPriority,omitempty"`
 	// UnownedGroups: write the pod's tgroup.io/priority and
@@ -85,6 +108,42 @@ type RuleAllow struct {
 	// tgctl's). Without it the pod joins such a group and leaves its
 	// settings alone.
 	UnownedGroups bool `json:"unownedGroups,omitempty"`
+}
+
+// SharedGroup is one entry of allow.sharedGroups: a group name (YAML
+// "db"), or the name with the group's settings ({name: db, priority:
+// high, limit: "nvm_wbps=1G", podSettings: true}). A shared group's
+// priority and limit are the policy's, never a pod's: several tenants'
+// pods are in it, and none may change what the others get.
+type SharedGroup struct {
+	Name string `json:"name"`
+	// Priority and Limit: the group's (defaults low and no limit; a
+	// group the plugin did not create keeps what these do not name).
+	Priority string `json:"priority,omitempty"`
+	Limit    string `json:"limit,omitempty"`
+	// PodSettings lets the pods this rule shares the group with set its
+	// priority and limit by annotation (the last one placed wins; high
+	// still needs allow.highPriority). Without it such annotations are
+	// denied (shared_group_settings).
+	PodSettings bool `json:"podSettings,omitempty"`
+}
+
+// UnmarshalJSON takes a name or the object, strictly.
+func (s *SharedGroup) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err == nil {
+		*s = SharedGroup{Name: name}
+		return nil
+	}
+	type plain SharedGroup // no UnmarshalJSON: no recursion
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	var v plain
+	if err := d.Decode(&v); err != nil {
+		return fmt.Errorf("a shared group is a name or {name, priority, limit, podSettings}: %v", err)
+	}
+	*s = SharedGroup(v)
+	return nil
 }
 
 // LabelSelector has the shape of Kubernetes' metav1.LabelSelector (the
@@ -113,13 +172,32 @@ type compiled struct {
 	qos        map[QoS]qosCompiled
 	rules      []ruleCompiled
 	sharedBy   map[string][]string // shared group -> the rules that share it
-	nodeConfig string              // one write to tgroup.config ("" = none)
+	shared     map[string]sharedCompiled
+	nodeConfig string        // one write to tgroup.config ("" = none)
+	rescan     time.Duration // 0 = no rescan
+	quota      quotaCompiled
+	warnings   []string // logged at Configure, printed by -check-config
 }
 
 type qosCompiled struct {
 	priority string
 	limit    [4]uint64
 	hasLimit bool
+}
+
+type quotaCompiled struct {
+	groups        int // 0 = no quota
+	overflowLimit [4]uint64
+}
+
+// sharedCompiled is a shared group's settings, from the rules.
+type sharedCompiled struct {
+	priority    string    // "low" unless a rule names one
+	prioritySet bool      // a rule named the priority
+	limit       [4]uint64 // all Max unless a rule names a limit
+	limitNamed  [4]bool   // the keys a rule's limit named
+	rule        string    // the rule that gave the settings ("" none)
+	limitSrc    string    // the limit as the rule wrote it
 }
 
 type ruleCompiled struct {
@@ -156,7 +234,7 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 	if c.Manage.ExcludeNamespaces == nil {
 		c.Manage.ExcludeNamespaces = DefaultExcludedNamespaces
 	}
-	out := &compiled{src: c, qos: map[QoS]qosCompiled{}, sharedBy: map[string][]string{}}
+	out := &compiled{src: c, qos: map[QoS]qosCompiled{}, sharedBy: map[string][]string{}, shared: map[string]sharedCompiled{}}
 	for _, f := range []struct {
 		field string
 		pats  []string
@@ -168,6 +246,9 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 	var err error
 	if out.podSel, err = c.Manage.PodSelector.compile("manage.podSelector"); err != nil {
 		return nil, err
+	}
+	if out.podSel != nil {
+		out.warnings = append(out.warnings, "policy: manage.podSelector: a pod's labels are set by whoever creates the pod: a tenant's pod that does not match stays in the root group (never throttled, not protected)")
 	}
 
 	for _, q := range []QoS{Guaranteed, Burstable, BestEffort, Unknown} {
@@ -217,14 +298,21 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 		if rc.sel, err = r.Match.PodSelector.compile(where + ": match.podSelector"); err != nil {
 			return nil, err
 		}
-		for _, g := range r.Allow.SharedGroups {
-			if !ValidGroupName(g) {
-				return nil, fmt.Errorf("%s: allow.sharedGroups: %q is not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*)", where, g)
+		for _, sg := range r.Allow.SharedGroups {
+			if err := out.addShared(where, r.Name, sg); err != nil {
+				return nil, err
 			}
-			if strings.HasPrefix(g, DefaultPrefix) {
-				return nil, fmt.Errorf("%s: allow.sharedGroups: %q: names starting %q are the plugin's per-namespace groups", where, g, DefaultPrefix)
+		}
+		// labels are whoever creates the pod's: a grant by labels alone
+		// is a grant to every namespace
+		if len(r.Match.Namespaces) == 0 && (r.Allow.HighPriority || r.Allow.UnownedGroups || len(r.Allow.SharedGroups) > 0) {
+			return nil, fmt.Errorf("%s: grants by labels alone (no match.namespaces): a pod's labels are set by whoever creates the pod, in any namespace; "+
+				"name the namespaces the rule is for (match.namespaces; [\"*\"] grants every namespace, on purpose)", where)
+		}
+		for _, ns := range r.Match.Namespaces {
+			if strings.ContainsAny(ns, "*?[") && ns != "*" {
+				out.warnings = append(out.warnings, fmt.Sprintf("%s: match.namespaces pattern %q also grants namespaces created later under a matching name: keep the right to create namespaces from tenants", where, ns))
 			}
-			out.sharedBy[g] = append(out.sharedBy[g], r.Name)
 		}
 		out.rules = append(out.rules, rc)
 	}
@@ -246,7 +334,67 @@ func compileConfig(c Config, base Defaults) (*compiled, error) {
 		kv = append(kv, k+"="+v)
 	}
 	out.nodeConfig = strings.Join(kv, " ")
+
+	out.rescan = DefaultRescanInterval
+	if c.RescanInterval != "" {
+		d, err := time.ParseDuration(c.RescanInterval)
+		if err != nil || (d != 0 && (d < 100*time.Millisecond || d > time.Hour)) {
+			return nil, fmt.Errorf("policy: rescanInterval %q: a duration from 100ms to 1h (e.g. 1s, 500ms), or 0 for none", c.RescanInterval)
+		}
+		out.rescan = d
+	}
+
+	q := c.NamespaceQuota
+	if q.Groups < 0 {
+		return nil, fmt.Errorf("policy: namespaceQuota.groups %d: a number of groups, or 0 for no quota", q.Groups)
+	}
+	out.quota = quotaCompiled{groups: q.Groups, overflowLimit: [4]uint64{Max, Max, Max, Max}}
+	if q.OverflowLimit != "" {
+		if out.quota.overflowLimit, err = ParseLimit(q.OverflowLimit); err != nil {
+			return nil, fmt.Errorf("policy: namespaceQuota.overflowLimit %q: %v", q.OverflowLimit, err)
+		}
+	}
 	return out, nil
+}
+
+// addShared records shared group sg of rule: its name checked, its
+// settings parsed, and the same settings wherever two rules give some.
+func (c *compiled) addShared(where, rule string, sg SharedGroup) error {
+	g := sg.Name
+	if !ValidGroupName(g) {
+		return fmt.Errorf("%s: allow.sharedGroups: %q is not a group name (1-64 bytes of [A-Za-z0-9._-], not tasks, last_cmd_status, tgroup.* or cgroup.*)", where, g)
+	}
+	if strings.HasPrefix(g, DefaultPrefix) {
+		return fmt.Errorf("%s: allow.sharedGroups: %q: names starting %q are the plugin's per-namespace groups", where, g, DefaultPrefix)
+	}
+	if !slices.Contains(c.sharedBy[g], rule) {
+		c.sharedBy[g] = append(c.sharedBy[g], rule)
+	}
+	if sg.Priority == "" && sg.Limit == "" {
+		if _, ok := c.shared[g]; !ok {
+			c.shared[g] = sharedCompiled{priority: "low", limit: [4]uint64{Max, Max, Max, Max}}
+		}
+		return nil
+	}
+	s := sharedCompiled{priority: "low", limit: [4]uint64{Max, Max, Max, Max}, rule: rule, limitSrc: sg.Limit}
+	switch sg.Priority {
+	case "":
+	case "high", "low":
+		s.priority, s.prioritySet = sg.Priority, true
+	default:
+		return fmt.Errorf("%s: allow.sharedGroups: %s: priority %q: must be high or low", where, g, sg.Priority)
+	}
+	if sg.Limit != "" {
+		var err error
+		if s.limit, s.limitNamed, err = parseLimit(sg.Limit); err != nil {
+			return fmt.Errorf("%s: allow.sharedGroups: %s: limit %q: %v", where, g, sg.Limit, err)
+		}
+	}
+	if old := c.shared[g]; old.rule != "" && (old.priority != s.priority || old.prioritySet != s.prioritySet || old.limit != s.limit || old.limitNamed != s.limitNamed) {
+		return fmt.Errorf("%s: allow.sharedGroups: %s: rule %q gives the group other settings; a shared group has one priority and limit (give them in one rule, or the same in each)", where, g, old.rule)
+	}
+	c.shared[g] = s
+	return nil
 }
 
 // nodeValue is a tgroup.config value: a whole number, given as a YAML
@@ -324,6 +472,13 @@ func (s *LabelSelector) compile(field string) (labels.Selector, error) {
 	return sel, nil
 }
 
+// Warnings are what the policy allows that a platform team should know
+// (tenant-controlled labels and namespace names).
+func (c *compiled) Warnings() []string { return c.warnings }
+
+// Manages tells whether the policy puts pod into groups, and if not why.
+func (c *compiled) Manages(pod *api.PodSandbox) (bool, string) { return c.managed(pod) }
+
 // managed tells whether the policy puts pod into groups, and if not why.
 func (c *compiled) managed(pod *api.PodSandbox) (bool, string) {
 	ns := pod.GetNamespace()
@@ -344,12 +499,13 @@ func (c *compiled) managed(pod *api.PodSandbox) (bool, string) {
 // names of those rules.
 type grants struct {
 	shared        map[string]string // group -> the rule that shares it with this pod
+	podSettings   map[string]string // shared group -> a rule letting this pod set its priority/limit
 	high          string            // a rule allowing high ("" none)
 	unownedGroups string            // a rule allowing settings on unowned groups
 }
 
 func (c *compiled) grantsFor(pod *api.PodSandbox) grants {
-	g := grants{shared: map[string]string{}}
+	g := grants{shared: map[string]string{}, podSettings: map[string]string{}}
 	for _, r := range c.rules {
 		if len(r.Match.Namespaces) > 0 && !matchAny(r.Match.Namespaces, pod.GetNamespace()) {
 			continue
@@ -358,8 +514,11 @@ func (c *compiled) grantsFor(pod *api.PodSandbox) grants {
 			continue
 		}
 		for _, s := range r.Allow.SharedGroups {
-			if _, ok := g.shared[s]; !ok {
-				g.shared[s] = r.Name
+			if _, ok := g.shared[s.Name]; !ok {
+				g.shared[s.Name] = r.Name
+			}
+			if _, ok := g.podSettings[s.Name]; !ok && s.PodSettings {
+				g.podSettings[s.Name] = r.Name
 			}
 		}
 		if r.Allow.HighPriority && g.high == "" {

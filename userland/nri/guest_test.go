@@ -352,6 +352,58 @@ func readFile(p string) string {
 	return string(b)
 }
 
+// A process exec'd into a running container (runc exec: born in the
+// container's cgroup, a child of the runtime's shim, so in the root
+// group) is moved into the container's group by the plugin's periodic
+// rescan (the default policy's 1 s; waited for up to 20 s on a busy host),
+// every thread of it, on the real mount and cgroup tree.
+func TestGuestRescanPlacesAnExecdProcess(t *testing.T) {
+	g := newGuest(t)
+	g.rt.Connect(g.plugin())
+	init := g.spawn()
+	c := g.rt.Start(pod("ns", "exec", Burstable, nil), "c", uint32(init.Process.Pid))
+	const grp = "k8s.ns.exec"
+	fd, err := syscall.Open(g.cgDir(c), syscall.O_DIRECTORY|syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command(os.Args[0])
+	x.Env = append(os.Environ(), "TGNRI_CHILD=1")
+	x.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	err = x.Start()
+	syscall.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.kill(x) })
+	want := []int{init.Process.Pid, x.Process.Pid}
+	sort.Ints(want)
+	start := time.Now()
+	for !slices.Equal(ids(g.read(grp, "cgroup.procs")), want) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("%s cgroup.procs %v after 20 s, want %v (the exec'd process %d placed by the rescan; root group %v)",
+				grp, ids(g.read(grp, "cgroup.procs")), want, x.Process.Pid, ids(g.read("", "cgroup.procs")))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("the exec'd process was placed %v after it started", time.Since(start).Round(time.Millisecond))
+	if got, want := ids(g.read(grp, "tasks")), append(threads(init.Process.Pid), threads(x.Process.Pid)...); len(got) != len(want) {
+		t.Errorf("%s tasks %v, want the threads of both processes %v", grp, got, want)
+	}
+	if g.log.has("rescan: pod ns/exec container c: 1 new processes") == "" {
+		t.Error("no log line for the rescan's move")
+	}
+	g.kill(x)
+	g.kill(init)
+	for i := 0; i < 500 && len(ids(g.read(grp, "cgroup.procs"))) > 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	g.rt.Remove(c)
+	if g.exists(grp) {
+		t.Errorf("%s not removed after its processes exited", grp)
+	}
+}
+
 func TestGuestMaxGroups(t *testing.T) {
 	g := newGuest(t)
 	b, err := os.ReadFile("/sys/module/tgroup/parameters/max_groups")

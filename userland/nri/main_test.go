@@ -34,6 +34,12 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // own state and cgroup root, the HTTP endpoints on a free local port.
 func binary(t *testing.T, rt *fakeRuntime, policy string) (*proc, *syncBuf, string) {
 	t.Helper()
+	return binaryWithState(t, rt, policy, filepath.Join(t.TempDir(), "groups"))
+}
+
+// binaryWithState is binary with the state file given (a restart).
+func binaryWithState(t *testing.T, rt *fakeRuntime, policy, state string) (*proc, *syncBuf, string) {
+	t.Helper()
 	mount := t.TempDir()
 	if err := os.WriteFile(filepath.Join(mount, "tgroup.config"), []byte("period_ms=10\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -49,7 +55,7 @@ func binary(t *testing.T, rt *fakeRuntime, policy string) (*proc, *syncBuf, stri
 	addr := l.Addr().String()
 	l.Close()
 	cmd := exec.Command(testbin.Plugin(t, "."), "-mount="+mount, "-socket="+rt.Socket(), "-listen="+addr,
-		"-state="+filepath.Join(t.TempDir(), "groups"), "-cgroup-root="+t.TempDir(), "-config="+cfg)
+		"-state="+state, "-cgroup-root="+t.TempDir(), "-config="+cfg)
 	out := &syncBuf{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -188,5 +194,25 @@ func TestBinaryRefusesABadPolicy(t *testing.T) {
 	cmd, out, _ := binary(t, rt, "rules: [{name: r, allow: {hihgPriority: true}}]\n")
 	if rc := cmd.exited(10 * time.Second); rc != 2 || !strings.Contains(out.String(), `unknown field "hihgPriority"`) {
 		t.Errorf("exit status %d, output %q; want 2 naming the field", rc, out)
+	}
+}
+
+// A policy that stops parsing after one that did (kept next to the state
+// file): the restarted binary runs with the last good one, up and not
+// ready, /readyz saying why.
+func TestBinaryStartsWithTheLastGoodPolicy(t *testing.T) {
+	rt := newFakeRuntime(t)
+	state := filepath.Join(t.TempDir(), "groups")
+	cmd, out, url := binaryWithState(t, rt, "nodeConfig: {period_ms: 20}\n", state)
+	waitFor(t, "/readyz 200 from the binary", func() bool { code, _ := httpGet(url + "/readyz"); return code == 200 })
+	_ = cmd.cmd.Process.Kill()
+	cmd.exited(10 * time.Second)
+	cmd, out, url = binaryWithState(t, rt, "rules: [{name: r, allow: {hihgPriority: true}}]\n", state)
+	waitFor(t, "/readyz saying the policy does not parse", func() bool {
+		code, body := httpGet(url + "/readyz")
+		return code == 503 && strings.Contains(body, "the policy does not parse (running with the last good one)")
+	})
+	if rc := cmd.exited(time.Second); rc != -1 || !strings.Contains(out.String(), "starting with the last good policy ("+LastGoodPath(state)+")") {
+		t.Errorf("exit status %d (-1: running), output:\n%s", rc, out)
 	}
 }

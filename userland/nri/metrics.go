@@ -21,6 +21,7 @@ type Metrics struct {
 	unmanaged  *prometheus.CounterVec
 	owned      prometheus.Gauge
 	pending    prometheus.Gauge
+	rescanned  prometheus.Counter
 	info       *prometheus.GaugeVec
 	runtime    *prometheus.GaugeVec
 	ready      prometheus.Gauge
@@ -33,23 +34,25 @@ func NewMetrics() *Metrics {
 	m.placements = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tgroup_nri_placements_total",
 		Help: "Containers placed into their group (a container counts once per event that placed it: StartContainer, PostStartContainer, Synchronize, retry)."}, []string{"event"})
 	m.denials = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tgroup_nri_denials_total",
-		Help: "Annotations the policy refused (once per container): high_priority, shared_group, unowned_group. The pod starts without them."}, []string{"reason"})
+		Help: "Annotations the policy refused (once per container): high_priority, shared_group, shared_group_settings, unowned_group. The pod starts without them."}, []string{"reason"})
 	m.failures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tgroup_nri_failures_total",
-		Help: "Things that went wrong, by reason: invalid_annotation, max_groups, mkdir, write_limit, write_priority, move, cgroup_unresolved, remove, config, node_config, runtime_refused."}, []string{"reason"})
+		Help: "Things that went wrong, by reason: invalid_annotation, max_groups, namespace_quota, mkdir, write_limit, write_priority, move, cgroup_unresolved, remove, config, node_config, no_pid, runtime_refused."}, []string{"reason"})
 	m.unmanaged = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tgroup_nri_unmanaged_containers_total",
 		Help: "Containers the policy leaves alone (once per container), by reason: namespace, pod_selector."}, []string{"reason"})
 	m.owned = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tgroup_nri_groups_owned",
 		Help: "Groups the plugin created and keeps."})
 	m.pending = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tgroup_nri_pending_containers",
-		Help: "Containers waiting for a group (max_groups reached); they run in the root group."})
+		Help: "Containers waiting for a group of their own (max_groups or their namespace's quota reached); they run in their namespace's overflow group, or the root group when it has none."})
+	m.rescanned = prometheus.NewCounter(prometheus.CounterOpts{Name: "tgroup_nri_rescan_moved_total",
+		Help: "Processes the periodic rescan found in a placed container's cgroup outside its group (exec'd into the container: kubectl exec, exec probes, postStart hooks) and moved."})
 	m.info = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tgroup_nri_container_info",
 		Help: "1 for each container the plugin placed: joins a pod's name and namespace to its group (tgroup-exporter's group label)."},
 		[]string{"namespace", "pod", "container", "group", "pod_uid"})
 	m.runtime = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tgroup_nri_runtime_info",
 		Help: "1 for the container runtime the plugin is configured by."}, []string{"runtime", "version"})
 	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "tgroup_nri_ready",
-		Help: "1 while the plugin is registered with the runtime and synchronized."})
-	m.Registry.MustRegister(m.placements, m.denials, m.failures, m.unmanaged, m.owned, m.pending, m.info, m.runtime, m.ready,
+		Help: "1 while the plugin is registered with the runtime and synchronized, with a policy that parses."})
+	m.Registry.MustRegister(m.placements, m.denials, m.failures, m.unmanaged, m.owned, m.pending, m.rescanned, m.info, m.runtime, m.ready,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -75,6 +78,12 @@ func (m *Metrics) failed(reason string) {
 func (m *Metrics) leftAlone(reason string) {
 	if m != nil {
 		m.unmanaged.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) rescanMoved(n int) {
+	if m != nil {
+		m.rescanned.Add(float64(n))
 	}
 }
 

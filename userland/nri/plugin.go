@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/containerd/nri/pkg/api"
+	"google.golang.org/protobuf/proto"
 )
 
 // Plugin is tgroup-nri: it implements the stub interfaces for the events
@@ -39,6 +40,10 @@ type Plugin struct {
 	Logf func(format string, args ...any)
 	// Metrics counts (nil: nothing).
 	Metrics *Metrics
+	// RescanInterval overrides the policy's rescanInterval (how often
+	// placed containers' cgroups are looked at for exec'd processes) when
+	// not 0; negative: no rescan.
+	RescanInterval time.Duration
 	// SettleDelays: after a Synchronize, when to look again at the
 	// containers it reported as created but not running (one the runtime
 	// starts while the plugin synchronizes gets no event); nil = 0.25, 0.5,
@@ -48,24 +53,82 @@ type Plugin struct {
 	mu        sync.Mutex
 	loaded    bool
 	cfg       *compiled
+	good      *compiled       // the last policy that parsed
+	sawPid    bool            // the runtime has sent a container pid
+	noPid     map[string]bool // containers it sent start events for without one, before
+	policyErr string          // why the policy given last does not parse ("" it does)
 	runtime   string
 	refused   string
 	refusedC  chan struct{}
 	synced    bool
 	settleGen int
+	seq       uint64
 	owned     map[string]bool            // groups this plugin created
 	members   map[string]map[string]bool // group -> container IDs placed in it
 	ctrGroup  map[string]string          // container ID -> group
 	ctrInfo   map[string]infoLabels      // container ID -> its info series
+	placed    map[string]*placedCtr      // container ID -> its cgroup, for the rescan
+	groupNS   map[string]string          // group -> the namespace it was made for (quota)
+	rescanOff chan struct{}              // closed by Close: stops the rescan
 	pending   map[string]pendingCtr      // containers left out by max_groups, by ID
 	unsettled map[string]pendingCtr      // created (not running) at Synchronize, by ID
 	stopped   map[string]string          // container ID -> group it left at StopContainer
 	logged    map[string]map[string]bool // container ID -> kinds of line logged once
 }
 
+// pendingCtr is a container the plugin will look at again later (after
+// max_groups, or the settle after Synchronize), with what identifies it
+// then: a pid alone may be another process by then, and a pid's cgroup
+// another container's.
 type pendingCtr struct {
-	pod *api.PodSandbox
-	ctr *api.Container
+	pod   *api.PodSandbox
+	ctr   *api.Container
+	start uint64 // the start time of ctr's pid when recorded (0: no pid, or unreadable)
+	dir   string // the container's cgroup directory once found ("" not yet)
+	seq   uint64 // the order of recording (retries go oldest first)
+}
+
+// record is container ctr as it is now, for a later look (current).
+func (p *Plugin) record(pod *api.PodSandbox, ctr *api.Container) pendingCtr {
+	p.seq++
+	u := pendingCtr{pod: pod, ctr: ctr, seq: p.seq}
+	if pid := ctr.GetPid(); pid != 0 {
+		u.start, _ = p.Cgroups.StartTime(pid)
+	}
+	if d, err := p.Cgroups.CgroupDir(ctr); err == nil {
+		u.dir = d
+	}
+	return u
+}
+
+// current checks a recorded container against the node now, before the
+// plugin moves anything for it: its cgroup directory, once found, must
+// still exist (it goes when the container stops, and the runtime may
+// send no StopContainer for a container that exited by itself), and its
+// pid must still be the process recorded (the same start time). It
+// returns the container to place, with the pid cleared when it cannot be
+// told to be the same process, and why the record is stale ("" if not).
+// u.dir is filled in once found.
+func (p *Plugin) current(u *pendingCtr) (*api.Container, string) {
+	if u.dir != "" && !isDir(u.dir) {
+		return nil, "its cgroup " + u.dir + " is gone"
+	}
+	ctr := u.ctr
+	if pid := ctr.GetPid(); pid != 0 {
+		if st, err := p.Cgroups.StartTime(pid); err != nil || u.start == 0 || st != u.start {
+			if u.start != 0 {
+				return nil, fmt.Sprintf("its pid %d has exited (or is another process now)", pid)
+			}
+			ctr = proto.Clone(ctr).(*api.Container)
+			ctr.Pid = 0 // never verified: only its cgroup is used
+		}
+	}
+	if u.dir == "" {
+		if d, err := p.Cgroups.CgroupDir(ctr); err == nil {
+			u.dir = d
+		}
+	}
+	return ctr, ""
 }
 
 func (p *Plugin) logf(format string, args ...any) {
@@ -87,6 +150,9 @@ func (p *Plugin) init() {
 	p.members = map[string]map[string]bool{}
 	p.ctrGroup = map[string]string{}
 	p.ctrInfo = map[string]infoLabels{}
+	p.placed = map[string]*placedCtr{}
+	p.groupNS = map[string]string{}
+	p.noPid = map[string]bool{}
 	p.pending = map[string]pendingCtr{}
 	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
@@ -164,7 +230,7 @@ func (p *Plugin) why(err error) string {
 // defaults (a plugin driven without Configure, as some tests do).
 func (p *Plugin) config() *compiled {
 	if p.cfg == nil {
-		c, _, err := p.loadConfig("")
+		c, _, _, err := p.loadConfig("")
 		if err != nil {
 			p.logf("%v; using the default policy", err)
 			c, _ = compileConfig(Config{}, p.Defaults)
@@ -175,8 +241,8 @@ func (p *Plugin) config() *compiled {
 }
 
 // loadConfig parses the runtime's configuration if it gave one, else
-// ConfigFile, else the defaults; it says which.
-func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, error) {
+// ConfigFile, else the defaults; it says which, and gives the text.
+func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, []byte, error) {
 	src, data := "the defaults", []byte(nil)
 	switch {
 	case strings.TrimSpace(fromRuntime) != "":
@@ -184,15 +250,59 @@ func (p *Plugin) loadConfig(fromRuntime string) (*compiled, string, error) {
 	case p.ConfigFile != "":
 		b, err := os.ReadFile(p.ConfigFile)
 		if err != nil {
-			return nil, p.ConfigFile, fmt.Errorf("policy %s: %v", p.ConfigFile, err)
+			return nil, p.ConfigFile, nil, fmt.Errorf("policy %s: %v", p.ConfigFile, err)
 		}
 		src, data = p.ConfigFile, b
 	}
 	c, err := ParseConfig(data, p.Defaults)
 	if err != nil {
-		return nil, src, fmt.Errorf("%s: %v", src, err)
+		return nil, src, nil, fmt.Errorf("%s: %v", src, err)
 	}
-	return c, src, nil
+	return c, src, data, nil
+}
+
+// LastGoodPath is where a plugin with state file statePath keeps the last
+// policy that parsed ("" = nowhere).
+func LastGoodPath(statePath string) string {
+	if statePath == "" {
+		return ""
+	}
+	return statePath + ".policy"
+}
+
+// LastGood is the last policy that parsed, kept next to the state file
+// (nil if none, or if it does not parse either).
+func LastGood(statePath string, base Defaults) (*compiled, string) {
+	f := LastGoodPath(statePath)
+	if f == "" {
+		return nil, ""
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return nil, ""
+	}
+	c, err := ParseConfig(b, base)
+	if err != nil {
+		return nil, ""
+	}
+	return c, f
+}
+
+// keepGood records data as the last policy that parsed.
+func (p *Plugin) keepGood(c *compiled, data []byte) {
+	p.good = c
+	f := LastGoodPath(p.StatePath)
+	if f == "" {
+		return
+	}
+	tmp := f + ".tmp"
+	err := os.WriteFile(tmp, data, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, f)
+	}
+	if err != nil {
+		p.logf("keeping the policy in %s: %v (a bad policy after a restart then stops the plugin)", f, err)
+	}
 }
 
 // Configure is NRI's first call on a connection: the runtime's name and
@@ -209,11 +319,27 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	if why := RuntimeSendsNoPid(runtime, version); why != "" {
 		return 0, p.refuse(why)
 	}
-	c, src, err := p.loadConfig(config)
+	// a policy that does not parse (a ConfigMap edited by hand, which no
+	// rollout checks) leaves the last good one in force, the plugin not
+	// ready until it is fixed: placing pods by the old rules is safer than
+	// placing none (a plugin that stops leaves every new pod unthrottled)
+	c, src, data, err := p.loadConfig(config)
 	if err != nil {
 		p.Metrics.failed("config")
-		p.logf("%v", err)
-		return 0, err
+		last, from := p.good, "the one in force before"
+		if last == nil {
+			last, from = LastGood(p.StatePath, p.Defaults)
+		}
+		if last == nil {
+			p.logf("%v", err)
+			return 0, err
+		}
+		p.policyErr = err.Error()
+		p.logf("POLICY %v: keeping the last good policy (%s) until this one is fixed; not ready meanwhile", err, from)
+		c, src = last, from
+	} else {
+		p.policyErr = ""
+		p.keepGood(c, data)
 	}
 	p.cfg = c
 	if c.nodeConfig != "" {
@@ -227,6 +353,9 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	m := c.src.Manage
 	p.logf("configured by %s: policy from %s: namespaces %v, excluded %v, %d rules, tgroup.config %q",
 		p.runtime, src, orAll(m.Namespaces), m.ExcludeNamespaces, len(c.rules), c.nodeConfig)
+	for _, w := range c.warnings {
+		p.logf("WARNING %s", w)
+	}
 	return 0, nil
 }
 
@@ -236,6 +365,10 @@ func orAll(s []string) any {
 	}
 	return s
 }
+
+// noPidRefuseAfter: a runtime that has sent no pid is refused at its
+// noPidRefuseAfter-th container started without one.
+const noPidRefuseAfter = 3
 
 // RuntimeSendsNoPid is why tgroup-nri cannot work with runtime version
 // ("" if it can): CRI-O before 1.36 sends no container pid in NRI's
@@ -292,6 +425,8 @@ func (p *Plugin) NotReady() string {
 		return "refused: " + p.refused
 	case !p.synced:
 		return "not synchronized with the runtime yet"
+	case p.policyErr != "":
+		return "the policy does not parse (running with the last good one): " + p.policyErr
 	}
 	return ""
 }
@@ -318,8 +453,8 @@ func (p *Plugin) alive(ctx context.Context) error {
 }
 
 // ensureGroup creates group unless it exists. An error: it does not exist
-// and could not be made (logged).
-func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group string) error {
+// and could not be made (logged, saying that the pod runs in runsIn).
+func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group, runsIn string) error {
 	fresh := !p.owned[group]
 	if fresh {
 		// recorded before mkdir: a crash between the two leaves a name
@@ -349,7 +484,7 @@ func (p *Plugin) ensureGroup(pod *api.PodSandbox, id, group string) error {
 		}
 		p.Metrics.failed("max_groups")
 		p.logf("EVENT max_groups: pod %s: group %s not created: the mount already has max_groups groups (%s); "+
-			"the pod runs in the root group, unthrottled and unprotected, until the plugin removes a group or resyncs", podName(pod), group, p.why(err))
+			"the pod runs in %s until the plugin removes a group or resyncs", podName(pod), group, p.why(err), runsIn)
 	} else if p.once(id, "mkdir") {
 		p.Metrics.failed("mkdir")
 		p.logf("pod %s: group %s not created: %s; the pod runs in the root group", podName(pod), group, p.why(err))
@@ -392,38 +527,102 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 	}
 	pid := ctr.GetPid()
 	// a running container's start events and sync carry its pid; a
-	// created one placed by the settle (and its retry) has none yet
+	// created one placed by the settle (and its retry) has none yet. A
+	// runtime that has sent pids is one that can: a start event without
+	// one (a container that exited at once) is placed by its cgroup. One
+	// that has sent none is refused at its third container without one.
 	if pid == 0 && (event == "StartContainer" || event == "PostStartContainer" || event == "Synchronize") {
-		_ = p.refuse(fmt.Sprintf("%s sent %s for pod %s container %s without a pid: tgroup-nri needs the container's pid (CRI-O 1.36 and later, containerd 1.7 and 2.x send it)",
-			orUnknown(p.runtime), event, podName(pod), ctr.GetName()))
-		return
+		if !p.sawPid {
+			p.noPid[id] = true
+			if len(p.noPid) >= noPidRefuseAfter {
+				_ = p.refuse(fmt.Sprintf("%s sent start events for %d containers without a pid (the last: %s for pod %s container %s) and none with one: tgroup-nri needs the container's pid (CRI-O 1.36 and later, containerd 1.7 and 2.x send it)",
+					orUnknown(p.runtime), len(p.noPid), event, podName(pod), ctr.GetName()))
+				return
+			}
+		}
+		if p.once(id, "no_pid") {
+			p.Metrics.failed("no_pid")
+			what := fmt.Sprintf("not placed (%d of %d such containers before the runtime is refused)", len(p.noPid), noPidRefuseAfter)
+			if p.sawPid {
+				what = "placed by its cgroup alone (the runtime sent pids before)"
+			}
+			p.logf("%s: pod %s container %s: no pid from %s: %s", event, podName(pod), ctr.GetName(), orUnknown(p.runtime), what)
+		}
+		if !p.sawPid {
+			return
+		}
+	} else if pid != 0 && !p.sawPid {
+		p.sawPid, p.noPid = true, map[string]bool{}
 	}
-	if err := p.ensureGroup(pod, id, pol.Group); err != nil {
-		if errors.Is(err, syscall.ENOSPC) {
-			p.pending[id] = pendingCtr{pod, ctr}
+	// the namespace's quota: past it, or past max_groups once the
+	// namespace has its overflow group, the pod waits in that group
+	ns, quota := pod.GetNamespace(), cfg.quota.groups
+	if quota > 0 && !pol.Shared {
+		_ = p.ensureOverflow(pod, id, cfg)
+	}
+	full := p.quotaFull(pod, pol, quota)
+	wait := ""
+	if full {
+		wait = "namespace_quota"
+	} else {
+		runsIn := "the root group, unthrottled and unprotected"
+		overflow := quota > 0 && !pol.Shared && p.owned[OverflowGroup(ns)]
+		if overflow {
+			runsIn = OverflowGroup(ns) + ", its namespace's overflow group (low priority)"
+		}
+		if err := p.ensureGroup(pod, id, pol.Group, runsIn); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) || !overflow {
+				if _, ok := p.pending[id]; !ok && errors.Is(err, syscall.ENOSPC) {
+					p.pending[id] = p.record(pod, ctr)
+					p.counts()
+				}
+				return
+			}
+			wait = "max_groups"
+		}
+	}
+	if wait != "" {
+		want := pol.Group
+		pol = overflowed(pol, ns, cfg)
+		if _, ok := p.pending[id]; !ok {
+			p.pending[id] = p.record(pod, ctr)
 			p.counts()
 		}
-		return
+		if full && p.once(id, "namespace_quota") {
+			p.Metrics.failed("namespace_quota")
+			p.logf("EVENT namespace_quota: pod %s container %s: group %s not created: namespace %s has its %d groups (policy namespaceQuota.groups); "+
+				"it runs in %s (low priority) until one of the namespace's groups is removed", podName(pod), ctr.GetName(), want, ns, quota, pol.Group)
+		}
+	} else {
+		delete(p.pending, id)
+		p.counts()
+		if !pol.Shared {
+			p.groupNS[pol.Group] = ns
+		}
 	}
-	delete(p.pending, id)
-	p.counts()
 	// A group the plugin made gets the whole policy, defaults included. A
 	// group it did not make (an admin's, tgctl's) keeps its settings: only
-	// what the annotations say, only the limit keys named, and only when a
-	// rule lets the pod (else a denial).
+	// what is named (by the annotations, or a shared group's rule), only
+	// the limit keys named, and what the pod's annotations name only when
+	// a rule lets the pod (else a denial).
 	limit, prio := FormatLimit(pol.Limit), pol.Priority
 	if !p.owned[pol.Group] {
 		limit = formatLimitKeys(pol.Limit, pol.LimitNamed)
 		if !pol.PriorityNamed {
 			prio = ""
 		}
-		if pol.UnownedRule == "" && (limit != "" || prio != "") {
+		if pol.UnownedRule == "" && ((pol.LimitByPod && limit != "") || (pol.PriorityByPod && prio != "")) {
 			if p.once(id, "unowned") {
 				p.Metrics.denied("unowned_group")
 				p.logf("DENIED pod %s container %s: group %s was not created by the plugin: its settings are kept (no policy rule lets this pod write priority %q, limit %q there)",
 					podName(pod), ctr.GetName(), pol.Group, prio, limit)
 			}
-			limit, prio = "", ""
+			if pol.LimitByPod {
+				limit = ""
+			}
+			if pol.PriorityByPod {
+				prio = ""
+			}
 		}
 	}
 	if limit != "" {
@@ -449,7 +648,13 @@ func (p *Plugin) place(event string, pod *api.PodSandbox, ctr *api.Container) {
 			moved++
 		}
 	}
-	moved += p.moveCgroup(event, pod, ctr, pol.Group)
+	n, dir, procs := p.moveCgroup(event, pod, ctr, pol.Group)
+	moved += n
+	if dir != "" {
+		p.placed[id] = &placedCtr{pod: pod, ctr: ctr, group: pol.Group, dir: dir, procs: procs}
+	} else {
+		delete(p.placed, id)
+	}
 	if old, ok := p.ctrGroup[id]; ok && old != pol.Group {
 		p.leave(id)
 	}
@@ -486,27 +691,37 @@ func orUnknown(s string) string {
 // group, and again for those that appeared meanwhile (forked by a parent
 // not moved yet: one forked after its parent moved inherits the group),
 // until a pass finds none new (at most 10 passes). A process gone by then
-// (ESRCH) is skipped silently. Returns how many it moved.
-func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Container, group string) int {
+// (ESRCH) is skipped silently. Returns how many it moved, the cgroup's
+// directory ("" unresolved) and its cgroup.procs as last read.
+func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Container, group string) (int, string, string) {
 	dir, err := p.Cgroups.CgroupDir(ctr)
 	if err != nil {
 		if p.once(ctr.GetId(), "cgroup") {
 			p.Metrics.failed("cgroup_unresolved")
 			p.logf("%s: pod %s container %s: %v: only the pid the runtime gave is moved", event, podName(pod), ctr.GetName(), err)
 		}
-		return 0
+		return 0, "", ""
 	}
-	seen := map[uint32]bool{}
-	moved := 0
+	moved, procs := p.sweep(event, pod, ctr, dir, group, map[uint32]bool{})
+	return moved, dir, procs
+}
+
+// sweep is moveCgroup's passes over cgroup dir: every process listed
+// and not in seen is moved into group (and added to seen). Returns how
+// many moved (the runtime's pid not counted) and cgroup.procs as last
+// read ("" unreadable).
+func (p *Plugin) sweep(event string, pod *api.PodSandbox, ctr *api.Container, dir, group string, seen map[uint32]bool) (int, string) {
+	moved, last := 0, ""
 	for pass := 0; pass < 10; pass++ {
-		pids, err := Procs(dir)
+		raw, pids, err := readProcs(dir)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) && p.once(ctr.GetId(), "cgroup.procs") {
 				p.Metrics.failed("cgroup_unresolved")
 				p.logf("%s: pod %s container %s: %v", event, podName(pod), ctr.GetName(), err)
 			}
-			break
+			return moved, ""
 		}
+		last = raw
 		fresh := 0
 		for _, pid := range pids {
 			if seen[pid] {
@@ -528,7 +743,101 @@ func (p *Plugin) moveCgroup(event string, pod *api.PodSandbox, ctr *api.Containe
 			break
 		}
 	}
-	return moved
+	return moved, last
+}
+
+// placedCtr is a placed container whose cgroup the rescan watches.
+type placedCtr struct {
+	pod   *api.PodSandbox
+	ctr   *api.Container
+	group string
+	dir   string // its cgroup directory
+	procs string // its cgroup.procs as last read
+}
+
+// rescan moves the processes that joined placed containers' cgroups
+// since the last look into their groups: what runc exec starts (kubectl
+// exec, exec probes, postStart hooks) is a child of the runtime's shim,
+// in the root group, and in the container's cgroup. One read of each
+// placed container's cgroup.procs, compared with the last one: nothing
+// more when nothing changed. A container whose cgroup went is no longer
+// watched. Returns how many processes it moved.
+func (p *Plugin) rescan() int {
+	p.mu.Lock()
+	type look struct{ id, dir, procs string }
+	var looks []look
+	for id, pc := range p.placed {
+		looks = append(looks, look{id, pc.dir, pc.procs})
+	}
+	p.mu.Unlock()
+	var changed []look
+	for _, l := range looks {
+		b, err := os.ReadFile(filepath.Join(l.dir, "cgroup.procs"))
+		if err == nil && string(b) == l.procs {
+			continue
+		}
+		changed = append(changed, l)
+	}
+	if len(changed) == 0 {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	total := 0
+	for _, l := range changed {
+		pc := p.placed[l.id]
+		if pc == nil || pc.dir != l.dir || p.refused != "" {
+			continue // gone or placed again meanwhile
+		}
+		if !isDir(pc.dir) {
+			delete(p.placed, l.id)
+			continue
+		}
+		seen := map[uint32]bool{}
+		if old, err := parseProcs(pc.dir, []byte(pc.procs)); err == nil {
+			for _, pid := range old {
+				seen[pid] = true
+			}
+		}
+		n, procs := p.sweep("rescan", pc.pod, pc.ctr, pc.dir, pc.group, seen)
+		if procs != "" {
+			pc.procs = procs
+		}
+		if n > 0 {
+			total += n
+			p.Metrics.rescanMoved(n)
+			if p.once(l.id, "rescan") {
+				p.logf("rescan: pod %s container %s: %d new processes (exec'd into the container) moved into %s; later ones are counted in tgroup_nri_rescan_moved_total",
+					podName(pc.pod), pc.ctr.GetName(), n, pc.group)
+			}
+		}
+	}
+	return total
+}
+
+// rescanLoop runs rescan at the policy's rescanInterval (RescanInterval
+// when set) until stop closes.
+func (p *Plugin) rescanLoop(stop <-chan struct{}) {
+	for {
+		p.mu.Lock()
+		d := p.RescanInterval
+		if d == 0 {
+			d = p.config().rescan
+		}
+		p.mu.Unlock()
+		wait := d
+		if d <= 0 { // off: look at the policy again in a second
+			wait = time.Second
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(wait):
+		}
+		if d > 0 {
+			p.rescan()
+		}
+	}
 }
 
 // once is true the first time it is asked about container id and kind:
@@ -553,6 +862,7 @@ func (p *Plugin) leave(id string) string {
 	}
 	delete(p.ctrGroup, id)
 	delete(p.members[g], id)
+	delete(p.placed, id)
 	if l, ok := p.ctrInfo[id]; ok {
 		p.Metrics.dropInfo(l)
 		delete(p.ctrInfo, id)
@@ -566,9 +876,16 @@ func (p *Plugin) leave(id string) string {
 
 // removeIfOurs removes an empty group the plugin created. With evacuate
 // (Synchronize: no running container the plugin manages uses it), the
-// processes still in it are first moved to the root group.
+// processes still in it are first moved to the root group. A namespace's
+// overflow group stays while the namespace has other groups, and goes
+// with the last of them when empty.
 func (p *Plugin) removeIfOurs(group, why string, evacuate bool) {
 	if group == "" || !p.owned[group] || len(p.members[group]) > 0 {
+		return
+	}
+	ns := p.groupNamespace(group)
+	overflow := ns != "" && group == OverflowGroup(ns)
+	if overflow && p.nsGroups(ns) > 0 {
 		return
 	}
 	err := p.FS.Rmdir(group)
@@ -598,7 +915,11 @@ func (p *Plugin) removeIfOurs(group, why string, evacuate bool) {
 		return
 	}
 	delete(p.owned, group)
+	delete(p.groupNS, group)
 	p.saveState()
+	if ns != "" && !overflow && p.owned[OverflowGroup(ns)] && p.nsGroups(ns) == 0 {
+		p.removeIfOurs(OverflowGroup(ns), "namespace "+ns+" has no other group", evacuate)
+	}
 }
 
 func atou(s string) uint64 {
@@ -606,18 +927,38 @@ func atou(s string) uint64 {
 	return n
 }
 
-// retryPending places the containers max_groups left out, oldest ID
-// first, now that a group is free.
+// retryPending places the containers max_groups left out, the one
+// waiting longest first, now that a group is free. One whose cgroup went
+// or whose pid is another process now is dropped (current).
 func (p *Plugin) retryPending() {
 	var ids []string
 	for id := range p.pending {
 		ids = append(ids, id)
 	}
-	sort.Strings(ids)
+	sort.Slice(ids, func(i, j int) bool { return p.pending[ids[i]].seq < p.pending[ids[j]].seq })
+	quota := p.config().quota.groups
 	for _, id := range ids {
-		if pc, ok := p.pending[id]; ok {
-			p.place("retry after max_groups", pc.pod, pc.ctr)
+		u, ok := p.pending[id]
+		if !ok {
+			continue
 		}
+		// in its overflow group, its namespace still at its quota: nothing
+		// to do (no identity to check: it was placed)
+		if ns := u.pod.GetNamespace(); quota > 0 && p.ctrGroup[id] == OverflowGroup(ns) && p.nsGroups(ns) >= quota {
+			continue
+		}
+		ctr, stale := p.current(&u)
+		if stale == "" && ctr.GetPid() == 0 && u.dir == "" {
+			stale = "neither its cgroup nor its pid can be found"
+		}
+		if stale != "" {
+			delete(p.pending, id)
+			p.counts()
+			p.logf("pod %s container %s: no longer waiting for a group: %s", podName(u.pod), u.ctr.GetName(), stale)
+			continue
+		}
+		p.pending[id] = u
+		p.place("retry after max_groups", u.pod, ctr)
 	}
 }
 
@@ -706,6 +1047,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	p.unsettled = map[string]pendingCtr{}
 	p.stopped = map[string]string{}
 	p.ctrInfo = map[string]infoLabels{}
+	p.placed = map[string]*placedCtr{}
 	p.Metrics.resetInfo()
 	byID := map[string]*api.PodSandbox{}
 	for _, pod := range pods {
@@ -728,7 +1070,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 			n++
 		case api.ContainerState_CONTAINER_CREATED:
 			live[ctr.GetId()] = true
-			p.unsettled[ctr.GetId()] = pendingCtr{pod, ctr}
+			p.unsettled[ctr.GetId()] = p.record(pod, ctr)
 		}
 	}
 	for id := range p.logged {
@@ -747,7 +1089,11 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		p.removeIfOurs(g, "no running container the plugin manages uses it after sync", true)
 	}
 	p.synced = true
-	p.Metrics.setReady(true)
+	p.Metrics.setReady(p.policyErr == "")
+	if p.rescanOff == nil {
+		p.rescanOff = make(chan struct{})
+		go p.rescanLoop(p.rescanOff)
+	}
 	p.logf("Synchronize: %d running containers placed, %d created ones watched, %d groups owned", n, len(p.unsettled), len(p.owned))
 	if len(p.unsettled) > 0 {
 		p.settleGen++
@@ -767,7 +1113,7 @@ func (p *Plugin) settle(gen int) {
 		delays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second,
 			2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}
 	}
-	for _, d := range delays {
+	for i, d := range delays {
 		time.Sleep(d)
 		p.mu.Lock()
 		if gen != p.settleGen || p.refused != "" {
@@ -781,14 +1127,23 @@ func (p *Plugin) settle(gen int) {
 		sort.Strings(ids)
 		for _, id := range ids {
 			u := p.unsettled[id]
-			dir, err := p.Cgroups.CgroupDir(u.ctr)
-			if err != nil {
+			ctr, stale := p.current(&u)
+			if stale != "" {
+				delete(p.unsettled, id)
+				p.logf("Synchronize: pod %s container %s: no longer watched: %s", podName(u.pod), u.ctr.GetName(), stale)
 				continue
 			}
-			if pids, err := Procs(dir); err == nil && len(pids) > 0 {
-				delete(p.unsettled, id)
-				p.place("Synchronize (created during the sync)", u.pod, u.ctr)
+			p.unsettled[id] = u
+			if u.dir == "" {
+				continue
 			}
+			if pids, err := Procs(u.dir); err == nil && len(pids) > 0 {
+				delete(p.unsettled, id)
+				p.place("Synchronize (created during the sync)", u.pod, ctr)
+			}
+		}
+		if i == len(delays)-1 { // created and never started: forgotten
+			p.unsettled = map[string]pendingCtr{}
 		}
 		left := len(p.unsettled)
 		p.mu.Unlock()
@@ -798,11 +1153,16 @@ func (p *Plugin) settle(gen int) {
 	}
 }
 
-// Close stops the plugin's background work (a settle after Synchronize).
+// Close stops the plugin's background work (a settle after Synchronize,
+// the rescan).
 func (p *Plugin) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.settleGen++
+	if p.rescanOff != nil {
+		close(p.rescanOff)
+		p.rescanOff = nil
+	}
 }
 
 // Owned lists the groups the plugin created and still keeps (sorted).

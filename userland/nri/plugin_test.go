@@ -1,6 +1,7 @@
 package tgnri
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,15 +37,18 @@ func newEnv(t *testing.T, maxGroups int) *env {
 	}
 	// runc makes the container's cgroup with its init in it; it goes
 	// when the container stops
-	e.rt.started = func(c *api.Container, pid uint32) { e.cgroup(c, pid) }
+	e.rt.started = func(c *api.Container, pid uint32) { e.cgroup(c, pid); e.procStat(pid, 1000+uint64(pid)) }
 	e.rt.removed = func(c *api.Container) { _ = os.RemoveAll(e.cgDir(c)) }
 	return e
 }
 
-// plugin is a fresh tgroup-nri process, as after a (re)start.
+// plugin is a fresh tgroup-nri process, as after a (re)start. Its
+// periodic rescan is off (the tests that need it call rescan or turn it
+// on): a test's cgroup edits are then moved only where it says so.
 func (e *env) plugin() *Plugin {
 	return &Plugin{FS: e.fs, Cgroups: Cgroups{Root: e.cg, Proc: e.proc}, StatePath: e.state, Logf: e.log.logf,
-		ConfigFile: e.policy, Metrics: e.met, SettleDelays: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond}}
+		ConfigFile: e.policy, Metrics: e.met, RescanInterval: -1,
+		SettleDelays: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 320 * time.Millisecond}}
 }
 
 // setPolicy writes the policy file plugins started from now on read.
@@ -77,6 +81,20 @@ func (e *env) cgroup(c *api.Container, pids ...uint32) {
 		e.t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(e.cgDir(c), "cgroup.procs"), []byte(b.String()), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// procStat writes /proc/<pid>/stat in the stand-in: a process with start
+// time start (its command has parentheses and spaces, as a command may).
+func (e *env) procStat(pid uint32, start uint64) {
+	e.t.Helper()
+	dir := filepath.Join(e.proc, strconv.FormatUint(uint64(pid), 10))
+	line := fmt.Sprintf("%d (a) b (c)) S 1 %d %d 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 %d 1000 100 18446744073709551615\n", pid, pid, pid, start)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -403,7 +421,7 @@ func TestAdminGroupKeepsItsSettings(t *testing.T) {
 	e.setPolicy(`rules:
 - name: batch
   match: {namespaces: [ns]}
-  allow: {sharedGroups: [batch], unownedGroups: true}
+  allow: {sharedGroups: [{name: batch, podSettings: true}], unownedGroups: true}
 `)
 	stop := e.rt.Connect(e.plugin())
 	e.rt.Start(pod("ns", "plain", BestEffort, map[string]string{AnnGroup: "batch"}), "c", 1001)
@@ -565,7 +583,7 @@ func TestCgroupOfTheContainer(t *testing.T) {
 		}
 	}
 	ctr := func(path string, pid uint32) *api.Container {
-		return &api.Container{Id: "x", Pid: pid, Linux: &api.LinuxContainer{CgroupsPath: path}}
+		return &api.Container{Id: "abc", Pid: pid, Linux: &api.LinuxContainer{CgroupsPath: path}}
 	}
 	// v2
 	v2 := t.TempDir()
@@ -594,6 +612,14 @@ func TestCgroupOfTheContainer(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(proc, "78", "cgroup"), []byte("12:memory:/m/abc\n11:pids:/kubepods/podu/abc\n1:name=systemd:/s\n"), 0o644)
 	if d, err := (Cgroups{Root: v1, Proc: proc}).CgroupDir(ctr("", 78)); err != nil || d != filepath.Join(v1, "pids/kubepods/podu/abc") {
 		t.Errorf("v1 fallback to /proc/78/cgroup's pids line: %q, %v", d, err)
+	}
+	// a pid whose cgroup is not the container's (it outlived the
+	// container and is another process now): never that cgroup
+	mk(proc, "79")
+	_ = os.WriteFile(filepath.Join(proc, "79", "cgroup"), []byte("0::/kubepods/podu/def\n"), 0o644)
+	mk(v2, "kubepods/podu/def")
+	if d, err := (Cgroups{Root: v2, Proc: proc}).CgroupDir(ctr("/kubepods/gone/abc", 79)); err == nil || !strings.Contains(err.Error(), `/kubepods/podu/def, not container "abc"'s`) {
+		t.Errorf("a pid in another container's cgroup: %q, %v; want an error", d, err)
 	}
 	if _, err := (Cgroups{Root: v2, Proc: proc}).CgroupDir(ctr("/kubepods/nothere/abc", 0)); err == nil || !strings.Contains(err.Error(), "nothere") {
 		t.Errorf("unresolved: %v, want an error naming what was tried", err)

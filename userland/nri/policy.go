@@ -1,6 +1,7 @@
 package tgnri
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"strings"
@@ -65,15 +66,20 @@ type Policy struct {
 	Shared   bool
 	Priority string    // "high" or "low"
 	Limit    [4]uint64 // bytes/s per LimitKeys, Max = no limit
-	// LimitNamed: the keys the limit annotation named (all false without
-	// a valid one); PriorityNamed: the priority came from an annotation.
-	// Only these are written into a group the plugin did not create.
+	// LimitNamed: the keys the limit named (the annotation's, or a shared
+	// group's rule's; all false without one); PriorityNamed: the priority
+	// was named (by an annotation, or a shared group's rule). Only these
+	// are written into a group the plugin did not create.
 	LimitNamed    [4]bool
 	PriorityNamed bool
-	QoS           QoS               // the class the defaults came from
-	Problems      []string          // invalid annotations, each with why (the default was used)
-	Denials       []Denial          // what the annotations asked and the policy refused
-	Source        map[string]string // "priority"/"limit"/"group" -> where it came from
+	// PriorityByPod, LimitByPod: they came from the pod's annotations
+	// (not from the policy): into a group the plugin did not create only
+	// with UnownedRule.
+	PriorityByPod, LimitByPod bool
+	QoS                       QoS               // the class the defaults came from
+	Problems                  []string          // invalid annotations, each with why (the default was used)
+	Denials                   []Denial          // what the annotations asked and the policy refused
+	Source                    map[string]string // "priority"/"limit"/"group" -> where it came from
 	// UnownedRule names the rule that lets the pod write its settings into
 	// a group the plugin did not create ("" = none may).
 	UnownedRule string
@@ -82,7 +88,7 @@ type Policy struct {
 // Denial is one thing a pod's annotations asked for that the policy does
 // not grant it: the pod starts without it (logged, counted by Reason).
 type Denial struct {
-	Reason string // high_priority, shared_group, unowned_group
+	Reason string // high_priority, shared_group, shared_group_settings, unowned_group
 	Msg    string
 }
 
@@ -143,21 +149,31 @@ func DefaultGroup(pod *api.PodSandbox) string {
 
 // ContainerGroup is the group of a container with settings of its own
 // and no group annotation: "k8s.<namespace>.<pod>_<container>" (pod names
-// have no "_": no other pod's group), else "k8s.<uid>_<container>" cut to
-// 64 bytes.
+// have no "_": no other pod's group), else "k8s.<uid>_<container>"; when
+// that is longer than 64 bytes, cut to 55 and ended with "-" and 8 hex
+// digits of a hash of the container's name (two containers whose names
+// begin alike keep groups of their own).
 func ContainerGroup(pod *api.PodSandbox, ctr string) string {
 	if n := DefaultGroup(pod) + "_" + ctr; ValidGroupName(n) {
 		return n
 	}
-	return clip(DefaultPrefix + podUID(pod) + "_" + notName.ReplaceAllString(ctr, "_"))
+	n := DefaultPrefix + podUID(pod) + "_" + notName.ReplaceAllString(ctr, "_")
+	if len(n) <= 64 {
+		return n
+	}
+	return fmt.Sprintf("%s-%x", n[:55], sha256.Sum256([]byte(ctr)))[:64]
 }
+
+// notUID: what a pod UID (or sandbox ID) may not keep in a group name;
+// no dot either, so k8s.<uid> has a single dot (no namespace's group).
+var notUID = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 func podUID(pod *api.PodSandbox) string {
 	uid := pod.GetUid()
 	if uid == "" {
 		uid = pod.GetId()
 	}
-	return notName.ReplaceAllString(uid, "_")
+	return notUID.ReplaceAllString(uid, "_")
 }
 
 func clip(n string) string {
@@ -272,44 +288,75 @@ func PolicyFor(pod *api.PodSandbox, ctr string, c *compiled) Policy {
 				p.Denials = append(p.Denials, Denial{"shared_group", fmt.Sprintf("%s=%q: the node-wide group %s is shared by rule %s, which does not match this pod; using the namespace's own %s",
 					gname, gv, gv, strings.Join(rules, ", "), orDefault(ng, p.Group))})
 			}
-			if ng == "" {
+			switch {
+			case ng == "":
 				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: k8s.%s.%s is longer than 64 bytes; using %s", gname, gv, pod.GetNamespace(), gv, p.Group))
-			} else {
+			case ng == OverflowGroup(pod.GetNamespace()):
+				// its settings are the policy's (namespaceQuota)
+				p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %s is the namespace's overflow group, not a group to name; using %s", gname, gv, ng, p.Group))
+			default:
 				p.Group, p.Source["group"] = ng, gname+" (in the pod's namespace)"
 			}
 		}
 	}
 
+	// the defaults: the QoS class's, or for a shared group the policy's
+	// settings of that group (never a pod's QoS default: the group is
+	// several tenants')
 	q := c.qos[p.QoS]
-	def := q.priority
-	p.Priority, p.Source["priority"] = def, "default ("+string(p.QoS)+")"
+	def, defWhat, defSrc := q.priority, string(p.QoS)+" default", "default ("+string(p.QoS)+")"
+	p.Source["limit"] = "default (none)"
+	useLimit := "no limit"
+	if q.hasLimit {
+		p.Limit, p.Source["limit"], useLimit = q.limit, "default ("+string(p.QoS)+")", "the "+string(p.QoS)+" default limit"
+	}
+	if p.Shared {
+		sg := c.shared[gv]
+		by := "a shared group's defaults, low and no limit"
+		if sg.rule != "" {
+			by = "rule " + sg.rule + "'s settings of shared group " + gv
+		}
+		def, defWhat, defSrc = sg.priority, by, by
+		p.PriorityNamed, p.LimitNamed, p.Limit = sg.prioritySet, sg.limitNamed, sg.limit
+		p.Source["limit"], useLimit = by, by
+		if sg.limitSrc == "" {
+			p.Source["limit"] += " (none)"
+		}
+		if (hasP || hasL) && gr.podSettings[gv] == "" {
+			for _, a := range [][2]string{{pname, pv}, {lname, lv}} {
+				if a[0] != "" {
+					p.Denials = append(p.Denials, Denial{"shared_group_settings", fmt.Sprintf("%s=%q: group %s is shared by rule %s: its priority and limit are the policy's (no rule's podSettings lets this pod set them); using %s",
+						a[0], a[1], gv, gr.shared[gv], by)})
+				}
+			}
+			hasP, hasL = false, false
+		}
+	}
+	p.Priority, p.Source["priority"] = def, defSrc
 	if hasP {
 		switch {
 		case pv != "high" && pv != "low":
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: must be high or low; using %s (%s default)", pname, pv, def, p.QoS))
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: must be high or low; using %s (%s)", pname, pv, def, defWhat))
 		case pv == "high" && gr.high == "":
-			p.Denials = append(p.Denials, Denial{"high_priority", fmt.Sprintf("%s=high: no policy rule allows this pod priority high; using %s (%s default)", pname, def, p.QoS)})
+			p.Denials = append(p.Denials, Denial{"high_priority", fmt.Sprintf("%s=high: no policy rule allows this pod priority high; using %s (%s)", pname, def, defWhat)})
 		default:
-			p.Priority, p.PriorityNamed, p.Source["priority"] = pv, true, pname
+			p.Priority, p.PriorityNamed, p.PriorityByPod, p.Source["priority"] = pv, true, true, pname
 			if pv == "high" {
 				p.Source["priority"] += " (rule " + gr.high + ")"
 			}
+			if p.Shared {
+				p.Source["priority"] += " (podSettings by rule " + gr.podSettings[gv] + ")"
+			}
 		}
-	}
-
-	p.Source["limit"] = "default (none)"
-	if q.hasLimit {
-		p.Limit, p.Source["limit"] = q.limit, "default ("+string(p.QoS)+")"
 	}
 	if hasL {
 		if l, named, err := parseLimit(lv); err == nil {
-			p.Limit, p.LimitNamed, p.Source["limit"] = l, named, lname
-		} else {
-			use := "no limit"
-			if q.hasLimit {
-				use = "the " + string(p.QoS) + " default limit"
+			p.Limit, p.LimitNamed, p.LimitByPod, p.Source["limit"] = l, named, true, lname
+			if p.Shared {
+				p.Source["limit"] += " (podSettings by rule " + gr.podSettings[gv] + ")"
 			}
-			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using %s", lname, lv, err, use))
+		} else {
+			p.Problems = append(p.Problems, fmt.Sprintf("%s=%q: %v; using %s", lname, lv, err, useLimit))
 		}
 	}
 	return p

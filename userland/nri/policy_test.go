@@ -142,4 +142,17 @@ func TestGroupNamesAreNamespaced(t *testing.T) {
 	if g := ContainerGroup(&api.PodSandbox{Namespace: "ns", Name: "web"}, "side"); g != "k8s.ns.web_side" {
 		t.Errorf("ContainerGroup %q, want k8s.ns.web_side", g)
 	}
+	// two containers whose names begin alike past what fits: a group each
+	a, b := ContainerGroup(long, "metrics-exporter-sidecar-a"), ContainerGroup(long, "metrics-exporter-sidecar-b")
+	if a == b || !ValidGroupName(a) || !ValidGroupName(b) || !strings.HasPrefix(a, "k8s."+uid+"_metrics-export") {
+		t.Errorf("ContainerGroup of two long container names: %q and %q, want two valid groups", a, b)
+	}
+	// a UID (or a sandbox ID) with dots: none kept, one dot in the name
+	dotted := &api.PodSandbox{Namespace: strings.Repeat("n", 63), Name: "web", Uid: "a.b.c"}
+	if g := DefaultGroup(dotted); g != "k8s.a_b_c" {
+		t.Errorf("DefaultGroup of a dotted uid %q, want k8s.a_b_c", g)
+	}
+	if g := ContainerGroup(dotted, "x"); g != "k8s.a_b_c_x" {
+		t.Errorf("ContainerGroup of a dotted uid %q, want k8s.a_b_c_x", g)
+	}
 }

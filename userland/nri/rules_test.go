@@ -6,12 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/containerd/nri/pkg/api"
+	"sigs.k8s.io/yaml"
 )
 
 // The tenant rules, the policy file and what the plugin reports: the
@@ -60,6 +63,7 @@ rules:
     allow: {sharedGroups: [db]}
   - name: web-cache
     match:
+      namespaces: [shop]
       podSelector:
         matchExpressions: [{key: team, operator: In, values: [web, api]}]
     allow: {sharedGroups: [cache]}
@@ -84,6 +88,77 @@ rules:
 	if got := counter(t, e.met, `tgroup_nri_denials_total{reason="shared_group"}`); got != 2 {
 		t.Errorf("shared_group denials counted %v, want 2", got)
 	}
+}
+
+// A shared group's priority and limit are the policy's (the rule that
+// shares it), never a pod's: a pod of one namespace that names a priority
+// or limit on it is denied (logged once, counted) unless a rule's
+// podSettings lets it, so no tenant changes what the others get; no pod's
+// QoS default reaches it either.
+func TestSharedGroupSettingsComeFromTheRule(t *testing.T) {
+	e := newEnv(t, 256)
+	e.met = NewMetrics()
+	e.setPolicy(`
+qosClasses:
+  BestEffort: {limit: "dram_rbps=5G"}
+rules:
+  - name: databases
+    match: {namespaces: [prod, "analytics-*"]}
+    allow:
+      sharedGroups:
+        - {name: db, priority: high, limit: "nvm_wbps=2G"}
+        - cache
+  - name: prod-high
+    match: {namespaces: [prod]}
+    allow: {highPriority: true}
+  - name: lab
+    match: {namespaces: [lab]}
+    allow: {sharedGroups: [{name: scratch, podSettings: true}, {name: nightly, limit: "nvm_rbps=3G"}]}
+`)
+	if err := e.fs.Mkdir("nightly"); err != nil { // an admin's: tgctl create nightly --priority high
+		t.Fatal(err)
+	}
+	if err := e.fs.Write("nightly", "tgroup.priority", "high"); err != nil {
+		t.Fatal(err)
+	}
+	e.rt.Connect(e.plugin())
+	const dbLimit = "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=2000000000"
+	e.rt.Start(pod("prod", "pg", Burstable, map[string]string{AnnGroup: "db", AnnPriority: "low"}), "c", 2101)
+	e.expect("db", "high", dbLimit, 2101)
+	// another namespace's BestEffort pod: neither its limit annotation
+	// nor its class's default limit reaches the shared group
+	e.rt.Start(pod("analytics-x", "b", BestEffort, map[string]string{AnnGroup: "db", AnnLimit: "nvm_wbps=1 dram_rbps=1"}), "c", 2102)
+	e.expect("db", "high", dbLimit, 2101, 2102)
+	// a shared group the rule gives no settings: low, no limit, whatever
+	// the pods' classes and annotations
+	e.rt.Start(pod("prod", "g", Guaranteed, map[string]string{AnnGroup: "cache", AnnPriority: "high"}), "c", 2103)
+	e.rt.Start(pod("analytics-y", "be", BestEffort, map[string]string{AnnGroup: "cache"}), "c", 2104)
+	e.expect("cache", "low", allMax, 2103, 2104)
+	if n := e.log.count("DENIED pod analytics-x/b", `tgroup.io/limit="nvm_wbps=1 dram_rbps=1": group db is shared by rule databases`); n != 1 {
+		t.Errorf("the shared_group_settings denial for analytics-x/b logged %d times, want once", n)
+	}
+	if e.log.has("DENIED pod prod/g", `tgroup.io/priority="high": group cache is shared by rule databases`) == "" {
+		t.Error("no denial for prod/g's priority on the shared group (highPriority alone is not podSettings)")
+	}
+	if got := counter(t, e.met, `tgroup_nri_denials_total{reason="shared_group_settings"}`); got != 3 {
+		t.Errorf("shared_group_settings denials counted %v, want 3 (prod/pg, analytics-x/b, prod/g)", got)
+	}
+	if e.log.has("pod prod/pg", "-> group db", "priority high from rule databases's settings of shared group db") == "" {
+		t.Error("the placement line does not say the priority came from the rule")
+	}
+	// podSettings: the pods may set it (the last one placed wins); high
+	// still needs highPriority
+	e.rt.Start(pod("lab", "a", Burstable, map[string]string{AnnGroup: "scratch", AnnLimit: "dram_wbps=1G"}), "c", 2105)
+	e.expect("scratch", "low", "dram_rbps=max dram_wbps=1000000000 nvm_rbps=max nvm_wbps=max", 2105)
+	e.rt.Start(pod("lab", "b", Burstable, map[string]string{AnnGroup: "scratch", AnnPriority: "high"}), "c", 2106)
+	e.expect("scratch", "low", allMax, 2105, 2106)
+	if e.log.has("DENIED pod lab/b", "no policy rule allows this pod priority high") == "" {
+		t.Error("podSettings let a pod set high without highPriority")
+	}
+	// a group the plugin did not create: what the rule names is written
+	// (the policy's, no unownedGroups needed), the rest is the admin's
+	e.rt.Start(pod("lab", "n2", Guaranteed, map[string]string{AnnGroup: "nightly"}), "c", 2108)
+	e.expect("nightly", "high", "dram_rbps=max dram_wbps=max nvm_rbps=3000000000 nvm_wbps=max", 2108)
 }
 
 // high only by a rule (namespace or labels): without one the pod starts
@@ -148,7 +223,7 @@ func TestUnownedGroupSettingsOnlyByRule(t *testing.T) {
 rules:
   - name: batch
     match: {namespaces: [team, jobs]}
-    allow: {sharedGroups: [batch]}
+    allow: {sharedGroups: [{name: batch, podSettings: true}]}
   - name: jobs-tune-batch
     match: {namespaces: [jobs]}
     allow: {unownedGroups: true}
@@ -214,6 +289,15 @@ manage:
 	f.expectGone("k8s.team-b.z")
 	if f.log.has("pod team-b/z", "not managed (labels do not match manage.podSelector)") == "" {
 		t.Error("the pod left alone by its labels is not logged")
+	}
+	// labels are the tenant's: the selector lets a tenant's pod opt out
+	// (team-b/z above), said when the policy is loaded
+	if f.log.has("WARNING policy: manage.podSelector: a pod's labels are set by whoever creates the pod") == "" {
+		t.Error("no warning that manage.podSelector is tenant-controlled")
+	}
+	c, err := ParseConfig([]byte("rules: [{name: a, match: {namespaces: [\"team-*\", prod]}, allow: {highPriority: true}}]"), nil)
+	if err != nil || len(c.Warnings()) != 1 || !strings.Contains(c.Warnings()[0], `pattern "team-*" also grants namespaces created later`) {
+		t.Errorf("a rule granting to a namespace pattern: warnings %q (%v), want one naming the pattern", c.Warnings(), err)
 	}
 }
 
@@ -312,16 +396,24 @@ nodeConfig:
 		"qosClasses: {Burstable: {limit: cpu=1}}":               `unknown key "cpu"`,
 		"manage: {namespaces: ['[']}":                           "not a name or pattern",
 		"manage: {podSelector: {matchLabels: {'bad key!': x}}}": "manage.podSelector.matchLabels",
-		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: Near}]}}}]": `operator "Near"`,
-		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: In}]}}}]":   "matchExpressions[0]",
-		"rules: [{match: {namespaces: [a]}}]":                                                      "rules[0]: no name",
-		"rules: [{name: r}, {name: r}]":                                                            "used twice",
-		"rules: [{name: r, allow: {sharedGroups: [k8s.prod.db]}}]":                                 "the plugin's per-namespace groups",
-		"rules: [{name: r, allow: {sharedGroups: [tgroup.config]}}]":                               "not a group name",
-		"nodeConfig: {period_ms: 1.5}":                                                             "not a whole number",
-		"nodeConfig: {period_ms: [1]}":                                                             "not a number",
-		"nodeConfig: {'a=b': 1}":                                                                   "not a tgroup.config key",
-		"- a list":                                                                                 "policy",
+		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: Near}]}}}]":            `operator "Near"`,
+		"rules: [{name: r, match: {podSelector: {matchExpressions: [{key: a, operator: In}]}}}]":              "matchExpressions[0]",
+		"rules: [{match: {namespaces: [a]}}]":                                                                 "rules[0]: no name",
+		"rules: [{name: r}, {name: r}]":                                                                       "used twice",
+		"rules: [{name: r, allow: {sharedGroups: [k8s.prod.db]}}]":                                            "the plugin's per-namespace groups",
+		"rules: [{name: r, allow: {sharedGroups: [tgroup.config]}}]":                                          "not a group name",
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, priority: urgent}]}}]": "db: priority \"urgent\"",
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, limit: dram=1}]}}]":    "db: limit",
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, podSetings: true}]}}]": `unknown field "podSetings"`,
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{priority: high}]}}]":             `"" is not a group name`,
+		"rules: [{name: r, match: {namespaces: [a]}, allow: {sharedGroups: [{name: db, priority: high}]}}, {name: s, match: {namespaces: [b]}, allow: {sharedGroups: [{name: db, priority: low}]}}]": `rule "r" gives the group other settings`,
+		"rules: [{name: r, match: {podSelector: {matchLabels: {a: b}}}, allow: {highPriority: true}}]":                                                                                               `rule "r": grants by labels alone`,
+		"rules: [{name: r, allow: {unownedGroups: true}}]":                                            `rule "r": grants by labels alone`,
+		"rules: [{name: r, match: {podSelector: {matchLabels: {a: b}}}, allow: {sharedGroups: [x]}}]": `rule "r": grants by labels alone`,
+		"nodeConfig: {period_ms: 1.5}":                                                                "not a whole number",
+		"nodeConfig: {period_ms: [1]}":                                                                "not a number",
+		"nodeConfig: {'a=b': 1}":                                                                      "not a tgroup.config key",
+		"- a list":                                                                                    "policy",
 	}
 	for in, want := range bad {
 		if _, err := ParseConfig([]byte(in), nil); err == nil || !strings.Contains(err.Error(), want) {
@@ -353,7 +445,7 @@ func TestConfigureWritesNodeConfigAndTakesTheRuntimesPolicy(t *testing.T) {
 
 	// the runtime's configuration (NRI Configure) over the file
 	q := e.plugin()
-	if _, err := q.Configure(t.Context(), "rules: [{name: all, allow: {highPriority: true}}]\n", "containerd", "v2.1.4"); err != nil {
+	if _, err := q.Configure(t.Context(), "rules: [{name: all, match: {namespaces: [\"*\"]}, allow: {highPriority: true}}]\n", "containerd", "v2.1.4"); err != nil {
 		t.Fatal(err)
 	}
 	if pol := PolicyFor(pod("ns", "p", BestEffort, map[string]string{AnnPriority: "high"}), "c", q.cfg); pol.Priority != "high" {
@@ -362,9 +454,58 @@ func TestConfigureWritesNodeConfigAndTakesTheRuntimesPolicy(t *testing.T) {
 	if e.log.has("configured by containerd v2.1.4: policy from the runtime's plugin configuration") == "" {
 		t.Error("the configuration's source is not logged")
 	}
-	if _, err := q.Configure(t.Context(), "rules: {}\n", "containerd", "v2.1.4"); err == nil {
-		t.Error("a bad runtime configuration accepted")
+	// a bad one with a good one before: the good one stays in force
+	// (TestBadPolicyKeepsTheLastGoodOne); with none before: refused
+	if _, err := q.Configure(t.Context(), "rules: {}\n", "containerd", "v2.1.4"); err != nil || q.cfg.rules[0].Name != "all" {
+		t.Errorf("a bad runtime configuration after a good one: %v", err)
 	}
+	f := newEnv(t, 256)
+	if _, err := f.plugin().Configure(t.Context(), "rules: {}\n", "containerd", "v2.1.4"); err == nil {
+		t.Error("a bad runtime configuration accepted with no good one before")
+	}
+}
+
+// A policy that stops parsing (a ConfigMap edited by hand: no rollout
+// checks it) leaves the last good one in force, across a restart too (it
+// is kept next to the state file): pods are placed by the old rules, the
+// plugin is not ready and says why, counted; fixed, it is ready again.
+func TestBadPolicyKeepsTheLastGoodOne(t *testing.T) {
+	e := newEnv(t, 256)
+	e.met = NewMetrics()
+	e.setPolicy("rules: [{name: prod, match: {namespaces: [prod]}, allow: {highPriority: true}}]\n")
+	stop := e.rt.Connect(e.plugin())
+	e.rt.Start(pod("prod", "a", BestEffort, map[string]string{AnnPriority: "high"}), "c", 7001)
+	e.expect("k8s.prod.a", "high", allMax, 7001)
+	stop()
+	if err := os.WriteFile(e.policy, []byte("rules: [{name: prod, match: {namespaces: [prod]}, allow: {hihgPriority: true}}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.plugin() // a new process: the last good policy from the disk
+	stop = e.rt.Connect(p)
+	e.rt.Start(pod("prod", "b", BestEffort, map[string]string{AnnPriority: "high"}), "c", 7002)
+	e.expect("k8s.prod.b", "high", allMax, 7002)
+	if why := p.NotReady(); !strings.Contains(why, "the policy does not parse (running with the last good one)") || !strings.Contains(why, `unknown field "hihgPriority"`) {
+		t.Errorf("NotReady %q", why)
+	}
+	if e.log.has("POLICY", `unknown field "hihgPriority"`, "keeping the last good policy ("+LastGoodPath(e.state)+")") == "" {
+		t.Error("no line saying the bad policy is not used")
+	}
+	for series, want := range map[string]float64{`tgroup_nri_failures_total{reason="config"}`: 1, "tgroup_nri_ready": 0} {
+		if got := counter(t, e.met, series); got != want {
+			t.Errorf("%s = %v, want %v", series, got, want)
+		}
+	}
+	stop()
+	if err := os.WriteFile(e.policy, nil, 0o644); err != nil { // fixed: the defaults
+		t.Fatal(err)
+	}
+	p = e.plugin()
+	e.rt.Connect(p)
+	if why := p.NotReady(); why != "" {
+		t.Errorf("NotReady %q with a good policy", why)
+	}
+	e.rt.Start(pod("prod", "c", BestEffort, map[string]string{AnnPriority: "high"}), "c", 7003)
+	e.expect("k8s.prod.c", "low", allMax, 7003)
 }
 
 // A runtime that sends no container pid is refused at once, clearly and
@@ -399,40 +540,86 @@ func TestRuntimeWithoutPidIsRefused(t *testing.T) {
 		t.Errorf("NotReady %q", why)
 	}
 
-	// an unknown runtime: the first event without a pid refuses it
+	// an unknown runtime that sends no pid: refused at its third
+	// container without one (not at the first: one odd event is no verdict)
 	f := newEnv(t, 256)
+	f.met = NewMetrics()
 	q := f.plugin()
 	f.rt.Connect(q)
-	pd := pod("ns", "nopid", Burstable, nil)
-	f.rt.Start(pd, "c", 0)
-	f.rt.Start(pod("ns", "nopid2", Burstable, nil), "c", 0)
-	select {
-	case <-q.Refused():
-	default:
-		t.Error("an event without a pid did not refuse the runtime")
+	for i, name := range []string{"nopid1", "nopid2", "nopid3", "nopid4"} {
+		select {
+		case <-q.Refused():
+			if i < noPidRefuseAfter {
+				t.Errorf("refused after %d containers without a pid, want %d", i, noPidRefuseAfter)
+			}
+		default:
+			if i >= noPidRefuseAfter {
+				t.Errorf("not refused after %d containers without a pid", i)
+			}
+		}
+		f.rt.Start(pod("ns", name, Burstable, nil), "c", 0)
 	}
-	if n := f.log.count("REFUSED: fake-runtime 0.1 sent StartContainer for pod ns/nopid container c without a pid"); n != 1 {
+	if n := f.log.count("REFUSED: fake-runtime 0.1 sent start events for 3 containers without a pid (the last: StartContainer for pod ns/nopid3 container c) and none with one"); n != 1 {
 		t.Errorf("refusal lines %d, want 1 (%q)", n, f.log.has("REFUSED"))
+	}
+	if f.log.has("StartContainer: pod ns/nopid1 container c: no pid from fake-runtime 0.1: not placed (1 of 3") == "" {
+		t.Error("the first container without a pid is not logged")
 	}
 	if gs, _ := f.fs.Groups(); len(gs) != 0 {
 		t.Errorf("groups %v made for a refused runtime", gs)
+	}
+
+	// a runtime that sends pids: a container without one (it exited at
+	// once, say) is placed by its cgroup, never a refusal
+	h := newEnv(t, 256)
+	next := uint32(7101)
+	h.rt.started = func(c *api.Container, pid uint32) {
+		if pid == 0 {
+			pid = next // its process, in its cgroup
+		}
+		next++
+		h.cgroup(c, pid)
+	}
+	r := h.plugin()
+	h.rt.Connect(r)
+	h.rt.Start(pod("ns", "a", Burstable, nil), "c", 7101)
+	for _, n := range []string{"b", "c", "d"} {
+		h.rt.Start(pod("ns", n, Burstable, nil), "c", 0)
+	}
+	select {
+	case <-r.Refused():
+		t.Error("a runtime that sent pids was refused")
+	default:
+	}
+	h.expect("k8s.ns.a", "low", allMax, 7101)
+	h.expect("k8s.ns.b", "low", allMax, 7102)
+	h.expect("k8s.ns.d", "low", allMax, 7104)
+	if h.log.has("pod ns/b container c: no pid from fake-runtime 0.1: placed by its cgroup alone") == "" {
+		t.Error("the container without a pid is not logged")
 	}
 }
 
 // A container the runtime starts while the plugin synchronizes gets no
 // event (the plugin is not registered yet, and the sync reported it as
 // created): the settle after Synchronize finds its processes in its
-// cgroup and places it.
+// cgroup and places it. As containerd does it: CRI's CreateContainer
+// makes no task (no cgroup, no pid: CREATED in the snapshot); its
+// StartContainer creates the task (runc create: the cgroup, runc init in
+// it), calls NRI's StartContainer, then starts the workload, which forks.
+// A container whose task exists at the snapshot (runc init waiting in its
+// cgroup, the CRI state still CREATED) is placed by the settle at its
+// first look, before its workload runs, as StartContainer would place it.
 func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 	e := newEnv(t, 256)
 	p := pod("ns", "racer", Burstable, nil)
 	c := e.rt.addCreated(p, "c")
 	e.rt.duringSync = func() {
+		e.cgroup(c, 2701) // runc create
 		c.Pid = 2701
-		e.cgroup(c, 2701, 2702)
 		if err := e.rt.nri.StartContainer(context.Background(), &api.StartContainerRequest{Pod: p, Container: c}); err != nil {
 			t.Error(err)
 		}
+		e.cgroup(c, 2701, 2702) // the workload runs and forks
 		c.State = api.ContainerState_CONTAINER_RUNNING
 	}
 	e.rt.Connect(e.plugin())
@@ -442,17 +629,26 @@ func TestContainerStartedDuringSynchronizeIsPlaced(t *testing.T) {
 		return e.log.has("Synchronize (created during the sync): pod ns/racer container c pid 0 -> group k8s.ns.racer (2 processes") != ""
 	})
 	e.expect("k8s.ns.racer", "low", allMax, 2701, 2702)
-	// created and never started: forgotten after the last look, no group
+
+	// its task made, runc init waiting (CREATED at the snapshot): placed
+	// at the settle's first look
+	w := pod("ns", "waiting", Burstable, nil)
+	wc := e.rt.addCreated(w, "c")
+	e.cgroup(wc, 2711)
+	// created and never started: no task, no cgroup; forgotten after the
+	// last look, no group
 	q := pod("ns", "idle", Burstable, nil)
 	e.rt.addCreated(q, "c")
 	pl := e.plugin()
 	e.rt.Connect(pl)
-	time.Sleep(700 * time.Millisecond) // past the test's settle delays (620 ms)
-	pl.mu.Lock()
-	left := len(pl.unsettled)
-	pl.mu.Unlock()
-	if left != 1 || e.exists("k8s.ns.idle") {
-		t.Errorf("a created, never started container: %d watched, group made %v", left, e.exists("k8s.ns.idle"))
+	waitFor(t, "the settle's last look", func() bool {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		return len(pl.unsettled) == 0
+	})
+	e.expect("k8s.ns.waiting", "low", allMax, 2711)
+	if e.exists("k8s.ns.idle") {
+		t.Error("a created, never started container got a group")
 	}
 }
 
@@ -571,29 +767,82 @@ func counter(t *testing.T, m *Metrics, series string) float64 {
 	return -1
 }
 
-// docs/kubernetes.md's worked example: its policy and pods, the files and
-// the denial line it shows.
+// docs/kubernetes.md, for the tests that check what it shows.
+func kubernetesDoc(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "kubernetes.md"))
+	if err != nil {
+		t.Skipf("docs/kubernetes.md: %v (the repository's test, not the guest's)", err)
+	}
+	return string(b)
+}
+
+// yamlBlock is the first ```yaml block after the line starting with
+// marker in doc.
+func yamlBlock(t *testing.T, doc, marker string) string {
+	t.Helper()
+	i := strings.Index(doc, "\n"+marker)
+	if i < 0 {
+		t.Fatalf("docs/kubernetes.md: no %q", marker)
+	}
+	rest := doc[i:]
+	a := strings.Index(rest, "```yaml\n")
+	if a < 0 {
+		t.Fatalf("docs/kubernetes.md: no yaml block after %q", marker)
+	}
+	rest = rest[a+len("```yaml\n"):]
+	return rest[:strings.Index(rest, "```")]
+}
+
+// The policy example of docs/kubernetes.md "The policy" is a policy the
+// plugin accepts, with the settings it says.
+func TestDocsPolicyExample(t *testing.T) {
+	c, err := ParseConfig([]byte(yamlBlock(t, kubernetesDoc(t), "## The policy")), nil)
+	if err != nil {
+		t.Fatalf("the documented policy: %v", err)
+	}
+	if c.quota.groups != 32 || c.rescan != time.Second || c.shared["db"].priority != "high" || !c.shared["db"].limitNamed[3] ||
+		c.shared["cache"].priority != "low" || c.nodeConfig != "period_ms=10 remedial=1" {
+		t.Errorf("the documented policy compiled to quota %d, rescan %v, db %+v, cache %+v, nodeConfig %q", c.quota.groups, c.rescan, c.shared["db"], c.shared["cache"], c.nodeConfig)
+	}
+}
+
+// docs/kubernetes.md's worked example: its values' policy (read from the
+// doc) and its pods, the files and the denial line it shows.
 func TestWorkedExample(t *testing.T) {
+	doc := kubernetesDoc(t)
+	var values struct {
+		NRI struct {
+			Policy map[string]any `json:"policy"`
+		} `json:"nri"`
+	}
+	if err := yaml.Unmarshal([]byte(yamlBlock(t, doc, "**3. The policy and the chart.**")), &values); err != nil {
+		t.Fatal(err)
+	}
+	policy, err := yaml.Marshal(values.NRI.Policy)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := newEnv(t, 256)
-	e.setPolicy(`
-manage:
-  excludeNamespaces: [kube-system, monitoring]
-qosClasses:
-  Guaranteed: {priority: low}        # high only by rule
-  BestEffort: {limit: "nvm_wbps=1G"} # best-effort pods never flood the slow tier
-rules:
-  - name: prod-databases
-    match:
-      namespaces: [prod]
-      podSelector: {matchLabels: {tier: db}}
-    allow: {highPriority: true, sharedGroups: [db]}
-`)
+	e.setPolicy(string(policy))
 	e.rt.Connect(e.plugin())
-	e.rt.Start(podL("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db", AnnPriority: "high"}, map[string]string{"tier": "db"}), "postgres", 3001)
+	e.rt.Start(podL("prod", "db-0", Guaranteed, map[string]string{AnnGroup: "db"}, map[string]string{"tier": "db"}), "postgres", 3001)
 	e.rt.Start(pod("batch", "etl", BestEffort, map[string]string{AnnPriority: "high", AnnLimit: "nvm_wbps=500M dram_rbps=2Gi"}), "job", 3002)
 	e.expect("db", "high", allMax, 3001)
 	e.expect("k8s.batch.etl", "low", "dram_rbps=2147483648 dram_wbps=max nvm_rbps=max nvm_wbps=500000000", 3002)
-	if e.log.has("DENIED pod batch/etl container job: tgroup.io/priority=high: no policy rule allows this pod priority high; using low (BestEffort default)") == "" {
+	// the listing the doc shows: grep . */tgroup.priority */tgroup.limit
+	gs, _ := e.fs.Groups()
+	var listing []string
+	for _, f := range []string{"tgroup.priority", "tgroup.limit"} {
+		for _, g := range gs {
+			listing = append(listing, "    "+g+"/"+f+":"+e.file(g, f))
+		}
+	}
+	if want := strings.Join(listing, "\n") + "\n"; !strings.Contains(doc, "grep . */tgroup.priority */tgroup.limit'\n"+want+"\n") {
+		t.Errorf("docs/kubernetes.md does not show the groups as the plugin makes them; they are:\n%s", want)
+	}
+	denial := "DENIED pod batch/etl container job: tgroup.io/priority=high: no policy rule allows this pod priority high; using low (BestEffort default)"
+	if e.log.has(denial) == "" || !strings.Contains(doc, "    ... "+denial+"\n") {
 		t.Error("the worked example's denial line is not logged as the doc shows it")
 	}
 	e.rt.Start(pod("batch", "sneaky", BestEffort, map[string]string{AnnGroup: "db"}), "c", 3003)

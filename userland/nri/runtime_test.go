@@ -176,6 +176,20 @@ func (r *fakeRuntime) Start(p *api.PodSandbox, name string, pid uint32) *api.Con
 	return c
 }
 
+// ctrsOf lists the containers of namespace ns' pods the runtime has.
+func (r *fakeRuntime) ctrsOf(ns string) []*api.Container {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*api.Container
+	for _, c := range r.ctrs {
+		if p := r.pods[c.PodSandboxId]; p != nil && p.Namespace == ns {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Id < out[j].Id })
+	return out
+}
+
 // Remove stops and removes a container (and its pod after its last one).
 func (r *fakeRuntime) Remove(c *api.Container) {
 	r.t.Helper()

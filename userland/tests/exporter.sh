@@ -51,12 +51,12 @@ for want in 'tgroup_up 1' \
 	'tgroup_source_up{source="perf"} 0' 'tgroup_source_up{source="rdt"} 0' 'tgroup_source_up{source="pmdk"} 1' \
 	'tgroup_source_up{source="vfs"} 1' 'tgroup_actuator_up{actuator="cpu"} 1' 'tgroup_actuator_up{actuator="mba"} 1' \
 	'tgroup_groups 2' 'tgroup_max_groups 256' 'tgroup_resctrl_mounted 0'; do
-	echo "$out" | grep -qxF "$want" || bad="$bad [$want]"
+	grep -qxF "$want" <<<"$out" || bad="$bad [$want]"
 done
 if [ $rc = 0 ] && [ -z "$bad" ]; then ok values; else ko values "rc $rc, missing:$bad"; fi
 # no precomputed rates, bounded labels only
 labels=$(echo "$out" | grep -v '^#' | grep -o '[a-z_]*="' | sort -u | tr -d '="' | tr '\n' ' ')
-if [ "$labels" = "actuator direction group source tier " ] && ! echo "$out" | grep -v '^#' | grep -q 'bandwidth\|rate'; then ok labels_bounded
+if [ "$labels" = "actuator direction group source tier " ] && ! grep -q 'bandwidth\|rate' <<<"$(grep -v '^#' <<<"$out")"; then ok labels_bounded
 else ko labels_bounded "labels: $labels"; fi
 # every counter ends in _total, every name starts with tgroup_
 if echo "$out" | awk '$1 == "#" && $2 == "TYPE" && (($4 == "counter") != ($3 ~ /_total$/) || $3 !~ /^tgroup_/) { bad = 1 }
@@ -65,7 +65,7 @@ if lint=$(echo "$out" | promtool check metrics 2>&1); then ok promtool_lint; els
 
 # resctrl mounted: the metric and a warning in the log (once)
 out=$(TGROUP_MOUNTINFO=$d/mi-resctrl "$ex" -m "$m" --once 2>"$d/err"); rc=$?
-if [ $rc = 0 ] && echo "$out" | grep -qx 'tgroup_resctrl_mounted 1' &&
+if [ $rc = 0 ] && grep -qx 'tgroup_resctrl_mounted 1' <<<"$out" &&
 	grep -q 'warning: resctrl is mounted at /sys/fs/resctrl: it owns RDT' "$d/err"; then ok resctrl_metric_and_log
 else ko resctrl_metric_and_log "rc $rc: $(grep resctrl <<<"$out") / $(cat "$d/err")"; fi
 
@@ -88,7 +88,7 @@ h=$(curl -s -D - -o "$d/s1" "http://127.0.0.1:$port/metrics")
 stat 1 2 3 4 501 0 0 100 max > "$m/tgroup.stat"
 curl -s -o "$d/s2" "http://[::1]:$port/metrics"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")
-if echo "$h" | grep -qi '^Content-Type: text/plain; version=0.0.4' && grep -qx 'tgroup_periods_total{group="/"} 500' "$d/s1" &&
+if grep -qi '^Content-Type: text/plain; version=0.0.4' <<<"$h" && grep -qx 'tgroup_periods_total{group="/"} 500' "$d/s1" &&
 	grep -qx 'tgroup_periods_total{group="/"} 501' "$d/s2" && [ "$code" = 404 ]; then ok http_scrape_dual_stack
 else ko http_scrape_dual_stack "headers: $(echo "$h" | head -3 | tr '\r\n' '  '), 404? $code"; fi
 kill $pid; wait $pid 2>/dev/null; pid=
@@ -104,7 +104,7 @@ c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$port/tg")
 kill $pid; wait $pid 2>/dev/null; pid=
 "$ex" --web.listen-address=nonsense 2>/dev/null; rcb=$?
 if [ "$c4" = 200 ] && [ "$c4m" = 404 ] && [ "$c6" = 000 ] && [ $rcb = 2 ] &&
-	"$ex" --help | grep -q 'default :9847: every address'; then ok listen_address_and_path
+	grep -q 'default :9847: every address' <<<"$("$ex" --help)"; then ok listen_address_and_path
 else ko listen_address_and_path "v4 $c4, /metrics $c4m, v6 $c6, bad address rc $rcb"; fi
 
 # tgctl status on the same fake mount (tgctl sits next to the exporter): the
@@ -115,11 +115,11 @@ for g in "" db/ web/; do
 done
 tab=$(TGROUP_MOUNTINFO=$d/mi-resctrl "$tg" -m "$m" status 2>"$d/err"); rc=$?
 j=$(TGROUP_MOUNTINFO=$d/mi-none "$tg" -m "$m" status --json 2>"$d/err2"); rc2=$?
-if [ $rc = 0 ] && [ $rc2 = 0 ] && echo "$tab" | grep -qx '# resctrl: mounted at /sys/fs/resctrl (it owns RDT: tgroup.s MBA and MBM on standby)' &&
-	echo "$tab" | grep -qx '# source rdt: standby: resctrl is mounted (it owns RDT); resumes by itself when resctrl is unmounted' &&
-	echo "$tab" | grep -qx '# groups 2 of max_groups 256' &&
+if [ $rc = 0 ] && [ $rc2 = 0 ] && grep -qx '# resctrl: mounted at /sys/fs/resctrl (it owns RDT: tgroup.s MBA and MBM on standby)' <<<"$tab" &&
+	grep -qx '# source rdt: standby: resctrl is mounted (it owns RDT); resumes by itself when resctrl is unmounted' <<<"$tab" &&
+	grep -qx '# groups 2 of max_groups 256' <<<"$tab" &&
 	grep -q '^tgctl: warning: resctrl is mounted at /sys/fs/resctrl: it owns RDT' "$d/err" &&
-	echo "$j" | grep -q '"resctrl":{"mounted":false,"mount_point":null},"nr_groups":2,"max_groups":256,' &&
-	echo "$j" | grep -q '"actuators":{"cpu":"active","mba":"published: mba_percent in tgroup.stat"}' &&
+	grep -q '"resctrl":{"mounted":false,"mount_point":null},"nr_groups":2,"max_groups":256,' <<<"$j" &&
+	grep -q '"actuators":{"cpu":"active","mba":"published: mba_percent in tgroup.stat"}' <<<"$j" &&
 	grep -q '^tgctl: warning: source_rdt: standby: resctrl' "$d/err2"; then ok tgctl_status_resctrl_and_states
 else ko tgctl_status_resctrl_and_states "rc $rc/$rc2: $(echo "$tab" | grep '^#' | tr '\n' '|') $(cat "$d/err" "$d/err2")"; fi

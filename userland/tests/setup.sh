@@ -15,6 +15,10 @@ fi
 tgctl=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 fx=$here/fixtures/perfjson.txt
+# Output is matched with here-strings (grep -q PATTERN <<<"$out"), never
+# `echo "$out" | grep -q`: under pipefail that pipeline fails whenever grep -q
+# exits at an early match while echo (bash writes it line by line) still
+# writes, and echo dies of SIGPIPE - on a busy host, now and then.
 ok() { echo "PASS tgctl_setup/$1"; }
 ko() { echo "FAIL tgctl_setup/$1${2:+: $2}"; }
 
@@ -50,60 +54,167 @@ expect() {
 	}
 }
 
-for p in cascadelakex:cascadelake:clx icelakex:icelake:icx sapphirerapids:sapphirerapids:spr; do
-	IFS=: read -r model prof pmu <<<"$p"
+scratch=$(mktemp -d) fake=$(mktemp -d)
+trap 'rm -rf "$fake" "$scratch"' EXIT
+# /proc/cpuinfo faked (bind mount in this namespace): VENDOR FAMILY MODEL
+fakecpu() { printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %d\nmodel\t\t: %d\nmodel name\t: fake\n\n' "$@" > "$scratch/cpuinfo"; mount --bind "$scratch/cpuinfo" /proc/cpuinfo; }
+# each profile's CPU (intel-family.h: SKYLAKE_X 0x55, ICELAKE_X 0x6a,
+# SAPPHIRERAPIDS_X 0x8f), so that the host's own CPU plays no part
+for p in cascadelakex:cascadelake:clx:0x55 icelakex:icelake:icx:0x6a sapphirerapids:sapphirerapids:spr:0x8f; do
+	IFS=: read -r model prof pmu fmodel <<<"$p"
+	fakecpu GenuineIntel 6 $((fmodel))
 	want=$(expect "$model" | sort)
 	[ "$(echo "$want" | wc -l)" = 12 ] || { ko "fixture_$prof" "fixture has not 7 entries for $model"; continue; }
 	# detected through libpfm4 (forced PMU) and forced by --profile
 	for how in detect profile; do
+		# stdout and stderr apart: all configured (exit 0) writes nothing on stderr
 		if [ $how = detect ]; then
-			out=$(LIBPFM_FORCE_PMU=$pmu "$tgctl" setup --dry-run 2>&1)
+			out=$(LIBPFM_FORCE_PMU=$pmu "$tgctl" setup --dry-run 2>"$scratch/err")
 		else
-			out=$("$tgctl" setup --dry-run --profile "$prof" 2>&1)
+			out=$("$tgctl" setup --dry-run --profile "$prof" 2>"$scratch/err")
 		fi
 		rc=$?
 		got=$(echo "$out" | grep -v '^#' | sort)
-		if [ $rc = 0 ] && [ "$got" = "$want" ] && echo "$out" | grep -q "^# profile $prof "; then
+		if [ $rc = 0 ] && [ "$got" = "$want" ] && grep -q "^# profile $prof " <<<"$out" && [ ! -s "$scratch/err" ]; then
 			ok "${prof}_$how"
 		else
-			ko "${prof}_$how" "rc $rc; diff (expected vs got): $(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
+			ko "${prof}_$how" "rc $rc; diff (expected vs got): $(diff <(echo "$want") <(echo "$got") | tr '\n' ' '); \
+profile line: $(grep '^# profile' <<<"$out"); stderr: $(cat "$scratch/err")"
 		fi
 	done
+	umount /proc/cpuinfo
 done
 
 # Sapphire Rapids: the CXL gap is said
 out=$("$tgctl" setup --dry-run --profile sapphirerapids 2>&1)
-if echo "$out" | grep -q '^# cxl: no CXL read event'; then ok spr_cxl_said
+if grep -q '^# cxl: no CXL read event' <<<"$out"; then ok spr_cxl_said
 else ko spr_cxl_said; fi
 
-# a CPU without a profile: exit 1 and say so; unknown profile: exit 2
-# no libpfm4 profile (skx forced): the kernel's own aliases. /proc/cpuinfo
-# and the core PMU are faked: an Emerald Rapids (family 6 model 0xcf) whose
-# kernel names mem-stores as for Sapphire Rapids on (linux-source-6.1
-# arch/x86/events/intel/core.c mem_st_spr "event=0xcd,umask=0x2"): store
-# sampling from it (0x2cd = 717), perf and uncore off with the reason, exit 3
-scratch=$(mktemp -d)
-fakecpu() { printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %d\nmodel\t\t: %d\nmodel name\t: fake\n\n' "$@" > "$scratch/cpuinfo"; mount --bind "$scratch/cpuinfo" /proc/cpuinfo; }
-mkdir -p "$ev/cpu/format" "$ev/cpu/events"
-echo 4 > "$ev/cpu/type"
-echo config:0-7 > "$ev/cpu/format/event"; echo config:8-15 > "$ev/cpu/format/umask"
-echo 'event=0xcd,umask=0x2' > "$ev/cpu/events/mem-stores"
-fakecpu GenuineIntel 6 $((0xcf))
-out=$(LIBPFM_FORCE_PMU=skx "$tgctl" setup --dry-run 2>"$scratch/err"); rc=$?
-if [ $rc = 3 ] && echo "$out" | grep -q '^# no profile for this CPU (libpfm4 core PMU: skx; CPU: GenuineIntel family 0x6 model 0xcf, Emerald Rapids)' &&
-	[ "$(echo "$out" | grep -v '^#' | tr '\n' ' ')" = "store_sample_type=4 store_sample_config=717 " ] &&
-	echo "$out" | grep -q '^# off: perf: .*emeraldrapids/other.json.*OCR.READS_TO_CORE.LOCAL_DRAM .*no OCR event for PMM or CXL reads' &&
-	echo "$out" | grep -q '^# off: uncore: ' && ! echo "$out" | grep -q '^# off: store_sampling' &&
-	grep -q '^tgctl setup: partly configured: off: perf uncore ' "$scratch/err"; then ok fallback_kernel_alias
-else ko fallback_kernel_alias "rc $rc: $(echo "$out" | grep -v '^# resctrl\|^# libpqos' | tr '\n' '|') $(cat "$scratch/err")"; fi
+# CPUs without a libpfm4 profile (skx forced): the kernel's own aliases and,
+# for the CPUs setup knows by family/model, their upstream perf JSON tables.
+# /proc/cpuinfo and the core PMU are faked: the PMU's format/ files as the
+# kernel writes them (linux-source-6.1 arch/x86/events/intel/core.c: event
+# config:0-7, umask config:8-15, offcore_rsp config1:0-63; amd/core.c: event
+# config:0-7,32-35), Intel's mem-stores alias as for Sapphire Rapids on
+# (mem_st_spr "event=0xcd,umask=0x2"). Every value is computed from
+# fixtures/perfjson-upstream.txt alone: config = umask << 8 | event code
+# (the event codes are below 0x100), config1 = MSRValue.
+up=$here/fixtures/perfjson-upstream.txt
+# field MODEL ROLE N: column N of the fixture's line
+field() { awk -v m="$1" -v r="$2" -v n="$3" '$1 == m && $2 == r { print $n }' "$up"; }
+cfg_of() { local c u; c=$(field "$1" "$2" 4) u=$(field "$1" "$2" 5); [ "$u" = - ] && u=0; echo $(( (u << 8) | c )); }
+rsp_of() { local m; m=$(field "$1" "$2" 6); [ "$m" = - ] && m=0; echo $((m)); }
+# the entry as setup names it: NAME (FILE @COMMIT8: event 0x.. umask 0x..[ offcore_rsp 0x..])
+named() {
+	local u m rsp=
+	u=$(field "$1" "$2" 5) m=$(field "$1" "$2" 6)
+	[ "$m" = - ] || rsp=$(printf ' offcore_rsp %#x' $((m)))
+	printf '%s (%s @%.8s: event %#x umask %#x%s)' "$(field "$1" "$2" 3)" "$(field "$1" "$2" 7)" "$(field "$1" "$2" 8)" \
+		$(($(field "$1" "$2" 4))) $((${u/-/0})) "$rsp"
+}
+fake_pmu() {	# intel|amd [no-offcore]
+	rm -rf "$ev/cpu"; mkdir -p "$ev/cpu/format" "$ev/cpu/events"; echo 4 > "$ev/cpu/type"
+	echo config:8-15 > "$ev/cpu/format/umask"
+	if [ "$1" = intel ]; then
+		echo config:0-7 > "$ev/cpu/format/event"
+		[ "${2:-}" = no-offcore ] || echo config1:0-63 > "$ev/cpu/format/offcore_rsp"
+		echo 'event=0xcd,umask=0x2' > "$ev/cpu/events/mem-stores"
+	else
+		echo config:0-7,32-35 > "$ev/cpu/format/event"
+	fi
+}
+run_setup() { out=$(LIBPFM_FORCE_PMU=${pfm:-skx} "$tgctl" setup --dry-run 2>"$scratch/err"); rc=$?; got=$(grep -v '^#' <<<"$out"); }
+why_off() { grep "^# off: $1: " <<<"$out"; }
+[ "$(grep -c '^[a-z]' "$up")" = 13 ] || ko fixture_upstream "not 13 entries in $up"
+
+# Granite Rapids (6/0xad Xeon 6 P-core, 6/0xae): the perf pair, DRAM and CXL
+# memory of the local socket; store sampling from the kernel's alias, which
+# equals the table's MEM_TRANS_RETIRED.STORE_SAMPLE; uncore off, its reason
+# naming the iMC's DRAM queue events; exit 3
+fake_pmu intel
+want="perf_type=4 ocr_dram_read_config=$(cfg_of graniterapids dram) ocr_dram_read_config1=$(rsp_of graniterapids dram)"
+want+=" ocr_nvm_read_config=$(cfg_of graniterapids slow) ocr_nvm_read_config1=$(rsp_of graniterapids slow)"
+want+=" store_sample_type=4 store_sample_config=$(cfg_of graniterapids store)"
+for m in 0xad 0xae; do
+	fakecpu GenuineIntel 6 $((m))
+	run_setup
+	if [ $rc = 3 ] && [ "$(tr '\n' ' ' <<<"$got")" = "$want " ] &&
+		grep -q "^# CPU: GenuineIntel family 0x6 model $m, Granite Rapids (libpfm4 core PMU: skx): its upstream perf JSON tables (tools/perf/pmu-events/arch/x86/graniterapids)" <<<"$out" &&
+		grep -qF "# perf: DRAM reads $(named graniterapids dram)" <<<"$out" && grep -qF "slow-tier reads $(named graniterapids slow)" <<<"$out" &&
+		grep -qF "$(named graniterapids unc-occ)" <<<"$(why_off uncore)" && grep -qF "$(named graniterapids unc-ins)" <<<"$(why_off uncore)" &&
+		[ -z "$(why_off perf)$(why_off store_sampling)" ] && grep -q '^tgctl setup: partly configured: off: uncore ' "$scratch/err"; then
+		ok "graniterapids_$m"
+	else ko "graniterapids_$m" "rc $rc: want \"$want\", got \"$(tr '\n' ' ' <<<"$got")\" $(grep '^# off\|^# perf' <<<"$out") $(cat "$scratch/err")"; fi
+	umount /proc/cpuinfo
+done
+# a kernel that does not know the CPU exposes no offcore_rsp (it would not
+# program the response MSR): perf off, saying so
+fake_pmu intel no-offcore
+fakecpu GenuineIntel 6 $((0xad))
+run_setup
+if [ $rc = 3 ] && ! grep -q '^ocr_\|^perf_type' <<<"$got" &&
+	grep -q "^# off: perf: Granite Rapids: no $ev/cpu/format/offcore_rsp: this kernel does not program the offcore-response MSRs" <<<"$out"; then
+	ok graniterapids_kernel_without_offcore_rsp
+else ko graniterapids_kernel_without_offcore_rsp "rc $rc: $(why_off perf)"; fi
 umount /proc/cpuinfo
+
+# Emerald Rapids (6/0xcf): store sampling only; perf off naming the table's
+# DRAM event and the missing slow-tier one, uncore off naming the DRAM queue;
+# the same when libpfm4 takes it for Sapphire Rapids (spr): no SPR profile
+# events (the PMM response bits would count nothing there)
+fake_pmu intel
+fakecpu GenuineIntel 6 $((0xcf))
+for pfm in skx spr; do
+	run_setup
+	if [ $rc = 3 ] && [ "$(tr '\n' ' ' <<<"$got")" = "store_sample_type=4 store_sample_config=$(cfg_of emeraldrapids store) " ] &&
+		grep -qF "# off: perf: Emerald Rapids: the DRAM read event is $(named emeraldrapids dram-only)" <<<"$out" &&
+		grep -q 'no OCR event counts the slow tier.s reads alone' <<<"$(why_off perf)" &&
+		grep -qF "$(named emeraldrapids unc-occ)" <<<"$(why_off uncore)" && grep -qF "$(named emeraldrapids unc-ins)" <<<"$(why_off uncore)" &&
+		{ [ $pfm = skx ] || grep -q '^# libpfm4 takes this CPU for core PMU spr (profile sapphirerapids), but /proc/cpuinfo says Emerald Rapids' <<<"$out"; } &&
+		grep -q '^tgctl setup: partly configured: off: perf uncore ' "$scratch/err"; then ok "emeraldrapids_pfm_$pfm"
+	else ko "emeraldrapids_pfm_$pfm" "rc $rc: $(grep -v '^# resctrl\|^# libpqos' <<<"$out" | tr '\n' '|') $(cat "$scratch/err")"; fi
+done
+pfm=
+umount /proc/cpuinfo
+
+# AMD Zen 4 (0x19/0x11 Genoa, 0x19/0xa0 Bergamo) and Zen 5 (0x1a/0x02): the
+# perf pair from the fill-source events (config1 0); no mem-stores alias on
+# AMD: store sampling off; uncore off (no read queue in the UMC); exit 3
+fake_pmu amd
+for c in 0x19:0x11:amdzen4 0x19:0xa0:amdzen4 0x1a:0x02:amdzen5; do
+	IFS=: read -r fam mod model <<<"$c"
+	fakecpu AuthenticAMD $((fam)) $((mod))
+	run_setup
+	want="perf_type=4 ocr_dram_read_config=$(cfg_of $model dram) ocr_dram_read_config1=0 ocr_nvm_read_config=$(cfg_of $model slow) ocr_nvm_read_config1=0 "
+	if [ $rc = 3 ] && [ "$(tr '\n' ' ' <<<"$got")" = "$want" ] &&
+		grep -qF "# perf: DRAM reads $(named $model dram)" <<<"$out" && grep -qF "slow-tier reads $(named $model slow)" <<<"$out" &&
+		grep -q 'AMD samples stores with IBS' <<<"$(why_off store_sampling)" &&
+		grep -q 'no read-queue occupancy' <<<"$(why_off uncore)" &&
+		grep -q '^tgctl setup: partly configured: off: store_sampling uncore ' "$scratch/err"; then ok "${model}_${fam}_$mod"
+	else ko "${model}_${fam}_$mod" "rc $rc: want \"$want\", got \"$(tr '\n' ' ' <<<"$got")\" $(grep '^# off' <<<"$out")"; fi
+	umount /proc/cpuinfo
+done
+# Zen 3 (0x19/0x01 Milan, 0x19/0x21 Vermeer) is none of them (perf's
+# mapfile.csv: family 0x19 models 0x00-0x0f, 0x20-0x2f, 0x40-0x5f are Zen 3):
+# nothing configured, each source named, exit 1
+for mod in 0x01 0x21 0x50; do
+	fakecpu AuthenticAMD $((0x19)) $((mod))
+	run_setup
+	if [ $rc = 1 ] && [ -z "$got" ] &&
+		grep -q "^# no profile for this CPU (libpfm4 core PMU: skx; CPU: AuthenticAMD family 0x19 model $(printf %#x $((mod))))" <<<"$out" &&
+		grep -q '^# off: perf: no OCR encodings for this CPU' <<<"$out" &&
+		grep -q '^tgctl setup: nothing configured: 3 sources stay off' "$scratch/err"; then ok "amdzen3_$mod"
+	else ko "amdzen3_$mod" "rc $rc: $(grep '^# no profile\|^# CPU\|^# off' <<<"$out" | tr '\n' '|')"; fi
+	umount /proc/cpuinfo
+done
+
 # an unknown CPU without the alias: nothing configured, each source named, exit 1
 rm -r "$ev/cpu"
 fakecpu GenuineIntel 6 $((0x55))
-out=$(LIBPFM_FORCE_PMU=skx "$tgctl" setup --dry-run 2>"$scratch/err"); rc=$?
-if [ $rc = 1 ] && ! echo "$out" | grep -qv '^#' &&
-	echo "$out" | grep -q '^# off: store_sampling: no mem-stores alias' && echo "$out" | grep -q '^# off: perf: no OCR encodings for this CPU' &&
-	echo "$out" | grep -q '^# off: uncore: ' && grep -q '^tgctl setup: nothing configured: 3 sources stay off' "$scratch/err"; then
+run_setup
+if [ $rc = 1 ] && [ -z "$got" ] &&
+	grep -q '^# off: store_sampling: no mem-stores alias' <<<"$out" && grep -q '^# off: perf: no OCR encodings for this CPU' <<<"$out" &&
+	grep -q '^# off: uncore: ' <<<"$out" && grep -q '^tgctl setup: nothing configured: 3 sources stay off' "$scratch/err"; then
 	ok no_profile
 else ko no_profile "rc $rc: $out $(cat "$scratch/err")"; fi
 umount /proc/cpuinfo
@@ -113,15 +224,15 @@ if [ $rc = 2 ]; then ok unknown_profile; else ko unknown_profile "rc $rc"; fi
 # no iMC PMU: no uncore keys, and the reason
 rm -r "$ev/uncore_imc_0"
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1); rc=$?
-if [ $rc = 3 ] && ! echo "$out" | grep -q '^uncore' && echo "$out" | grep -q '^# off: uncore: no iMC PMU'; then ok no_uncore_pmu
+if [ $rc = 3 ] && ! grep -q '^uncore' <<<"$out" && grep -q '^# off: uncore: no iMC PMU' <<<"$out"; then ok no_uncore_pmu
 else ko no_uncore_pmu; fi
 mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore_imc_0/type"
 
 # uncore_khz: measured from uncore_imc_0/events/clockticks; said why not
 # when there is no such event or it cannot be counted
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if ! echo "$out" | grep -q '^uncore_khz=' &&
-	echo "$out" | grep -q "^# uncore_khz: not set (the module keeps its value; default 2000000): no $ev/uncore_imc_0/events/clockticks$"; then
+if ! grep -q '^uncore_khz=' <<<"$out" &&
+	grep -q "^# uncore_khz: not set (the module keeps its value; default 2000000): no $ev/uncore_imc_0/events/clockticks$" <<<"$out"; then
 	ok uncore_khz_no_event
 else ko uncore_khz_no_event "$(echo "$out" | grep khz)"; fi
 mkdir -p "$ev/uncore_imc_0/format" "$ev/uncore_imc_0/events"
@@ -129,8 +240,8 @@ echo config:0-7 > "$ev/uncore_imc_0/format/event"
 echo config:8-15 > "$ev/uncore_imc_0/format/umask"
 echo event=0x00,umask=0x00 > "$ev/uncore_imc_0/events/clockticks"	# the kernel's ICX string
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if ! echo "$out" | grep -q '^uncore_khz=' &&
-	echo "$out" | grep -q '^# uncore_khz: not set .*perf_event_open(type 17, config 0, cpu 0): '; then
+if ! grep -q '^uncore_khz=' <<<"$out" &&
+	grep -q '^# uncore_khz: not set .*perf_event_open(type 17, config 0, cpu 0): ' <<<"$out"; then
 	ok uncore_khz_cannot_count
 else ko uncore_khz_cannot_count "$(echo "$out" | grep khz)"; fi
 # a real clock through the same path: uncore_imc_0 faked as the host's msr
@@ -146,7 +257,7 @@ if [ -n "$msr_type" ] && [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ]; then
 	out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
 	got=$(echo "$out" | sed -n 's/^uncore_khz=//p')
 	if [ -n "$got" ] && [ $(( (got > tsc_khz ? got - tsc_khz : tsc_khz - got) * 100 )) -le $((tsc_khz * TSC_TOL_PCT)) ] &&
-		echo "$out" | grep -q '^# uncore_khz: measured: .*/uncore_imc_0/events/clockticks (config 0) counted '; then
+		grep -q '^# uncore_khz: measured: .*/uncore_imc_0/events/clockticks (config 0) counted ' <<<"$out"; then
 		ok uncore_khz_measured; echo "INFO uncore_khz_measured: setup $got kHz, perf $tsc_khz kHz"
 	else ko uncore_khz_measured "setup \"$got\", perf $tsc_khz kHz: $(echo "$out" | grep khz)"; fi
 else
@@ -156,11 +267,11 @@ rm -r "$ev/uncore_imc_0" && mkdir -p "$ev/uncore_imc_0" && echo 17 > "$ev/uncore
 
 # resctrl: empty mount point = not mounted; with info/ = mounted
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if echo "$out" | grep -q '^# resctrl: not mounted' && echo "$out" | grep -q '^# libpqos: '; then ok resctrl_absent
+if grep -q '^# resctrl: not mounted' <<<"$out" && grep -q '^# libpqos: ' <<<"$out"; then ok resctrl_absent
 else ko resctrl_absent; fi
 mkdir -p /sys/fs/resctrl/info/MB
 out=$("$tgctl" setup --dry-run --profile icelake 2>&1)
-if echo "$out" | grep -q '^# resctrl: mounted - tgroup leaves RDT to it' && echo "$out" | grep -q '^# libpqos: '; then
+if grep -q '^# resctrl: mounted - tgroup leaves RDT to it' <<<"$out" && grep -q '^# libpqos: ' <<<"$out"; then
 	ok resctrl_mounted
 else ko resctrl_mounted; fi
 rm -r /sys/fs/resctrl/info
@@ -170,8 +281,6 @@ rm -r /sys/fs/resctrl/info
 # (e.g. CLX ocr_dram_read_config1 = 0x3f84000491, ocr_nvm_read_config1 =
 # 0x3F80400491); a module without ocr_*_config1 keys (an older tgroup.ko)
 # gets everything but the OCR pair, and is told so
-fake=$(mktemp -d)
-trap 'rm -rf "$fake" "$scratch"' EXIT
 echo ok > "$fake/last_cmd_status"
 for p in cascadelakex:cascadelake icelakex:icelake sapphirerapids:sapphirerapids; do
 	IFS=: read -r model prof <<<"$p"
@@ -187,7 +296,7 @@ want=$(expect cascadelakex | grep -v -e '^ocr_' -e '^perf_type=' | sort)
 printf 'period_ms=10\nperf_type=4\n' > "$fake/tgroup.config"
 out=$("$tgctl" -m "$fake" setup --profile cascadelake 2>&1); rc=$?
 got=$(tr ' ' '\n' < "$fake/tgroup.config" | sort)
-if [ $rc = 3 ] && echo "$out" | grep -q "^# off: perf: this tgroup.ko has no ocr_\*_config1 keys" && [ "$got" = "$want" ] &&
-	echo "$out" | grep -q "^# not written: ocr_nvm_read_config1=$((0x3F80400491)) (this tgroup.ko has no ocr_\*_config1 keys"; then
+if [ $rc = 3 ] && grep -q "^# off: perf: this tgroup.ko has no ocr_\*_config1 keys" <<<"$out" && [ "$got" = "$want" ] &&
+	grep -q "^# not written: ocr_nvm_read_config1=$((0x3F80400491)) (this tgroup.ko has no ocr_\*_config1 keys" <<<"$out"; then
 	ok write_without_config1
 else ko write_without_config1 "rc $rc, wrote \"$(cat "$fake/tgroup.config")\""; fi

@@ -324,6 +324,38 @@ static void pmu_sysfs(void **state)
 	assert_non_null(strstr(why, "not a config field"));
 	assert_int_equal(pmu_event_config(fake_root, "absent", &c, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "events/absent"));
+	{
+		/*
+		 * pmu_encode: terms into config and config1, a field of two
+		 * ranges (the kernel's strings: 6.1 arch/x86/events/intel/core.c
+		 * offcore_rsp "config1:0-63", amd/core.c event "config:0-7,32-35")
+		 */
+		uint64_t cfg[3];
+
+		put("format/offcore_rsp", "config1:0-63\n");
+		put("format/amd_event", "config:0-7,32-35\n");
+		assert_int_equal(pmu_encode(fake_root, "event=0x2a,umask=0x1,offcore_rsp=0x700C04477", cfg, why,
+					    sizeof(why)), 0);
+		assert_int_equal(cfg[0], 0x12a);
+		assert_int_equal(cfg[1], 0x700c04477ULL);
+		assert_int_equal(cfg[2], 0);
+		assert_int_equal(pmu_encode(fake_root, "amd_event=0x44,umask=0x80", cfg, why, sizeof(why)), 0);
+		assert_int_equal(cfg[0], 0x8044);
+		/* event select bits 8-11 go to config bits 32-35 */
+		assert_int_equal(pmu_encode(fake_root, "amd_event=0x144", cfg, why, sizeof(why)), 0);
+		assert_int_equal(cfg[0], 0x100000044ULL);
+		assert_int_equal(pmu_encode(fake_root, "amd_event=0x1044", cfg, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "does not fit config:0-7,32-35"));
+		assert_int_equal(pmu_encode(fake_root, "event=0x2a,offcore=1", cfg, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "term offcore has no"));
+		put("format/bad", "config:7-3\n");
+		assert_int_equal(pmu_encode(fake_root, "bad=1", cfg, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "not a config field"));
+		put("format/bad", "config:0-7,\n");
+		assert_int_equal(pmu_encode(fake_root, "bad=1", cfg, why, sizeof(why)), -1);
+		put("format/bad", "config3:0-7\n");
+		assert_int_equal(pmu_encode(fake_root, "bad=1", cfg, why, sizeof(why)), -1);
+	}
 	assert_int_equal(pmu_type(fake_root, &type, why, sizeof(why)), 0);
 	assert_int_equal(type, 17);
 	assert_int_equal(pmu_first_cpu(fake_root), 0);

@@ -14,6 +14,11 @@
  *    transcribed from the perf JSON tables (uncore-memory.json of each
  *    model) into the profile table below; userland/tests/fixtures/ keeps
  *    the tables' entries and the setup test checks this table against them;
+ *  - Emerald Rapids, Granite Rapids, AMD Zen 4 and Zen 5 (known by
+ *    /proc/cpuinfo, no profile here): their upstream perf JSON tables'
+ *    entries (known_cpus[], each with the torvalds/linux commit it was read
+ *    at), placed by the kernel's cpu/format/ files; the store event from the
+ *    kernel's mem-stores alias;
  *  - PMU types: /sys/bus/event_source/devices/NAME/type;
  *  - RDT capabilities: libpqos (intel-cmt-cat).
  */
@@ -127,14 +132,16 @@ static const char help_setup[] =
 	"  --profile NAME   force a profile: cascadelake, icelake, sapphirerapids\n"
 	"                   (events are then encoded even if that PMU is not present)\n"
 	"Output: '# ' comment lines (sources, notes), then one key=value per line;\n"
-	"'# off: SOURCE: why' for each source left off. A CPU without a profile\n"
-	"gets what the kernel's own event aliases give (store sampling).\n"
+	"'# off: SOURCE: why' for each source left off. Emerald Rapids, Granite\n"
+	"Rapids, AMD Zen 4 and Zen 5 (by /proc/cpuinfo) get what their upstream perf\n"
+	"JSON tables have, any other CPU without a profile what the kernel's own\n"
+	"event aliases give (store sampling).\n"
 	"Exit: 0 every source configured, 3 some left off, 1 none, 2 usage.\n";
 
 struct out {
 	char key[48];
 	uint64_t val;
-	char note[160];
+	char note[240];
 	int need_key;	/* write only if the module has this key */
 };
 
@@ -147,7 +154,7 @@ static void put(const char *key, uint64_t val, const char *fmt, ...)
 /* the sources setup configures that stay off, and why */
 struct off {
 	const char *source;
-	char why[400];
+	char why[1024];
 };
 static struct off offs[8];
 static int noffs;
@@ -170,38 +177,119 @@ static void off(const char *source, const char *fmt, ...)
 }
 
 /*
- * CPUs without a libpfm4 profile that setup knows by CPUID (/proc/cpuinfo):
- * what their perf JSON tables have for tgroup's perf and uncore sources.
- * Both sources need a DRAM and a slow-tier event (module/sources/perf.c,
- * uncore.c take all their encodings or none).
+ * An entry of an upstream perf JSON table (torvalds/linux
+ * tools/perf/pmu-events/arch/x86/<dir>/<file>), read at the commit named;
+ * userland/tests/fixtures/perfjson-upstream.txt keeps the same entries as
+ * the tables give them and the setup test checks what setup makes of these
+ * against it.
  */
-struct known_cpu {
-	const char *name;
-	const char *vendor;
-	unsigned int family, model_lo, model_hi;
-	const char *perf_why, *uncore_why;
+struct json_ev {
+	const char *name;	/* EventName */
+	const char *file;	/* <dir>/<file> */
+	const char *commit;	/* the torvalds/linux commit it was read at */
+	unsigned int code, umask;
+	uint64_t msr;		/* MSRValue: the offcore_rsp term (Intel OCR); 0: none */
 };
 
-static const struct known_cpu known_cpus[] = {
-	{ "Emerald Rapids", "GenuineIntel", 6, 0xcf, 0xcf,
-	  "the perf JSON table (upstream Linux tools/perf/pmu-events/arch/x86/emeraldrapids/other.json) has "
-	  "the DRAM read event OCR.READS_TO_CORE.LOCAL_DRAM (0x2a, umask 0x1, MSRValue 0x104004477) but no OCR "
-	  "event for PMM or CXL reads, and the perf source needs both tiers",
-	  "the iMC RPQ events of emeraldrapids/uncore-memory.json are not transcribed into tgctl yet "
-	  "(docs/tgctl.md, SETUP); no PMM RPQ on this platform" },
-	{ "Granite Rapids", "GenuineIntel", 6, 0xad, 0xae,
-	  "the Granite Rapids perf JSON tables (upstream Linux tools/perf/pmu-events/arch/x86/graniterapids/) "
-	  "are not transcribed into tgctl yet: no OCR encodings for DRAM and CXL reads",
-	  "the Granite Rapids iMC RPQ events are not transcribed into tgctl yet" },
-	{ "AMD Zen 4", "AuthenticAMD", 0x19, 0x10, 0xaf,
-	  "AMD has no offcore-response events; Zen 4's fill-source events (upstream amdzen4/load-store.json "
-	  "ls_*_fills_from_sys.*) are not transcribed or validated in tgctl yet",
-	  "AMD's data-fabric / UMC counters are not an iMC RPQ: the uncore source has no AMD encodings" },
-	{ "AMD Zen 5", "AuthenticAMD", 0x1a, 0x00, 0xff,
-	  "AMD has no offcore-response events; Zen 5's fill-source events (upstream amdzen5/load-store.json "
-	  "ls_*_fills_from_sys.*, incl. alternate memory such as CXL) are not transcribed or validated in tgctl yet",
-	  "AMD's data-fabric / UMC counters are not an iMC RPQ: the uncore source has no AMD encodings" },
+#define NR_RANGES 3
+
+/*
+ * CPUs setup knows by /proc/cpuinfo (libpfm4 4.13 has no profile for them,
+ * or mistakes one for an older model) and what their perf JSON tables give
+ * tgroup's perf and uncore sources. Both sources need a DRAM and a
+ * slow-tier event (module/sources/perf.c, uncore.c take all their encodings
+ * or none); the uncore source's four events are on one iMC PMU.
+ * Family/model from the kernel (intel-family.h INTEL_EMERALDRAPIDS_X 0xCF,
+ * INTEL_GRANITERAPIDS_X 0xAD, _D 0xAE) and perf's mapfile.csv (AMD family
+ * 0x19 is Zen 3 for models 0x00-0x0f, 0x20-0x2f, 0x40-0x5f and Zen 4 for
+ * every other; family 0x1a is Zen 5).
+ */
+struct known_cpu {
+	const char *name, *vendor;
+	unsigned int family;
+	unsigned char model_lo[NR_RANGES], model_hi[NR_RANGES];	/* lo > hi: unused */
+	const char *json_dir;
+	struct json_ev dram, slow;	/* the perf source's pair; dram.name NULL: none */
+	const char *perf_note;		/* what the pair counts */
+	const char *perf_why;		/* why perf stays off (no pair) */
+	struct json_ev unc_occ, unc_ins;	/* the iMC's DRAM read queue; name NULL: none */
+	const char *uncore_why;		/* why uncore stays off */
 };
+
+#define ZEN_FILLS_NOTE \
+	"AMD has no offcore-response events: these count fills of the L1 data cache by source (demand, " \
+	"hardware and software prefetch); lines the L2 prefetcher brings into L2 only, and code fetches, " \
+	"are not counted, so the perf source reads less than the memory's traffic; dram_io_near is DRAM " \
+	"(and MMIO) of the requester's NUMA node, alternate_memories is extension memory (CXL)"
+#define ZEN_UNCORE_WHY \
+	"AMD's memory controllers (UMC PMU, memory-controller.json: umc_mem_clk, umc_cas_cmd.rd, " \
+	"umc_data_slot_clks.rd, ...) count clocks, commands and data-bus cycles but have no read-queue " \
+	"occupancy to take a latency from (Little's law), and CXL memory is not behind a UMC"
+
+static const struct known_cpu known_cpus[] = {
+	{
+		.name = "Emerald Rapids", .vendor = "GenuineIntel", .family = 6,
+		.model_lo = { 0xcf, 1, 1 }, .model_hi = { 0xcf, 0, 0 },
+		.json_dir = "emeraldrapids",
+		.dram = { "OCR.READS_TO_CORE.LOCAL_DRAM", "emeraldrapids/other.json",
+			  "8c994eff8fcfe8ecb1f1dbebed25b4d7bb75be12", 0x2a, 0x1, 0x104004477ULL },
+		.perf_why = "no OCR event counts the slow tier's reads alone: other.json, memory.json and "
+			    "cache.json have neither a PMM event (Sapphire Rapids' READS_TO_CORE.LOCAL_SOCKET_PMM) "
+			    "nor a CXL memory one (Granite Rapids' READS_TO_CORE.LOCAL_CXL_MEM), and the perf "
+			    "source needs both tiers",
+		.unc_occ = { "UNC_M_RPQ_OCCUPANCY_PCH0", "emeraldrapids/uncore-memory.json",
+			     "f057b57270c2a17d3f45c177e9434fa5745caa48", 0x80, 0x0, 0 },
+		.unc_ins = { "UNC_M_RPQ_INSERTS.PCH0", "emeraldrapids/uncore-memory.json",
+			     "f057b57270c2a17d3f45c177e9434fa5745caa48", 0x10, 0x1, 0 },
+		.uncore_why = "the slow tier of an Emerald Rapids server is CXL memory, which is not behind "
+			      "the iMC: the table's UNC_M_PMM_RPQ_* events (kept from Sapphire Rapids' iMC) "
+			      "count Optane PMem reads, which this platform does not take, and the uncore "
+			      "source needs the slow tier's queue on the same iMC PMU",
+	},
+	{
+		.name = "Granite Rapids", .vendor = "GenuineIntel", .family = 6,
+		.model_lo = { 0xad, 1, 1 }, .model_hi = { 0xae, 0, 0 },
+		.json_dir = "graniterapids",
+		.dram = { "OCR.READS_TO_CORE.LOCAL_SOCKET_DRAM", "graniterapids/memory.json",
+			  "cb9f145f638d7afa633632a9290d6ad06caeb8ee", 0x2a, 0x1, 0x70c004477ULL },
+		.slow = { "OCR.READS_TO_CORE.LOCAL_CXL_MEM", "graniterapids/cache.json",
+			  "0e08908841999354e86e85a38d3ad268a59924b2", 0x2a, 0x1, 0x700c04477ULL },
+		.perf_note = "DRAM and CXL memory (Type 2 and 3) of the local socket, whether or not in "
+			     "SNC mode (LOCAL_DRAM would count only the close SNC cluster's DRAM)",
+		.unc_occ = { "UNC_M_RPQ_OCCUPANCY_SCH0_PCH0", "graniterapids/uncore-memory.json",
+			     "917f63ad758076cb6261bda1d05e98a673947c95", 0x80, 0x0, 0 },
+		.unc_ins = { "UNC_M_RPQ_INSERTS.SCH0_PCH0", "graniterapids/uncore-memory.json",
+			     "917f63ad758076cb6261bda1d05e98a673947c95", 0x10, 0x10, 0 },
+		.uncore_why = "the iMC has no queue for the slow tier (CXL memory is not behind it; no PMM "
+			      "events), and the CXL units (graniterapids/uncore-cxl.json @e65d9626: "
+			      "UNC_B2CXL_CLOCKTICKS, UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA, "
+			      "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA) count no read-queue occupancy; the uncore "
+			      "source needs both tiers' queues on one iMC PMU",
+	},
+	{
+		.name = "AMD Zen 4", .vendor = "AuthenticAMD", .family = 0x19,
+		.model_lo = { 0x10, 0x30, 0x60 }, .model_hi = { 0x1f, 0x3f, 0xff },
+		.json_dir = "amdzen4",
+		.dram = { "ls_any_fills_from_sys.dram_io_near", "amdzen4/cache.json",
+			  "037dd1308c6dfa64edd2dfcd1b8177a3f484a124", 0x44, 0x08, 0 },
+		.slow = { "ls_any_fills_from_sys.alternate_memories", "amdzen4/cache.json",
+			  "037dd1308c6dfa64edd2dfcd1b8177a3f484a124", 0x44, 0x80, 0 },
+		.perf_note = ZEN_FILLS_NOTE,
+		.uncore_why = ZEN_UNCORE_WHY " (amdzen4/memory-controller.json @346878da)",
+	},
+	{
+		.name = "AMD Zen 5", .vendor = "AuthenticAMD", .family = 0x1a,
+		.model_lo = { 0x00, 1, 1 }, .model_hi = { 0xff, 0, 0 },
+		.json_dir = "amdzen5",
+		.dram = { "ls_any_fills_from_sys.dram_io_near", "amdzen5/load-store.json",
+			  "7237cb3e1544718a972b732e66ebcf0f63b128a5", 0x44, 0x08, 0 },
+		.slow = { "ls_any_fills_from_sys.alternate_memories", "amdzen5/load-store.json",
+			  "7237cb3e1544718a972b732e66ebcf0f63b128a5", 0x44, 0x80, 0 },
+		.perf_note = ZEN_FILLS_NOTE,
+		.uncore_why = ZEN_UNCORE_WHY " (amdzen5/memory-controller.json @3c691407)",
+	},
+};
+#define NR_KNOWN (sizeof(known_cpus) / sizeof(known_cpus[0]))
 
 struct cpu_id {
 	char vendor[16];
@@ -230,34 +318,133 @@ static int read_cpuinfo(struct cpu_id *c)
 	return got == 7 ? 0 : -1;
 }
 
+static const struct known_cpu *known_cpu(const struct cpu_id *c)
+{
+	for (size_t i = 0; i < NR_KNOWN; i++) {
+		const struct known_cpu *k = &known_cpus[i];
+
+		if (strcmp(c->vendor, k->vendor) || c->family != k->family)
+			continue;
+		for (int r = 0; r < NR_RANGES; r++)
+			if (k->model_lo[r] <= k->model_hi[r] && c->model >= k->model_lo[r] &&
+			    c->model <= k->model_hi[r])
+				return k;
+	}
+	return NULL;
+}
+
+/* "NAME (FILE @COMMIT8: event 0x.. umask 0x..[ offcore_rsp 0x..])" */
+static void json_ev_str(char *buf, size_t n, const struct json_ev *e)
+{
+	char rsp[40] = "";
+
+	if (e->msr)
+		snprintf(rsp, sizeof(rsp), " offcore_rsp %#" PRIx64, e->msr);
+	snprintf(buf, n, "%s (%s @%.8s: event %#x umask %#x%s)", e->name, e->file, e->commit, e->code, e->umask,
+		 rsp);
+}
+
+/* the core PMU's encoding of a table entry, placed by its format/ files */
+static int json_ev_encode(const char *dev, const struct json_ev *e, uint64_t cfg[3], char *why, size_t n)
+{
+	char terms[128];
+
+	if (e->msr)
+		snprintf(terms, sizeof(terms), "event=%#x,umask=%#x,offcore_rsp=%#" PRIx64, e->code, e->umask, e->msr);
+	else
+		snprintf(terms, sizeof(terms), "event=%#x,umask=%#x", e->code, e->umask);
+	return pmu_encode(dev, terms, cfg, why, n);
+}
+
 /*
- * No libpfm4 profile: the kernel's own event aliases. The store_sampling
- * source takes the kernel's mem-stores event (the one perf mem samples
- * stores with: MEM_INST_RETIRED.ALL_STORES on Haswell..Ice Lake,
- * MEM_TRANS_RETIRED.STORE_SAMPLE from Sapphire Rapids on; linux-source-6.1
- * arch/x86/events/intel/core.c mem_st_hsw, mem_st_spr), placed by the PMU's
- * format/ files; perf and uncore stay off, with the reason.
+ * The perf source of a known CPU: its pair of table events, encoded by the
+ * core PMU's format/ files - which the kernel exposes only for fields it
+ * programs: an OCR event's response value (offcore_rsp, config1) needs a
+ * kernel that knows the CPU's offcore-response MSRs.
  */
-static void fallback(const char *pfm_pmu)
+static void table_perf(const struct known_cpu *k)
+{
+	const char *dev = EVSRC "/cpu";
+	char why[400], d[200], sl[200];
+	uint64_t dc[3], sc[3];
+	uint32_t type;
+	struct stat st;
+
+	if (!k->dram.name || !k->slow.name) {
+		json_ev_str(d, sizeof(d), &k->dram);
+		off("perf", "%s: the DRAM read event is %s, but %s", k->name, d, k->perf_why);
+		return;
+	}
+	if (k->dram.msr && stat(EVSRC "/cpu/format/offcore_rsp", &st)) {
+		off("perf", "%s: no %s/cpu/format/offcore_rsp: this kernel does not program the offcore-response "
+		    "MSRs of this CPU (it does not know the model), so its OCR events would count the wrong "
+		    "responses; a kernel that supports the CPU's core PMU exposes offcore_rsp", k->name, EVSRC);
+		return;
+	}
+	if (pmu_type(dev, &type, why, sizeof(why))) {
+		off("perf", "%s: no core PMU (%s): this kernel exposes no hardware counters here (a virtual "
+		    "machine without a virtual PMU, or the PMU driver is off)", k->name, why);
+		return;
+	}
+	if (json_ev_encode(dev, &k->dram, dc, why, sizeof(why)) ||
+	    json_ev_encode(dev, &k->slow, sc, why, sizeof(why))) {
+		off("perf", "%s: %s", k->name, why);
+		return;
+	}
+	json_ev_str(d, sizeof(d), &k->dram);
+	json_ev_str(sl, sizeof(sl), &k->slow);
+	printf("# perf: DRAM reads %s, slow-tier reads %s, placed by %s/format: %s\n", d, sl, dev, k->perf_note);
+	put("perf_type", type, "%s/type", dev);
+	put("ocr_dram_read_config", dc[0], "perf JSON %s %s config %#" PRIx64, k->dram.file, k->dram.name, dc[0]);
+	put("ocr_dram_read_config1", dc[1], "perf JSON %s %s config1 %#" PRIx64, k->dram.file, k->dram.name, dc[1]);
+	outs[nouts - 1].need_key = 1;
+	put("ocr_nvm_read_config", sc[0], "perf JSON %s %s config %#" PRIx64, k->slow.file, k->slow.name, sc[0]);
+	put("ocr_nvm_read_config1", sc[1], "perf JSON %s %s config1 %#" PRIx64, k->slow.file, k->slow.name, sc[1]);
+	outs[nouts - 1].need_key = 1;
+}
+
+static void table_uncore(const struct known_cpu *k)
+{
+	char o[200], i[200];
+
+	if (!k->unc_occ.name) {
+		off("uncore", "%s: %s", k->name, k->uncore_why);
+		return;
+	}
+	json_ev_str(o, sizeof(o), &k->unc_occ);
+	json_ev_str(i, sizeof(i), &k->unc_ins);
+	off("uncore", "%s: the iMC's DRAM read queue is %s and %s, but %s", k->name, o, i, k->uncore_why);
+}
+
+/*
+ * No libpfm4 profile, or a CPU setup knows by /proc/cpuinfo. The perf and
+ * uncore sources from the CPU's upstream perf JSON tables where they have
+ * both tiers' events (table_perf, table_uncore), off with the reason where
+ * not. The store_sampling source takes the kernel's own mem-stores event
+ * alias (the one perf mem samples stores with: MEM_INST_RETIRED.ALL_STORES
+ * on Haswell..Ice Lake, MEM_TRANS_RETIRED.STORE_SAMPLE from Sapphire Rapids
+ * on; linux-source-6.1 arch/x86/events/intel/core.c mem_st_hsw,
+ * mem_st_spr), placed by the PMU's format/ files.
+ */
+static void fallback(const char *pfm_pmu, const struct known_cpu *k, const struct cpu_id *c, int have_cpu)
 {
 	static const char *const devs[] = { "cpu", "cpu_core" };
-	const struct known_cpu *k = NULL;
-	struct cpu_id c;
 	char why[300] = "", cpu[96];
 
-	if (read_cpuinfo(&c) == 0) {
-		for (size_t i = 0; i < sizeof(known_cpus) / sizeof(known_cpus[0]); i++)
-			if (!strcmp(c.vendor, known_cpus[i].vendor) && c.family == known_cpus[i].family &&
-			    c.model >= known_cpus[i].model_lo && c.model <= known_cpus[i].model_hi)
-				k = &known_cpus[i];
-		snprintf(cpu, sizeof(cpu), "%s family %#x model %#x%s%s", c.vendor, c.family, c.model,
-			 k ? ", " : "", k ? k->name : "");
+	if (k) {
+		printf("# CPU: %s family %#x model %#x, %s (libpfm4 core PMU: %s): its upstream perf JSON tables "
+		       "(tools/perf/pmu-events/arch/x86/%s) and the kernel's own event aliases (%s/*/events)\n",
+		       c->vendor, c->family, c->model, k->name, pfm_pmu, k->json_dir, EVSRC);
+		table_perf(k);
 	} else {
-		snprintf(cpu, sizeof(cpu), "unknown (no /proc/cpuinfo)");
+		if (have_cpu)
+			snprintf(cpu, sizeof(cpu), "%s family %#x model %#x", c->vendor, c->family, c->model);
+		else
+			snprintf(cpu, sizeof(cpu), "unknown (no /proc/cpuinfo)");
+		printf("# no profile for this CPU (libpfm4 core PMU: %s; CPU: %s): profiles are cascadelake, "
+		       "icelake, sapphirerapids (--profile NAME); falling back to the kernel's own event aliases "
+		       "(%s/*/events)\n", pfm_pmu, cpu, EVSRC);
 	}
-	printf("# no profile for this CPU (libpfm4 core PMU: %s; CPU: %s): profiles are cascadelake, icelake, "
-	       "sapphirerapids (--profile NAME); falling back to the kernel's own event aliases (%s/*/events)\n",
-	       pfm_pmu, cpu, EVSRC);
 	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
 		char dev[128], ev[160];
 		uint32_t type;
@@ -276,13 +463,16 @@ static void fallback(const char *pfm_pmu)
 		why[0] = '\0';
 		break;
 	}
-	if (!nouts)
+	if (!nouts || strcmp(outs[nouts - 1].key, "store_sample_config"))
 		off("store_sampling", "%s", why[0] ? why : "no mem-stores alias in " EVSRC "/cpu/events (the kernel "
 		    "names no precise store event for this CPU; AMD samples stores with IBS, which this source "
 		    "does not use)");
-	off("perf", "%s", k ? k->perf_why : "no OCR encodings for this CPU (no libpfm4 profile, no perf JSON "
-	    "table in tgctl)");
-	off("uncore", "%s", k ? k->uncore_why : "no iMC RPQ encodings for this CPU (no libpfm4 profile)");
+	if (!k) {
+		off("perf", "no OCR encodings for this CPU (no libpfm4 profile, no perf JSON table in tgctl)");
+		off("uncore", "no iMC RPQ encodings for this CPU (no libpfm4 profile)");
+		return;
+	}
+	table_uncore(k);
 }
 
 static void put(const char *key, uint64_t val, const char *fmt, ...)
@@ -612,10 +802,23 @@ int tgctl_setup(int argc, char **argv)
 	}
 	{
 		const struct profile *det = detect(pmu, sizeof(pmu));
+		struct cpu_id c;
+		int have_cpu = read_cpuinfo(&c) == 0;
+		const struct known_cpu *k = have_cpu ? known_cpu(&c) : NULL;
 
 		if (!forced) {
-			if (!det) {
-				fallback(pmu);
+			/*
+			 * A CPU known by its family/model goes by its own tables,
+			 * even where libpfm4 takes it for an older profile's PMU
+			 * (the same OCR response bits mean PMM on Sapphire
+			 * Rapids and CXL memory on Granite Rapids).
+			 */
+			if (k && det)
+				printf("# libpfm4 takes this CPU for core PMU %s (profile %s), but /proc/cpuinfo "
+				       "says %s (family %#x model %#x): its own perf JSON tables apply\n", pmu,
+				       det->name, k->name, c.family, c.model);
+			if (!det || k) {
+				fallback(pmu, k, &c, have_cpu);
 				rdt_report();
 				goto emit;
 			}

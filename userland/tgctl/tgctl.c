@@ -267,15 +267,16 @@ static int cmd_set(int argc, char **argv)
 	tg = tgctl_open();
 	if (!tg)
 		return 1;
-	if (l.mask) {
-		r = tgroup_set_limits(tg, argv[1], &l);
-		if (r)
-			tgctl_err(tg, r, "set %s: tgroup.limit", argv[1]);
-	}
-	if (!r && prio >= 0) {
+	/* the priority first: high is the write the kernel may refuse (EPERM) */
+	if (prio >= 0) {
 		r = tgroup_set_priority(tg, argv[1], prio);
 		if (r)
 			tgctl_err(tg, r, "set %s: tgroup.priority", argv[1]);
+	}
+	if (!r && l.mask) {
+		r = tgroup_set_limits(tg, argv[1], &l);
+		if (r)
+			tgctl_err(tg, r, "set %s: tgroup.limit", argv[1]);
 	}
 	tgroup_close(tg);
 	return r ? 1 : 0;

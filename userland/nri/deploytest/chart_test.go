@@ -12,7 +12,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/containerd/nri/pkg/api"
 
 	tgnri "tgroup/userland/nri"
 	"tgroup/userland/nri/internal/testbin"
@@ -58,6 +61,7 @@ type rendered struct {
 	daemonSets []appsv1.DaemonSet
 	services   []corev1.Service
 	monitors   []serviceMonitor
+	netpols    []networkingv1.NetworkPolicy
 }
 
 // decode splits a helm template output into documents and decodes each,
@@ -92,6 +96,9 @@ func decode(t *testing.T, name string, out []byte) *rendered {
 		case "Service":
 			r.services = append(r.services, corev1.Service{})
 			into, want = &r.services[len(r.services)-1], "v1"
+		case "NetworkPolicy":
+			r.netpols = append(r.netpols, networkingv1.NetworkPolicy{})
+			into, want = &r.netpols[len(r.netpols)-1], "networking.k8s.io/v1"
 		case "ServiceMonitor":
 			r.monitors = append(r.monitors, serviceMonitor{})
 			into, want = &r.monitors[len(r.monitors)-1], "monitoring.coreos.com/v1"
@@ -146,11 +153,11 @@ func TestChartDecodesStrictly(t *testing.T) {
 			t.Errorf("%s: %d DaemonSets, %d ConfigMaps; want one each", name, len(r.daemonSets), len(r.configMaps))
 		}
 	}
-	if d := sets["default"]; d == nil || len(d.namespaces) != 1 || len(d.services) != 0 || len(d.monitors) != 0 {
-		t.Errorf("the default values: want a Namespace and no Service or ServiceMonitor")
+	if d := sets["default"]; d == nil || len(d.namespaces) != 1 || len(d.services) != 0 || len(d.monitors) != 0 || len(d.netpols) != 0 {
+		t.Errorf("the default values: want a Namespace and no Service, ServiceMonitor or NetworkPolicy")
 	}
-	if f := sets["full"]; f == nil || len(f.namespaces) != 0 || len(f.services) != 1 || len(f.monitors) != 1 {
-		t.Errorf("the full values (namespace.create false, serviceMonitor on): want no Namespace, one Service, one ServiceMonitor")
+	if f := sets["full"]; f == nil || len(f.namespaces) != 0 || len(f.services) != 1 || len(f.monitors) != 1 || len(f.netpols) != 1 {
+		t.Errorf("the full values (namespace.create false, serviceMonitor and networkPolicy on): want no Namespace, one Service, one ServiceMonitor, one NetworkPolicy")
 	}
 }
 
@@ -266,6 +273,14 @@ func checkDeployment(t *testing.T, r *rendered) {
 		if ic.Name != "load-module" || !strings.Contains(strings.Join(ic.Command, " "), "nsenter --target=1 --mount") {
 			t.Errorf("init container %s %v: only load-module, in pid 1's mount namespace", ic.Name, ic.Command)
 		}
+		// a root shell in the host's namespaces: no value in its script,
+		// the mount point passed as an argument
+		cmd := ic.Command
+		i := slices.Index(cmd, "-c")
+		if i < 0 || i+3 != len(cmd)-1 || vols["tgroup"].HostPath == nil || cmd[len(cmd)-1] != vols["tgroup"].HostPath.Path ||
+			strings.Contains(cmd[i+1], cmd[len(cmd)-1]) || !strings.Contains(cmd[i+1], `"$1"`) {
+			t.Errorf("init container %s: command %q: want sh -c SCRIPT NAME MOUNT, the mount (the tgroup volume's path) only as $1", ic.Name, cmd)
+		}
 	}
 
 	nri := container(ds, "tgroup-nri")
@@ -345,6 +360,33 @@ func checkDeployment(t *testing.T, r *rendered) {
 			}
 		}
 	}
+	for _, np := range r.netpols {
+		for k, v := range np.Spec.PodSelector.MatchLabels {
+			if ds.Spec.Template.Labels[k] != v {
+				t.Errorf("NetworkPolicy %s selects %s=%s, not the pods'", np.Name, k, v)
+			}
+		}
+		if len(np.Spec.PodSelector.MatchLabels) == 0 || !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) ||
+			len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) == 0 || np.Namespace != ns {
+			t.Errorf("NetworkPolicy %s: want the pods selected, Ingress only, one rule with peers named (no peers: everyone), in %s", np.Name, ns)
+			continue
+		}
+		var open []int32
+		for _, p := range np.Spec.Ingress[0].Ports {
+			open = append(open, p.Port.IntVal)
+		}
+		var want []int32
+		for _, c := range spec.Containers {
+			for _, p := range c.Ports {
+				want = append(want, p.ContainerPort)
+			}
+		}
+		slices.Sort(open)
+		slices.Sort(want)
+		if !slices.Equal(open, want) {
+			t.Errorf("NetworkPolicy %s opens ports %v, the containers have %v", np.Name, open, want)
+		}
+	}
 	for _, sm := range r.monitors {
 		if len(r.services) != 1 {
 			t.Fatal("a ServiceMonitor without its Service")
@@ -378,8 +420,17 @@ func checkPluginArgs(t *testing.T, r *rendered, nri *corev1.Container, m map[str
 	t.Helper()
 	cm := r.configMaps[0]
 	policy := cm.Data["config.yaml"]
-	if _, err := tgnri.ParseConfig([]byte(policy), nil); err != nil {
+	if c, err := tgnri.ParseConfig([]byte(policy), nil); err != nil {
 		t.Errorf("the ConfigMap's policy: %v", err)
+	} else {
+		// the plugin never manages its own pod (a throttled plugin stalls
+		// the runtime's NRI calls), whatever nri.policy says; kube-system
+		// stays excluded where the values do not say otherwise
+		for _, ns := range []string{r.daemonSets[0].Namespace, "kube-system"} {
+			if ok, _ := c.Manages(&api.PodSandbox{Namespace: ns, Name: "p"}); ok {
+				t.Errorf("the ConfigMap's policy manages namespace %s's pods:\n%s", ns, policy)
+			}
+		}
 	}
 	pm := m["policy"]
 	file := filepath.Join(t.TempDir(), "config.yaml")

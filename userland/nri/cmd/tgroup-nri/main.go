@@ -54,11 +54,21 @@ func main() {
 	if *config != "" {
 		b, err := os.ReadFile(*config)
 		if err == nil {
-			_, err = tgnri.ParseConfig(b, d)
+			var c interface{ Warnings() []string }
+			if c, err = tgnri.ParseConfig(b, d); err == nil && *check {
+				for _, w := range c.Warnings() {
+					fmt.Println("WARNING " + w)
+				}
+			}
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "tgroup-nri: %s: %v\n", *config, err)
-			os.Exit(2)
+			// with a policy that parsed before (kept next to the state
+			// file) the plugin starts with that one, not ready; else stop
+			if _, from := tgnri.LastGood(*state, d); *check || from == "" {
+				fmt.Fprintf(os.Stderr, "tgroup-nri: %s: %v\n", *config, err)
+				os.Exit(2)
+			}
+			log.Printf("%s: %v: starting with the last good policy (%s), not ready until this one is fixed", *config, err, tgnri.LastGoodPath(*state))
 		}
 	}
 	if *check {
