@@ -222,13 +222,15 @@ vm-check: $(INITRAMFS)
 # K8S_ARGS picks scenarios, e.g. K8S_ARGS=:placement_and_removal+qos_defaults
 # (every version runs them); K8S_OLDER those of the older containerd
 # versions (default in tests/guest/k8s; "none"); K8S_CRITEST=1 adds
-# critest's NRI specs on every version
+# critest's NRI specs on every version (passed on all: the runtime build's
+# marker, tests/e2e/critest-mark.sh, and make check skips them)
 K8S_VM_TIMEOUT ?= 1200
 k8s-check: $(INITRAMFS)
 	@dir=$$(tests/e2e/runtimes.sh) && \
 	TG_VM_DISK=$$dir/disk.img TG_VM_LOG=$(BUILD)/vm/k8s-console.log TG_VM_TIMEOUT=$(K8S_VM_TIMEOUT) \
 	TG_GUEST_ARGS="$(if $(K8S_OLDER),tg.k8s_older=$(K8S_OLDER)) $(if $(filter 1,$(K8S_CRITEST)),tg.k8s_critest=1)" \
-		tests/vm/run.sh $(GUEST_KVER) $< k8s$(K8S_ARGS)
+		tests/vm/run.sh $(GUEST_KVER) $< k8s$(K8S_ARGS); rc=$$?; \
+	$(if $(filter 1,$(K8S_CRITEST)),tests/e2e/critest-mark.sh $(BUILD)/vm/k8s-console.log.txt "$$dir";) exit $$rc
 
 # The debug-kernel lane (part of make check): tests/vm/debug-kernel.sh
 # builds Debian's 6.1 source with lockdep, KASAN, kmemleak and debugobjects

@@ -269,12 +269,7 @@ else
 		TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$initramfs" k8s)
 	vm_tally "$build/vm/k8s-console.log.txt" k8s
 	# critest passed on every version the guest ran: remember it for this build
-	con=$build/vm/k8s-console.log.txt
-	nv=$(grep -c '^TGTEST-INFO: k8s: containerd v[0-9.]*: scenarios' "$con")
-	np=$(grep -c '^TGTEST: PASS k8s/[0-9.]*/critest_nri' "$con")
-	if [ -n "$crit" ] && [ "$np" -gt 0 ] && [ "$np" = "$nv" ]; then
-		{ echo "$(date -u +%FT%TZ) on $np containerd versions"; grep '^TGTEST: PASS k8s/[0-9.]*/critest_nri' "$con"; } > "$rdir/critest-passed"
-	fi
+	[ -z "$crit" ] || tests/e2e/critest-mark.sh "$build/vm/k8s-console.log.txt" "$rdir"
 fi
 
 # 5b. eval-quick: the reduced MT² matrix on the emulated platform (eval/),
