@@ -34,10 +34,13 @@ CC ?= gcc
 # Debian's python3 (python3-matplotlib), not one a version manager put first
 PYTHON ?= /usr/bin/python3
 DEMO_PROFILE ?= optane-clx
-# make eval's time budget (20 min on 2 cores): the second profile runs a
-# smaller plan, in fewer modes
-EVAL_OTHER_PLAN ?= matrix
-EVAL_OTHER_MODES ?= none+tgroup
+# make eval's time budget (60 min on 2 cores): the guest runs tgroup and the
+# best single baseline setting (eval/sweep.py picks it in the host
+# simulator) over the whole matrix, 5 runs each, on optane-clx; on the
+# other profiles two pairs (docs/eval.md, "make eval")
+EVAL_REPS ?= 5
+EVAL_PAIRS_cxl-spr ?= nr.nw+dr.dr
+EVAL_PAIRS_cxl-miku ?= dr.nw+nr.nw
 # -Werror only where asked (make check sets WERROR=1): a release build
 # (make, make install, the Debian packages) must not break on a newer
 # compiler's new warning.
@@ -52,7 +55,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: k8s-check all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: k8s-check tgsim all module user userland nri install install-dkms deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -183,9 +186,9 @@ guest: $(GUEST_BIN)
 # eval/: the emulated platform (static, for the guest) and its suite
 EVAL_BIN := $(BUILD)/guest/tgeval
 EVAL_FILES := eval/guest.sh $(wildcard eval/profiles/*.prof)
-$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h
+$(EVAL_BIN): eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/plat.h
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c -lm
+	$(CC) $(GUEST_CFLAGS) -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
 
 # tests/kmod: a module the lifecycle suite loads beside tgroup.ko (built per kernel, in a copy)
 $(GK)/tgsquat.ko: tests/kmod/tgsquat.c tests/kmod/Kbuild
@@ -288,21 +291,35 @@ demo-run:
 	@TG_EVAL_LIVE=1 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh demo $(DEMO_PROFILE) $(BUILD)/demo && \
 	$(PYTHON) eval/report.py demo $(BUILD)/demo
 
-# eval/: the experiments (docs/eval.md). EVAL_PROFILES picks profiles.
-EVAL_PROFILES ?= optane-clx cxl-spr
+# eval/: the experiments (docs/eval.md). EVAL_PROFILES picks profiles. Per
+# profile: the host simulator's sweeps and scenarios (eval/sweep.py), then
+# the guest: optane-clx the whole matrix, the timeline and the allocation
+# experiment, the others the pairs EVAL_PAIRS_<profile>; then summary.md
+EVAL_PROFILES ?= optane-clx cxl-spr cxl-miku
 eval: deps
 	@$(MAKE) -s --no-print-directory eval-run
 
 eval-run:
-	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
-	@for p in $(EVAL_PROFILES); do \
-		plan=full; modes=; [ $$p = optane-clx ] || { plan=$(EVAL_OTHER_PLAN); modes="tg.modes=$(EVAL_OTHER_MODES)"; }; \
-		echo "eval: $$p ($$plan $$modes)"; \
-		rm -rf eval/results/$$p.new; \
-		TG_GUEST_ARGS="$$modes" KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p eval/results/$$p.new || exit 1; \
-		rm -rf eval/results/$$p && mv eval/results/$$p.new eval/results/$$p; \
+	@$(MAKE) -s --no-print-directory $(INITRAMFS) $(BUILD)/tgsim $(BUILD)/tgeval-host >/dev/null
+	@t0=$$(date +%s); for p in $(EVAL_PROFILES); do \
+		d=eval/results/$$p.new; rm -rf $$d; mkdir -p $$d; \
+		echo "eval: $$p: host simulator (eval/sweep.py)"; \
+		$(PYTHON) eval/sweep.py $(BUILD)/tgsim eval/profiles/$$p.prof $$d --reps $(EVAL_REPS) || exit 1; \
+		modes=$$(sed -n 's/^guest=//p' $$d/sim_pick.txt); knobs=$$(sed -n 's/^knobs=//p' $$d/sim_pick.txt); \
+		if [ $$p = optane-clx ]; then plan=matrix,timeline,alloc pairs=; \
+		else plan=matrix; case $$p in cxl-spr) pairs="tg.pairs=$(EVAL_PAIRS_cxl-spr)" ;; \
+			cxl-miku) pairs="tg.pairs=$(EVAL_PAIRS_cxl-miku)" ;; *) pairs="tg.pairs=nr.nw+dr.dr" ;; esac; fi; \
+		args="tg.modes=$$modes tg.knobs=$$knobs tg.reps=$(EVAL_REPS) tg.tlmodes=tgroup+oracle $$pairs"; \
+		echo "eval: $$p: guest $$plan ($$args)"; \
+		echo "guest plan $$plan ($$args); host simulator: every mode and setting, $(EVAL_REPS) runs per cell; make eval started $$(date -u +%F)" > $$d/plan.txt; \
+		TG_GUEST_ARGS="$$args" TG_VM_TIMEOUT=3600 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p $$d || exit 1; \
+		rm -rf eval/results/$$p && mv $$d eval/results/$$p; \
 		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
-	done
+		echo "eval: $$p done, $$(( ($$(date +%s) - t0) / 60 )) min so far"; \
+	done; \
+	echo "$$(( ($$(date +%s) - t0) / 60 )) min (EVAL_PROFILES=$(EVAL_PROFILES), EVAL_REPS=$(EVAL_REPS), $$(date -u +%F))" > eval/results/runtime.txt; \
+	$(PYTHON) eval/report.py readme README.md eval/results; \
+	echo "eval: $$(( ($$(date +%s) - t0) / 60 )) min"
 
 # The reduced matrix with eval-quick's assertions (part of make check).
 eval-quick: $(INITRAMFS)
@@ -311,9 +328,15 @@ eval-quick: $(INITRAMFS)
 	$(PYTHON) eval/report.py quick $(BUILD)/eval-quick
 
 # The model alone against the published figures: docs/eval.md's tables.
-$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h
+$(BUILD)/tgeval-host: eval/tgeval.c eval/model.c eval/model.h eval/plat.c eval/plat.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra $(WERR) -o $@ eval/tgeval.c eval/model.c -lm
+	$(CC) -O2 -Wall -Wextra $(WERR) -o $@ eval/tgeval.c eval/model.c eval/plat.c -lm
+
+# The host simulator: the same platform and core/'s control law, no guest
+tgsim: $(BUILD)/tgsim
+$(BUILD)/tgsim: eval/sim.c eval/plat.c eval/model.c eval/plat.h eval/model.h $(BUILD)/libtgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ eval/sim.c eval/plat.c eval/model.c $(BUILD)/libtgcore.a -lm
 
 calibrate: $(BUILD)/tgeval-host
 	@$(PYTHON) eval/calibrate.py $(BUILD)/tgeval-host docs/eval.md

@@ -181,6 +181,11 @@ static int tg_config_show(struct seq_file *sf, struct tg_group *grp)
 	seq_printf(sf, "inherit_failures=%lld\n", info.inherit_failures);
 	seq_printf(sf, "period_last_us=%llu\n", info.period_last_us);
 	seq_printf(sf, "period_max_us=%llu\n", info.period_max_us);
+	seq_printf(sf, "period_phases_us=%llu,%llu,%llu,%llu\n",
+		   info.period_phase_us[TG_PHASE_COLLECT],
+		   info.period_phase_us[TG_PHASE_ESTIMATE],
+		   info.period_phase_us[TG_PHASE_REGULATE],
+		   info.period_phase_us[TG_PHASE_APPLY]);
 	return 0;
 }
 

@@ -10,7 +10,10 @@
  *
  * Per kind: "over" while above its threshold; "hot" (interfering) from the
  * first period over until quiet_periods periods in a row below
- * threshold * low_pct / 100. The tier state is the union of hot kinds.
+ * threshold * low_pct / 100 (the low mark), or TG_COOL_MULT times as many
+ * under the threshold: the band between the two delays cooling, it never
+ * keeps a kind hot beside an idle neighbour. The tier state is the union
+ * of hot kinds.
  */
 #include "tg_core.h"
 
@@ -21,6 +24,8 @@
 #define TG_DEF_NVM_WRITE_NS	1500
 #define TG_DEF_LOW_PCT		80
 #define TG_DEF_QUIET_PERIODS	3
+/* in the band (under the threshold, over the low mark): cools this much later */
+#define TG_COOL_MULT		10
 
 /**
  * tg_detector_cfg_default() - documented default thresholds
@@ -47,6 +52,9 @@ void tg_detector_init(struct tg_detector *d)
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		d->lat_ns[k] = 0;
 		d->quiet[k] = 0;
+		d->band[k] = 0;
+		d->thr_ns[k] = 0;
+		d->low_ns[k] = 0;
 	}
 	d->over = 0;
 	d->hot = 0;
@@ -125,17 +133,26 @@ enum tg_intf_state tg_detect(struct tg_detector *d,
 		u32 bit = 1u << k;
 
 		d->lat_ns[k] = lat[k];
+		d->thr_ns[k] = th;
+		d->low_ns[k] = low;
 		if (th && lat[k] > th) {
 			d->over |= bit;
 			d->hot |= bit;
 			d->quiet[k] = 0;
-		} else if ((d->hot & bit) && lat[k] < low) {
-			if (++d->quiet[k] >= cfg->quiet_periods) {
+			d->band[k] = 0;
+		} else if (d->hot & bit) {
+			/* under the low mark, or long enough in the band */
+			if (lat[k] < low)
+				d->quiet[k]++;
+			else
+				d->quiet[k] = 0;
+			d->band[k]++;
+			if (d->quiet[k] >= cfg->quiet_periods ||
+			    d->band[k] >= cfg->quiet_periods * TG_COOL_MULT) {
 				d->hot &= ~bit;
 				d->quiet[k] = 0;
+				d->band[k] = 0;
 			}
-		} else {
-			d->quiet[k] = 0;	/* in the band: neither */
 		}
 	}
 	if ((d->hot & TG_DRAM_KINDS) && (d->hot & TG_NVM_KINDS))

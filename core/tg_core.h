@@ -115,7 +115,11 @@ struct tg_detector {
 	u32 over;			/* kinds above their threshold now (bit k) */
 	u32 hot;			/* kinds in the interfering state (hysteresis) */
 	u32 quiet[TG_NR_KINDS];		/* periods below the low mark, per hot kind */
+	u32 band[TG_NR_KINDS];		/* periods not over, per hot kind */
 	enum tg_intf_state state;	/* from hot */
+	/* the configuration of the last tg_detect(), for the regulator */
+	u64 thr_ns[TG_NR_KINDS];	/* threshold (0: none) */
+	u64 low_ns[TG_NR_KINDS];	/* low mark: far under the threshold */
 };
 
 void tg_detector_init(struct tg_detector *d);
@@ -143,9 +147,9 @@ struct tg_reg_cfg {
 	u32 margin_pct;		/* "under the limit by a margin" */
 	u32 deadband_pct;	/* over a limit by more than this before a cut */
 	u32 relax_periods;	/* quiet/calm periods before each relax step */
-	u32 cut_pct;		/* remedial CPU cut per step */
+	u32 cut_pct;		/* remedial cut (%) when no latency slope is known */
 	u32 grow_pct;		/* CPU quota growth per relax step */
-	u32 quota_min_pct;	/* quota floor, % of one CPU's period */
+	u32 quota_min_pm;	/* quota floor, per mille of one CPU's period */
 	u64 noise_floor_bps;	/* less traffic than this is nobody's noise */
 	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
 	u32 dead_periods;	/* wait for a step's effect; relapse window */
@@ -162,6 +166,73 @@ struct tg_reg_cfg {
 u64 tg_ewma(u64 avg, u64 x);
 u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 		  enum tg_priority priority);
+
+/*
+ * The CPU quota floor (cfg.quota_min_pm): per mille of one CPU's period
+ * (25 us at 10 ms). The module's enforcer meters in slices of period / 8
+ * and carries any overrun as debt, so a floor under one slice holds as a
+ * mean (module/actuators/cpu.c).
+ */
+#define TG_QUOTA_MIN_PM		2
+
+/*
+ * The remedial law (docs/control-law.md, "Remedial"): a group's allowance
+ * x is the share (ppm) of its unthrottled traffic it may make, as the
+ * linear ladder of its mechanism maps it (quota, or MBA then quota).
+ *  - TG_SETPOINT_DIV: a cut aims under the threshold by 1/this of the
+ *    rise it allows over the lowest latency seen (the search settles just
+ *    under the threshold: a marginal over asks for a small cut);
+ *  - TG_CUT_SAFETY: the load a cut removes is what the measured latency
+ *    slope asks for x this / 4 (a convex latency curve needs more);
+ *  - TG_CUT_MIN: every cut removes at least 1/this of what it cuts;
+ *  - TG_BISECT_RES: the search for the largest safe allowance stops once
+ *    the lowest unsafe one is within 1/this of it (or one MBA step);
+ *  - TG_IDLE_RUN: periods in a row with (almost) no traffic, unthrottled,
+ *    before an idle group is released;
+ *  - TG_JITTER_DIV, TG_NOISE_MULT, TG_NOISE_DIV: a latency counts as over
+ *    for the law only above its threshold + TG_NOISE_MULT x its measured
+ *    jitter (an EWMA of weight 1/TG_JITTER_DIV of its change from one
+ *    period to the next), that tolerance at most 1/TG_NOISE_DIV of the
+ *    threshold (at least 1 ns, the detector's resolution): noise around a
+ *    settled level neither cuts nor undoes, and a victim's latency sits at
+ *    most that much over its threshold;
+ *  - TG_CLOSE_MULT: a search step whose window saw a latency within this
+ *    many times its jitter of its threshold (at least 1/TG_SETPOINT_DIV of
+ *    the rise it allows) is where the search stops: it survived, but
+ *    noise decided it;
+ *  - TG_RISE_MULT: a kind over its threshold that rose this many times its
+ *    noise tolerance above its recent low point is cut when over twice in
+ *    a row, without the tolerance (an arrival, not noise);
+ *  - TG_CLASS_PEER: a cut falls on the groups of a class whose traffic
+ *    there is at least 1/this of the class's largest (its peers);
+ *  - TG_WIN_MULT: a cut's slope starts from the lowest latency of the last
+ *    TG_WIN_MULT to 2 x TG_WIN_MULT dead times (and the load then); where
+ *    the load rose by 1/TG_WIN_RISE since (an arrival), a class may be cut
+ *    by the share of the rise since then, else by that of the whole rise;
+ *  - TG_WINDOW_OVER: a step whose window had a latency over its threshold
+ *    in 1/this of its periods or more (not in a row: noise) is undone as
+ *    if it had relapsed - its mean is over.
+ */
+#define TG_SETPOINT_DIV		16
+#define TG_CUT_SAFETY		5
+#define TG_CUT_MIN		8
+#define TG_BISECT_RES		8
+#define TG_IDLE_RUN		2
+#define TG_JITTER_DIV		16
+#define TG_NOISE_MULT		2
+#define TG_NOISE_DIV		100
+#define TG_CLOSE_MULT		1
+#define TG_WINDOW_OVER		4
+#define TG_WIN_MULT		4
+#define TG_CLASS_PEER		2
+#define TG_WIN_RISE		16
+#define TG_RISE_MULT		4
+/*
+ * TG_USE_DIV: a latency kind is protected when the active high-priority
+ * groups make at least 1/TG_USE_DIV of the noise floor of it (1 KB/s at
+ * the default 1 MB/s): less is an EWMA's residue, not a victim's traffic.
+ */
+#define TG_USE_DIV		1000
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only
@@ -230,6 +301,7 @@ enum tg_reason {
 	TG_WHY_IDLE,		/* group has (almost) no traffic or no tasks */
 	TG_WHY_POLICY_OFF,	/* policy or regulator disabled */
 	TG_WHY_HIGH_PRIORITY,	/* remedial never throttles high priority */
+	TG_WHY_SETTLED,		/* remedial: the largest safe allowance found */
 };
 
 struct tg_decision {
@@ -266,24 +338,41 @@ struct tg_reg_group {
 	bool active;			/* exists and has tasks */
 	enum tg_priority priority;
 	struct tg_limits limits;
-	struct tg_bw bps;		/* rates of the period just ended */
-	u64 cpu_usage_us;		/* CPU time it ran in that period */
+	struct tg_bw bps;		/* rates, smoothed (the caller's EWMA) */
+	u64 cpu_usage_us;		/* CPU time per period, smoothed alike */
+	struct tg_bw bps_now;		/* rates of the period just ended, raw */
+	u64 cpu_now_us;			/* CPU time it ran in that period, raw */
 
 	/* state, owned by the regulator */
 	struct tg_throttle prev;	/* imposed by the preventive policy */
 	struct tg_throttle rem;		/* imposed by the remedial policy */
 	u32 calm;			/* periods under all limits by the margin */
 	struct tg_settle prev_settle;	/* after its last preventive step */
+	struct tg_settle rem_pend;	/* after its last remedial cut */
 	struct tg_throttle rem_seen;	/* its remedial throttle last period */
 	u32 rem_wait;			/* preventive waits: a remedial tightening */
-	bool hold;			/* remedial relax blocked after a relapse */
+	u32 x;				/* remedial allowance, ppm (TG_PPM: none) */
+	u32 x_bad;			/* lowest allowance seen unsafe, TG_NEVER */
+	u32 x_mem;			/* allowance it held when it went idle */
+	u32 x_from;			/* allowance before its last relax */
+	u64 u_ref;			/* CPU time the quota ladder scales */
+	bool dram_ladder;		/* MBA for the coarse part, quota the rest */
+	u32 mba_lvl, mba_from;		/* its MBA level, and before its last relax */
+	u32 grow;			/* relax steps in a row without a bound */
+	u32 idle_run;			/* periods in a row idle while throttled */
+	bool close;			/* a latency came close in its step's window */
+	bool clear;			/* ... stayed clear of its threshold in it */
+	u32 over_mark;			/* the regulator's over_seen at its step */
+	int cut_class;			/* scratch of a cut: its class, -1 none */
+	u64 cut_val;			/* ... its traffic there */
+	u64 cut_load[TG_NR_KINDS];	/* ... its loads (tg_blame_loads()) */
+	bool hold;			/* remedial relax blocked: settled/relapsed */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
 	u32 relapses;			/* since it was last unthrottled (backoff) */
 	bool probe;			/* hold ended by time: one relax, then wait */
 	u32 relax_age;			/* periods since its last remedial relax */
-	struct tg_throttle relax_from;	/* rem before the relaxes in the window */
-	u64 relax_bps;			/* its total traffic at relax_from */
+	u64 relax_bps;			/* its total traffic at x_from */
 
 	/* outputs */
 	struct tg_throttle out;		/* effective: the tighter of both */
@@ -292,12 +381,29 @@ struct tg_reg_group {
 
 struct tg_regulator {
 	u32 quiet;			/* periods in a row with no kind over */
-	u32 over_run;			/* periods in a row with a kind over */
+	u32 over_run;			/* periods in a row with a kind over (law) */
+	u32 near_run;			/* ... over its threshold (detector) */
+	u32 over_cnt;			/* leaky count of periods over (detector) */
+	u32 close_run;			/* periods in a row close to a threshold */
+	u32 over_seen;			/* periods over (detector), wrapping */
 	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */
+	u32 cut_wait;			/* periods before a cut that found none looks again */
 	int last_group;			/* group of the last decision, -1 */
 	struct tg_decision last;	/* the last decision that was not NONE */
 	u64 quota_min, quota_cap;	/* of this step's cfg, computed once */
+	/* per kind: the lowest latency seen and the weighted load then */
+	u64 lat_lo[TG_NR_KINDS];
+	/* per kind, two buckets: the lowest latency and the load then */
+	u64 win_lat[2][TG_NR_KINDS], win_load[2][TG_NR_KINDS];
+	u64 win_nload[2][TG_NR_KINDS];	/* ... the low-priority groups' part of it */
+	u32 win_age;			/* periods into bucket 0 */
+	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
+	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
+	u32 falling;			/* kinds whose latency fell by more than noise */
+	u32 rose;			/* kinds over that rose well above their low */
+	u64 load[TG_NR_KINDS];		/* this period's weighted load */
+	u64 nload[TG_NR_KINDS];		/* ... the low-priority groups' part */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Suite "eval" (in the guest): the experiments of eval/ against tgroup.ko
 # loaded with inject=1. The plan and the profile come from the kernel command
-# line: tg.eval=demo|quick|full|matrix|timeline|alloc|writers|overhead
+# line: tg.eval=demo|quick|full|matrix|timeline|scen|alloc|overhead|cpuloss
 # (comma-separated) and tg.profile=NAME (eval/profiles/NAME.prof).
 # Everything the host keeps is printed as "TGEVAL-CSV file,row" lines
 # (eval/run.sh splits them into files).
@@ -14,9 +14,17 @@ profile=$(arg tg.profile)
 [ -n "$profile" ] || profile=optane-clx
 P=./profiles/$profile.prof
 KINDS="nvm_read nvm_write dram_read dram_write"
-MODES="none static mbps memguard tgroup"
-# tg.modes=a+b+c: a subset of modes for the matrix and the timeline
+MODES="none tgroup"
+# tg.modes=a+b+c: the modes of the matrix and the timeline
 [ -z "$(arg tg.modes)" ] || MODES=$(arg tg.modes | tr '+' ' ')
+# tg.tlmodes=a+b: the timeline's (default: tg.modes)
+TLMODES=$(arg tg.tlmodes | tr '+' ' '); [ -n "$TLMODES" ] || TLMODES=$MODES
+# tg.reps=N: runs per cell (default 5)
+REPS=$(arg tg.reps); [ -n "$REPS" ] || REPS=5
+# tg.pairs=nr.nw+dr.dr: the matrix's pairs (default: all 16)
+PAIRS=$(arg tg.pairs | tr '+' ' ')
+# tg.knobs=static:20+mbps:1+memguard:0.5+memguard-rw:0.5/0.2: each baseline's setting
+KNOBS=$(arg tg.knobs | tr '+' ' ')
 failed=0
 
 load() {
@@ -25,127 +33,146 @@ load() {
 }
 unload() {
 	grep -q " $M " /proc/mounts && umount $M
-	lsmod | grep -q '^tgroup ' && rmmod tgroup
+	# a workload killed a moment ago may still hold the module briefly
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		lsmod | grep -q '^tgroup ' || return 0
+		rmmod tgroup 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "TGTEST: FAIL eval_rmmod"
 }
-# tgeval with the profile; a failure is reported, the plan goes on
+knob() {	# the setting of mode $1 from tg.knobs
+	for kv in $KNOBS; do [ "${kv%%:*}" = "$1" ] && { echo "--knob ${kv#*:}"; return; }; done
+}
+# tgeval with the profile, on a freshly loaded module (no detector or
+# regulator state carried from the last run); a failure is reported, the
+# plan goes on
 ev() {
+	unload; load
 	./tgeval run $P "$@" || { failed=$((failed + 1)); echo "TGTEST-INFO: eval: tgeval $* failed"; }
 }
 short() { case $1 in dram_read) echo dr ;; dram_write) echo dw ;; nvm_read) echo nr ;; nvm_write) echo nw ;; esac; }
+long() { case $1 in dr) echo dram_read ;; dw) echo dram_write ;; nr) echo nvm_read ;; nw) echo nvm_write ;; esac; }
 
 NT=$(sed -n 's/^noisy_threads *= *\([0-9.]*\).*/\1/p' $P)
 
-# the victim alone, for "% of solo": SOLO_DUR s, measured over the last part
-solos() {
-	for v in $1; do
-		ev --mode none --exp solo --label "$v" --duration "$SOLO_DUR" --measure "1:$SOLO_DUR" "v_$(short $v):$v:1:high:0:0"
-	done
-}
-
-# MT²'s matrix: victim (1 thread, high priority) x noisy (NT threads, low)
-# in every mode. The victim runs alone for ARRIVE s (default 2.5) first: its
-# solo in the same run (ref_gbps over 0.5 s..ARRIVE; the guest's CPU
-# availability drifts on a busy host), then the noisy neighbour joins; the
-# victim is measured over MEASURE.
-matrix() {	# victims noisies modes duration measure [arrive]
-	a=${6:-2.5}
-	for v in $1; do
-		for n in $2; do
-			for m in $3; do
-				ev --mode "$m" --exp matrix --label "$v+$n" --duration "$4" --measure "$5" \
-					--ref "0.5:$a" "v_$(short $v):$v:1:high:0:0" "n_$(short $n):$n:$NT:low:$a:0"
+# MT²'s matrix: victim (1 thread, high priority) x noisy (NT threads, low),
+# every mode, REPS runs, the reps outermost (a host that slows down for a
+# while spreads over the cells instead of spoiling one). The victim alone
+# 0-ARR s (its solo: REF), the neighbour from ARR; the steady state from
+# 10 s after the arrival (every controller converged: mba_MBps takes 9 s
+# from 100 % to its floor) for 2 s; the transient is everything between.
+ARR=1.0 REF=0.3:1.0 DUR=13 MEAS=11:13
+matrix() {	# modes
+	pairs=$PAIRS
+	[ -n "$pairs" ] || for v in $KINDS; do for n in $KINDS; do pairs="$pairs $(short $v).$(short $n)"; done; done
+	for r in $(seq $REPS); do
+		for pr in $pairs; do
+			v=$(long ${pr%.*}) n=$(long ${pr#*.})
+			for m in $1; do
+				ev --mode "$m" $(knob $m) --exp matrix --label "$v+$n" --rep "$r" --seed "$r" \
+					--duration $DUR --measure $MEAS --ref $REF \
+					"v_$(short $v):$v:1:high:0:0" "n_$(short $n):$n:$NT:low:$ARR:0"
 			done
 		done
 	done
 }
 
-# timeline: the victim alone, the noisy neighbour arrives at ARR and leaves at
-# LEAVE; a row every 50 ms
-timeline() {	# victim noisy modes duration arrive leave [live]
-	for m in $3; do
-		ev --mode "$m" --exp timeline --label "$1+$2" --duration "$4" --measure "$(($5 + 2)):$6" \
-			--ref "1:$5" --ts "timeline_$m.csv" ${7:+--live $7} \
-			"victim:$1:1:high:0:0" "noisy:$2:$NT:low:$5:$6"
+# timeline: an NVM reader alone, an NVM-write neighbour from 2 s to 12 s,
+# a row every 50 ms (rep 1 only); detection, reaction, cooling, release
+timeline() {	# modes [live]
+	for r in $(seq $REPS); do
+		for m in $1; do
+			ts=; [ "$r" = 1 ] && ts="--ts timeline_$m.csv"
+			ev --mode "$m" $(knob $m) --exp timeline --label "nvm_read+nvm_write" --rep "$r" --seed "$r" \
+				--duration 16 --measure 7:12 --ref 0.5:2 $ts ${2:+--live $2} \
+				"victim:nvm_read:1:high:0:0" "noisy:nvm_write:$NT:low:2:12"
+		done
 	done
 }
 
 case " $plan " in *" demo "*)
-	load
 	echo
 	echo "== tgroup demo ($profile): a latency-critical NVM reader (group 'victim', priority high)"
-	echo "   alone for 4 s; then a noisy NVM writer ('noisy', $NT threads, priority low) for 10 s; then it leaves."
+	echo "   alone for 2 s; then a noisy NVM writer ('noisy', $NT threads, priority low) for 10 s; then it leaves."
 	echo "   One line per 250 ms: the victim's throughput as % of its solo (per CPU-second it got, over"
-	echo "   the last 0.5 s; solo measured from 1 s to 4 s), the NVM read latency the module sees, the"
-	echo "   detector's state (none/dram/nvm/both), and what is applied to 'noisy' (MBA level, CPU quota)."
+	echo "   the last 0.5 s; solo measured from 0.5 s to 2 s), the neighbour's throughput as a share of"
+	echo "   what the victim's threshold allows (the model's oracle rate, once the latency first crosses"
+	echo "   the threshold), the NVM read latency the module sees, the"
+	echo "   detector's state, and what is applied to 'noisy' (MBA level, CPU quota). Thresholds: the"
+	echo "   profile's (make calibrate), as every run uses them."
 	echo
-	timeline nvm_read nvm_write tgroup 18 4 14 250 | sed -n 's/^TGEVAL-LIVE /  /p; /^TGEVAL-CSV/p'
+	REPS=1
+	timeline tgroup 250 | sed -n 's/^TGEVAL-LIVE /  /p; /^TGEVAL-CSV/p'
 	echo
-	echo "== the same schedule without control, and with resctrl's mba_MBps software controller"
-	timeline nvm_read nvm_write "none mbps" 18 4 14
+	echo "== the same schedule without control, and with resctrl's mba_MBps software controller (target 1 GB/s)"
+	KNOBS="mbps:1"
+	timeline "none mbps"
 	unload
 	;;
 esac
 
 case " $plan " in *" quick "*)
-	load
-	# the neighbour from 2 s; measured from 4 s after it arrived (tgroup
-	# needs about 3.5 s to cut a DRAM reader: nine MBA steps, each waiting
-	# its dead time, then CPU cuts; docs/eval.md), for 3 s
-	matrix nvm_read "nvm_write dram_read" "$MODES" 9 6:9 2
-	matrix dram_read nvm_write "$MODES" 9 6:9 2
+	# eval-quick (make check): three pairs, no control and tgroup, one run
+	# each on the profile's fixed thresholds (eval/report.py quick asserts)
+	REPS=1 PAIRS="nr.nw nr.dr dr.dr"
+	matrix "none tgroup"
 	unload
 	;;
 esac
 
 case " $plan " in *" full "*|*" matrix "*)
-	load
-	SOLO_DUR=3
-	solos "$KINDS"
-	# as eval-quick: alone for 2 s, the neighbour from 2 s, the victim
-	# measured from 4 s after it arrived (the control law of issue 11 waits
-	# its dead time after every cut: about 3.5 s to cut a DRAM neighbour;
-	# the timeline measures the reaction), for 1.5 s (make eval's 20 min)
-	matrix "$KINDS" "$KINDS" "$MODES" 7.5 6:7.5 2
+	matrix "$MODES"
 	unload
 	;;
 esac
 
 case " $plan " in *" full "*|*" timeline "*)
-	load
-	timeline nvm_read nvm_write "$MODES" 20 4 14
+	timeline "$TLMODES"
 	unload
 	;;
 esac
 
-case " $plan " in *" full "*|*" alloc "*)
+case " $plan " in *" scen "*)
+	# the scenarios of docs/eval.md that run in the guest (the rest, and
+	# these with more groups, in the host simulator: eval/sim.c)
+	for r in $(seq $REPS); do
+		for m in $MODES; do
+			# 4 equally noisy low-priority groups of mixed kinds + a small bystander
+			ev --mode "$m" $(knob $m) --exp groups --label "4+bystander" --rep "$r" --duration $DUR --measure $MEAS --ref $REF \
+				"v_nr:nvm_read:1:high:0:0" "g1:dram_read:$NT:low:$ARR:0:duty=0.1" "g2:dram_write:$NT:low:$ARR:0:duty=0.1" \
+				"g3:nvm_read:$NT:low:$ARR:0:duty=0.1" "g4:dram_read:$NT:low:$ARR:0:duty=0.1" "by:dram_read:0.05:low:$ARR:0:duty=0.05"
+			# a heavy victim (4 DRAM-read threads) beside a harmless neighbour: no throttle allowed
+			ev --mode "$m" $(knob $m) --exp heavy --label "dram_read4+harmless" --rep "$r" --duration $DUR --measure $MEAS --ref $REF \
+				"v_dr:dram_read:4:high:0:0" "h:dram_read:0.05:low:$ARR:0"
+			# a neighbour switching on and off every 0.3 s
+			ev --mode "$m" $(knob $m) --exp onoff --label "nvm_read+nvm_write/0.3" --rep "$r" --duration $DUR --measure $MEAS --ref $REF \
+				"v_nr:nvm_read:1:high:0:0" "n_nw:nvm_write:$NT:low:$ARR:0:onoff=0.3"
+			# a request-level victim (load 0.5 of its solo capacity): p50/p99
+			ev --mode "$m" $(knob $m) --exp requests --label "nvm_read+dram_read" --rep "$r" --seed "$r" --duration $DUR --measure $MEAS --ref $REF \
+				"v_nr:nvm_read:1:high:0:0:req=0.5" "n_dr:dram_read:$NT:low:$ARR:0"
+		done
+	done
+	unload
+	;;
+esac
+
+case " $plan " in *" alloc "*)
 	# bandwidth allocation: one task of each kind, all high priority; limits on
 	# three of them guarantee the DRAM writer its share (preventive policy)
 	load
 	for m in none tgroup; do
 		ev --mode $m --exp alloc --label "four kinds" --duration 12 --measure 4:12 \
 			"dw:dram_write:1:high:0:0" \
-			"nr:nvm_read:1:high:0:0:nvm_rbps=1500000000" \
-			"nw:nvm_write:1:high:0:0:nvm_wbps=400000000" \
-			"dr:dram_read:1:high:0:0:dram_rbps=3000000000"
+			"nr:nvm_read:1:high:0:0:lim=nvm_rbps=1500000000" \
+			"nw:nvm_write:1:high:0:0:lim=nvm_wbps=400000000" \
+			"dr:dram_read:1:high:0:0:lim=dram_rbps=3000000000"
 	done
 	unload
 	;;
 esac
 
-case " $plan " in *" full "*|*" writers "*)
-	# growing numbers of noisy slow-tier writers beside an NVM-read victim
-	load
-	for n in 1 2 4 8; do
-		for m in none tgroup; do
-			ev --mode $m --exp writers --label "$n" --duration 6 --measure 3.5:6 --ref 0.5:2.5 \
-				"v_nr:nvm_read:1:high:0:0" "n_nw:nvm_write:$n:low:2.5:0"
-		done
-	done
-	unload
-	;;
-esac
-
-case " $plan " in *" full "*|*" overhead "*)
+case " $plan " in *" overhead "*)
 	# the regulation period's own cost vs number of groups (1 sleeping task
 	# each), then make bench's guest half: fork/exit and thread rates without
 	# and with the module, the context-switch ping-pong

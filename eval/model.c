@@ -50,6 +50,7 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 	p->duty = 0.25;
 	p->noisy_threads = 2;
 	p->thr_drop = 0.02;
+	p->calib_cpu = 1;
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot open", path);
 		return -1;
@@ -78,8 +79,8 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 		while (isspace((unsigned char)*v))
 			v++;
 		if (!strncmp(key, "target.", 7) || !strncmp(key, "source.", 7) ||
-		    !strcmp(key, "description"))
-			continue;	/* for docs/eval.md (eval/calibrate.py) */
+		    !strncmp(key, "sweep.", 6) || !strcmp(key, "description"))
+			continue;	/* for eval/calibrate.py and eval/sweep.py */
 		if (!strcmp(key, "name")) {
 			snprintf(p->name, sizeof(p->name), "%s", v);
 		} else if (!strncmp(key, "label.", 6) && (k = kind_parse(key + 6)) >= 0) {
@@ -100,6 +101,9 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 			if (nums(v, p->mba[k], 10))
 				goto bad;
 			seen |= 64 << k;
+		} else if (!strcmp(key, "threshold_ns")) {
+			if (nums(v, p->thr_ns, NK))
+				goto bad;
 		} else if (!strncmp(key, "thread_penalty.", 15) && (k = kind_parse(key + 15)) >= 0) {
 			double pn[2];
 
@@ -113,9 +117,7 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 				!strcmp(key, "duty") ? &p->duty :
 				!strcmp(key, "noisy_threads") ? &p->noisy_threads :
 				!strcmp(key, "threshold_drop") ? &p->thr_drop :
-				!strcmp(key, "baseline.static_mba") ? &p->static_mba :
-				!strcmp(key, "baseline.mbps_target_gbps") ? &p->mbps_target_gbps :
-				!strcmp(key, "baseline.memguard_gbps") ? &p->memguard_gbps : NULL;
+				!strcmp(key, "calib_cpu") ? &p->calib_cpu : NULL;
 
 			if (!dst || nums(v, &d, 1))
 				goto bad;
@@ -123,7 +125,8 @@ int profile_load(struct profile *p, const char *path, char *err, int errlen)
 		}
 	}
 	fclose(f);
-	if (seen != 1023 || p->umax >= 1 || p->duty <= 0 || p->duty > 1) {
+	if (seen != 1023 || p->umax >= 1 || p->duty <= 0 || p->duty > 1 ||
+	    p->calib_cpu <= 0 || p->calib_cpu > 1) {
 		snprintf(err, errlen, "%s: incomplete profile (idle_lat_ns, thread_gbps, coupling.* and mba.* for every kind)", path);
 		return -1;
 	}
@@ -148,61 +151,276 @@ double mba_factor(const struct profile *p, int kind, double level)
 	return p->mba[kind][a] + (p->mba[kind][a + 1] - p->mba[kind][a]) * (i - a);
 }
 
-static void solve(const struct profile *p, struct mload *l, int n, double *x, int iters, int warm)
-{
-	double tk[NK], nth[NK], d[64], u;
-	int it, i, k, j;
+struct sys {
+	const struct profile *p;
+	const struct mload *l;
+	int n;
+	double d[MODEL_MAXL], pen[NK];
+};
 
-	for (i = 0; i < n && i < 64; i++) {
-		d[i] = l[i].cpu * l[i].threads * p->d1[l[i].kind] * mba_factor(p, l[i].kind, l[i].mba);
-		if (!warm || l[i].t < 0 || l[i].t > d[i])
-			l[i].t = d[i];
+/* the loads' traffic T at queue utilisations u, and H(u): the utilisations that traffic makes */
+static void sys_eval(const struct sys *s, const double *u, double *x, double *t, double *h)
+{
+	double tk[NK] = { 0 };
+	int i, k, j;
+
+	for (k = 0; k < NK; k++)
+		x[k] = s->pen[k] / (1 - u[k]);
+	for (i = 0; i < s->n; i++) {
+		double m = s->l[i].memfrac > 0 ? s->l[i].memfrac : 1;
+
+		/* a partly compute-bound task stalls only for its memory part */
+		t[i] = s->d[i] / (1 - m + m * x[s->l[i].kind]);
+		tk[s->l[i].kind] += t[i];
 	}
 	for (k = 0; k < NK; k++) {
-		nth[k] = 0;
-		x[k] = 1;
+		h[k] = 0;
+		for (j = 0; j < NK; j++)
+			h[k] += s->p->w[k][j] * tk[j];
+		if (h[k] > s->p->umax)
+			h[k] = s->p->umax;
 	}
-	for (i = 0; i < n; i++)	/* threads that issue requests: throttled ones count less */
-		nth[l[i].kind] += l[i].threads * (l[i].cpu < 1 ? l[i].cpu : 1);
-	for (it = 0; it < iters; it++) {
-		for (k = 0; k < NK; k++)
-			tk[k] = 0;
-		for (i = 0; i < n; i++)
-			tk[l[i].kind] += l[i].t;
-		for (k = 0; k < NK; k++) {
-			double pen = 1;
+}
 
-			u = 0;
-			for (j = 0; j < NK; j++)
-				u += p->w[k][j] * tk[j];
-			if (u > p->umax)
-				u = p->umax;
-			if (nth[k] > p->pen_n0[k])
-				pen += p->pen_p[k] * (nth[k] - p->pen_n0[k]);
-			x[k] = pen / (1 - u);
+static double sys_res(const struct sys *s, const double *u, double *r)
+{
+	double x[NK], t[MODEL_MAXL], h[NK], m = 0;
+	int k;
+
+	sys_eval(s, u, x, t, h);
+	for (k = 0; k < NK; k++) {
+		r[k] = u[k] - h[k];
+		if (fabs(r[k]) > m)
+			m = fabs(r[k]);
+	}
+	return m;
+}
+
+/* J dx = b, 4x4, partial pivoting; 0 if singular */
+static int lin4(double J[NK][NK], double *b, double *dx)
+{
+	int i, j, k, piv;
+
+	for (k = 0; k < NK; k++) {
+		piv = k;
+		for (i = k + 1; i < NK; i++)
+			if (fabs(J[i][k]) > fabs(J[piv][k]))
+				piv = i;
+		if (fabs(J[piv][k]) < 1e-14)
+			return 0;
+		if (piv != k) {
+			double tb = b[k];
+
+			for (j = 0; j < NK; j++) {
+				double tj = J[k][j];
+
+				J[k][j] = J[piv][j];
+				J[piv][j] = tj;
+			}
+			b[k] = b[piv];
+			b[piv] = tb;
 		}
-		for (i = 0; i < n; i++)
-			l[i].t = 0.7 * l[i].t + 0.3 * d[i] / x[l[i].kind];
+		for (i = k + 1; i < NK; i++) {
+			double f = J[i][k] / J[k][k];
+
+			for (j = k; j < NK; j++)
+				J[i][j] -= f * J[k][j];
+			b[i] -= f * b[k];
+		}
 	}
+	for (k = NK - 1; k >= 0; k--) {
+		dx[k] = b[k];
+		for (j = k + 1; j < NK; j++)
+			dx[k] -= J[k][j] * dx[j];
+		dx[k] /= J[k][k];
+	}
+	return 1;
 }
 
-void model_solve(const struct profile *p, struct mload *l, int n, double *x)
+/*
+ * The fixed point T[i] = D[i] / (1 - m + m x[kind i](T)). Iterating on T is
+ * ill-conditioned: x rises with every kind's traffic, g is decreasing and
+ * steep near saturation, and a plain or fixed-damped iteration oscillates
+ * between two points (it did at 4 and 8 NVM writers with a damping of 0.3
+ * and 12 iterations). Solved instead on the four queue utilisations u
+ * (x = pen / (1 - u), T explicit in u, u = min(W T, umax): a smooth map)
+ * by Newton's method with a numerical Jacobian and backtracking on the
+ * residual (a damped step when no Newton step helps), then, if that has not
+ * converged, by sweeps of exact one-coordinate solves. The
+ * residual returned is the largest |g_i(T) - T_i| relative to the demand at
+ * the answer (> tol: not converged).
+ */
+static double solve(const struct profile *p, struct mload *l, int n, double *x, int iters,
+		    int warm, double tol)
 {
-	solve(p, l, n, x, 300, 0);
+	struct sys s = { .p = p, .l = l };
+	double u[NK] = { 0 }, r[NK], t[MODEL_MAXL], h[NK], res, nth[NK] = { 0 };
+	double t2[MODEL_MAXL], x2[NK], h2[NK];
+	int it, i, k, j;
+
+	if (n > MODEL_MAXL)
+		n = MODEL_MAXL;
+	s.n = n;
+	for (i = 0; i < n; i++) {
+		s.d[i] = l[i].cpu * l[i].threads * p->d1[l[i].kind] * mba_factor(p, l[i].kind, l[i].mba);
+		nth[l[i].kind] += l[i].threads * (l[i].cpu < 1 ? l[i].cpu : 1);
+	}
+	/* threads that issue requests: throttled ones count less */
+	for (k = 0; k < NK; k++)
+		s.pen[k] = 1 + (nth[k] > p->pen_n0[k] ? p->pen_p[k] * (nth[k] - p->pen_n0[k]) : 0);
+	if (warm) {	/* the utilisations the last answer made */
+		double tk[NK] = { 0 };
+
+		for (i = 0; i < n; i++)
+			tk[l[i].kind] += l[i].t >= 0 && l[i].t <= s.d[i] ? l[i].t : s.d[i];
+		for (k = 0; k < NK; k++) {
+			for (j = 0; j < NK; j++)
+				u[k] += p->w[k][j] * tk[j];
+			if (u[k] > p->umax)
+				u[k] = p->umax;
+		}
+	}
+	res = sys_res(&s, u, r);
+	for (it = 0; it < iters && res > tol * 1e-3; it++) {
+		double J[NK][NK], dx[NK], b[NK], lam = 1, ut[NK], rt[NK], rr = res;
+
+		for (j = 0; j < NK; j++) {
+			double uj[NK], rj[NK], hh = 1e-7;
+
+			memcpy(uj, u, sizeof(uj));
+			if (uj[j] + hh > p->umax)
+				hh = -hh;
+			uj[j] += hh;
+			sys_res(&s, uj, rj);
+			for (k = 0; k < NK; k++)
+				J[k][j] = (rj[k] - r[k]) / hh;
+		}
+		for (k = 0; k < NK; k++)
+			b[k] = -r[k];
+		if (lin4(J, b, dx)) {
+			for (; lam > 1e-4; lam /= 2) {
+				for (k = 0; k < NK; k++) {
+					ut[k] = u[k] + lam * dx[k];
+					ut[k] = ut[k] < 0 ? 0 : ut[k] > p->umax ? p->umax : ut[k];
+				}
+				rr = sys_res(&s, ut, rt);
+				if (rr < (1 - 1e-4 * lam) * res)
+					break;
+			}
+		}
+		if (lam <= 1e-4 || rr >= res) {	/* no Newton step helps: a damped one */
+			for (k = 0; k < NK; k++)
+				ut[k] = u[k] - 0.1 * r[k];
+			rr = sys_res(&s, ut, rt);
+		}
+		memcpy(u, ut, sizeof(u));
+		memcpy(r, rt, sizeof(r));
+		res = rr;
+	}
+	/*
+	 * Newton stuck on a kink (a queue at its cap): sweeps of exact solves
+	 * of each coordinate, u_k - H_k(u) rising in u_k (bisection)
+	 */
+	for (it = 0; res > tol * 1e-3 && it < 4 * iters; it++) {
+		for (k = 0; k < NK; k++) {
+			double lo = 0, hi = p->umax;
+
+			for (j = 0; j < 50; j++) {
+				u[k] = (lo + hi) / 2;
+				sys_res(&s, u, r);
+				if (r[k] > 0)
+					hi = u[k];
+				else
+					lo = u[k];
+			}
+			u[k] = (lo + hi) / 2;
+		}
+		res = sys_res(&s, u, r);
+	}
+	sys_eval(&s, u, x, t, h);
+	for (i = 0; i < n; i++)
+		l[i].t = t[i];
+	/* the residual on the traffic: g(T) against T */
+	for (k = 0; k < NK; k++)
+		h2[k] = h[k];
+	sys_eval(&s, h2, x2, t2, h);
+	res = 0;
+	for (i = 0; i < n; i++)
+		if (s.d[i] > 0 && fabs(t2[i] - t[i]) / s.d[i] > res)
+			res = fabs(t2[i] - t[i]) / s.d[i];
+	return res;
 }
 
-void model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters)
+double model_solve(const struct profile *p, struct mload *l, int n, double *x)
 {
-	solve(p, l, n, x, iters, 1);
+	return solve(p, l, n, x, 100, 0, 1e-9);
 }
 
-double model_solo(const struct profile *p, int kind, double threads, double *lat_ns)
+double model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters)
 {
-	struct mload l = { .kind = kind, .threads = threads, .cpu = 1, .mba = 100 };
+	return solve(p, l, n, x, iters, 1, 1e-6);
+}
+
+double model_rate(const struct profile *p, const struct mload *l, double x)
+{
+	double m = l->memfrac > 0 ? l->memfrac : 1;
+
+	return l->threads * p->d1[l->kind] * mba_factor(p, l->kind, l->mba) / (1 - m + m * x);
+}
+
+static double oracle_at(const struct profile *p, const struct mload *l, int n, const int *low,
+			int vkind, double f, double *gbps)
+{
+	struct mload c[MODEL_MAXL];
+	double x[NK], g = 0;
+	int i;
+
+	for (i = 0; i < n && i < MODEL_MAXL; i++) {
+		c[i] = l[i];
+		if (low[i])
+			c[i].cpu *= f;
+	}
+	model_solve(p, c, i, x);
+	for (i = 0; i < n && i < MODEL_MAXL; i++)
+		if (low[i])
+			g += c[i].t;
+	if (gbps)
+		*gbps = g;
+	return x[vkind] * p->lat0[vkind];
+}
+
+double model_oracle(const struct profile *p, const struct mload *l, int n, const int *low,
+		    int vkind, double thr_ns, double *gbps)
+{
+	double lo = 0, hi = 1;
+	int it;
+
+	if (oracle_at(p, l, n, low, vkind, 1, gbps) <= thr_ns)
+		return 1;
+	for (it = 0; it < 50; it++) {
+		double mid = (lo + hi) / 2;
+
+		if (oracle_at(p, l, n, low, vkind, mid, NULL) <= thr_ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	oracle_at(p, l, n, low, vkind, lo, gbps);
+	return lo;
+}
+
+double model_solo_at(const struct profile *p, int kind, double threads, double cpu, double *lat_ns)
+{
+	struct mload l = { .kind = kind, .threads = threads, .cpu = cpu, .mba = 100 };
 	double x[NK];
 
 	model_solve(p, &l, 1, x);
 	if (lat_ns)
 		*lat_ns = x[kind] * p->lat0[kind];
 	return l.t;
+}
+
+double model_solo(const struct profile *p, int kind, double threads, double *lat_ns)
+{
+	return model_solo_at(p, kind, threads, 1, lat_ns);
 }

@@ -15,7 +15,10 @@
  *
  * (an M/M/1-like queue per kind; pen models device-buffer interference
  * between concurrent writer threads, e.g. CXL nt-stores). The fixed point is
- * found by damped iteration. Profiles (eval/profiles/NAME.prof) hold every
+ * found by damped iteration with a residual check (model_solve returns the
+ * residual left). A partly compute-bound task (memfrac m < 1: the share of
+ * its time at idle latency that is memory stall) achieves D / (1 - m + m x).
+ * Profiles (eval/profiles/NAME.prof) hold every
  * number; docs/eval.md compares the result with the published figures.
  */
 #ifndef TG_EVAL_MODEL_H
@@ -36,28 +39,44 @@ struct profile {
 	double noisy_threads;	/* threads of a noisy neighbour in the matrix */
 	double duty;		/* CPU share a workload process asks for (of one CPU) */
 	double thr_drop;	/* detector threshold: latency where a solo task lost this fraction */
-	double static_mba;	/* baseline: static MBA level for low priority (pqos) */
-	double mbps_target_gbps;	/* baseline: mba_MBps target for low priority, GB/s */
-	double memguard_gbps;	/* baseline: MemGuard budget for low priority, GB/s */
+	double thr_ns[NK];	/* detector thresholds (make calibrate), 0 = none */
+	double calib_cpu;	/* CPU share a solo task gets on the platform, for the thresholds */
 };
+
+#define MODEL_MAXL 64
 
 struct mload {
 	int kind;
 	double threads;
 	double cpu;		/* fraction of the CPU it wanted that it got */
 	double mba;		/* MBA level, percent */
+	double memfrac;		/* memory-stall share at idle latency (0 = 1: memory-bound) */
 	double t;		/* out: achieved GB/s */
 };
 
 int profile_load(struct profile *p, const char *path, char *err, int errlen);
 double mba_factor(const struct profile *p, int kind, double level);
-/* solve the fixed point; x[NK] out (latency / idle latency) */
-void model_solve(const struct profile *p, struct mload *l, int n, double *x);
-/* the same from l[].t as a first guess, iters damped iterations (the guest
- * runs under TCG, where floating point is emulated: warm starts are cheap) */
-void model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters);
+/* solve the fixed point; x[NK] out (latency / idle latency); returns the
+ * residual left (relative to the demand; 1e-9 asked) */
+double model_solve(const struct profile *p, struct mload *l, int n, double *x);
+/* the same from l[].t as a first guess, at most iters iterations, to 1e-4
+ * (the guest runs under TCG, where floating point is emulated: warm starts
+ * are cheap) */
+double model_solve_warm(const struct profile *p, struct mload *l, int n, double *x, int iters);
+/* GB/s one task moves while it gets all the CPU it wants, at latency ratio x */
+double model_rate(const struct profile *p, const struct mload *l, double x);
+/*
+ * Oracle reference (docs/eval.md): the largest factor f in [0, 1] by which
+ * the CPU of the loads with low[i] set can be scaled so that the latency of
+ * kind vkind stays at or under thr_ns (with the other loads as given).
+ * *gbps: what the low loads then move in total. f = 1: no cut needed.
+ */
+double model_oracle(const struct profile *p, const struct mload *l, int n, const int *low,
+		    int vkind, double thr_ns, double *gbps);
 /* a solo workload of kind k with n threads: GB/s, and its latency in ns */
 double model_solo(const struct profile *p, int kind, double threads, double *lat_ns);
+/* the same at a CPU share */
+double model_solo_at(const struct profile *p, int kind, double threads, double cpu, double *lat_ns);
 int kind_parse(const char *s);
 extern const char *const kind_name[NK];
 

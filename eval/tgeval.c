@@ -2,21 +2,23 @@
 /*
  * tgeval.c - the emulated hybrid-memory platform (eval/, docs/eval.md).
  *
- *   tgeval model PROFILE            calibration figures of the model alone
+ *   tgeval model PROFILE            calibration figures of the model alone,
+ *                                   the oracle references, the writers sweep
  *                                   (any host, no processes)
  *   tgeval run PROFILE [options] WORKLOAD...
  *                                   in the guest, against tgroup.ko loaded
  *                                   with inject=1 and mounted
  *
- * A WORKLOAD is NAME:KIND:THREADS:PRIO:START:STOP[:LIMIT] (KIND dram_read,
- * dram_write, nvm_read, nvm_write; PRIO high|low; START/STOP in seconds,
- * STOP 0 = until the end; LIMIT a tgroup.limit line with ',' for ' ').
+ * A WORKLOAD is NAME:KIND:THREADS:PRIO:START:STOP[:key=value...] (KIND
+ * dram_read, dram_write, nvm_read, nvm_write; PRIO high|low; START/STOP in
+ * seconds, STOP 0 = until the end; options duty=, mem=, onoff=, req=, lim=
+ * as in eval/plat.h). The first workload is the victim.
  * Each workload is a real process in its own tgroup group (named NAME) that
- * spins for `duty` of one CPU in every 2 ms window. Every step (2 ms; 1 ms
- * for memguard) the platform reads the CPU time each got for its work (its
- * own thread CPU clock, capped at the budget of each window, in a shared
- * page), the MBA level of its group (tgroup.stat mba_percent, or the
- * baseline controller's), computes the traffic it made (eval/model.h) and
+ * spins for its duty of one CPU in every 2 ms window. Every step (2 ms; 1 ms
+ * for the MemGuard modes) the platform reads the CPU time each got for its
+ * work (its own thread CPU clock, capped at the budget of each window, in a
+ * shared page), the MBA level of its group (tgroup.stat mba_percent, or the
+ * baseline's), computes the traffic it made (eval/plat.c, eval/model.h) and
  * feeds it to the module through the inject file: per group the OCR-style
  * read bytes, the MBM total and store samples by tier; the RPQ occupancy and
  * inserts of both tiers (read latency by Little's law); the probe write
@@ -24,14 +26,19 @@
  * the traffic for real.
  *
  * Options:
- *   --mode none|static|mbps|memguard|tgroup   who controls (default tgroup)
+ *   --mode M           none|static|mbps|memguard|memguard-rw|tgroup|
+ *                      tgroup-othr|oracle (default tgroup; docs/eval.md)
+ *   --knob V           the baseline's setting: static MBA %, mba_MBps target
+ *                      GB/s, MemGuard budget GB/s, memguard-rw R/W GB/s;
+ *                      tgroup: a threshold_drop to calibrate the thresholds
+ *                      with instead of the profile's threshold_ns
  *   --duration S       run length
- *   --measure A:B      window for the per-workload summary
- *   --exp NAME --label TEXT   names in the CSV rows
+ *   --measure A:B      the steady-state window
+ *   --ref A:B          the victim's solo window
+ *   --exp NAME --label TEXT --rep N   names in the CSV rows
+ *   --seed N           the request generator's seed
  *   --ts FILE          time series (one row per --sample ms, default 50)
- *   --live MS          a human line every MS ms (victim = first workload,
- *                      its solo = its mean over --ref A:B)
- *   --ref A:B
+ *   --live MS          a human line every MS ms (the demo)
  *
  * Output: lines "TGEVAL-CSV FILE,ROW" (first "TGEVAL-CSV FILE,#header") that
  * the host splits into files (eval/run.sh), and "TGEVAL-LIVE ..." lines.
@@ -54,59 +61,31 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "plat.h"
 
 #define MNT "/sys/fs/tgroup"
 #define CG2 "/sys/fs/cgroup"
 #define INJECT "/sys/kernel/debug/tgroup/inject"
-#define MAXW 16
 #define UNCORE_KHZ 2000000ull
 #define SAMPLE_BYTES 65536.0	/* one store sample per 64 KiB written */
 #define WINDOW_NS 2000000ll	/* a workload's duty window */
-/*
- * Latency follows traffic with this time constant: a workload runs in bursts
- * (its duty of every 2 ms window, seen in 2 ms steps), which a real
- * memory-bound thread would spread; smoothing over a few windows keeps that
- * artifact out of the latency the detector sees.
- */
-#define TAU_S 0.050
+#define PERIOD_US 10000.0	/* tgroup.config period_ms = 10 */
 
-enum mode { M_NONE, M_STATIC, M_MBPS, M_MEMGUARD, M_TGROUP };
-static const char *const mode_name[] = { "none", "static", "mbps", "memguard", "tgroup" };
-
-struct wl {
-	char name[32];
-	int kind, high;
-	double threads, start, stop;
-	char limit[160];
+/* what the guest side keeps per workload, beside plat.h's struct wl */
+struct gw {
 	pid_t pid;
-	int state;		/* 0 not started, 1 running, 2 gone */
 	unsigned long long last_rt;
-	double cpu;		/* EWMA of the fraction of its wanted CPU it got */
-	double mba;		/* level applied this step */
-	double bytes_sample, bytes_meas, bytes_ref, bytes_live, lat_meas;
-	double cpu_meas, cpu_ref, cpu_live;	/* CPU seconds got for its work */
-	long n_meas;
 	double samples_rem[2];	/* store samples carried: dram, nvm */
-	/* baselines */
-	double mbps_prev, mbps_delta, mbps_bytes;
-	int mbps_comp, mbps_level;
-	long cpumax_quota;
-	/* what the module says */
-	char quota[24];
-	int mod_mba;
+	long cpumax_quota, cpumax_period;
+	int mod_mba, pinned;
 	double period_us;
-	double solo;
-	double last_t;		/* the model's last answer: next step's first guess */
-	int fd_stat;		/* kept open, read with pread */		/* model: GB/s alone */
+	int fd_stat;		/* kept open, read with pread */
+	char reason[16];
 };
 
-static struct profile prof;
-static struct wl wls[MAXW];
-static int nw;
-static enum mode mode = M_TGROUP;
-static const char *exp_name = "run", *label = "", *ts_file;
-static double duration = 10, meas_a = 2, meas_b = 10, ref_a = -1, ref_b = -1;
+static struct plat P;
+static struct gw gws[MAXW];
+static const char *ts_file;
 static int live_ms, sample_ms = 50;
 
 static double now(void)
@@ -127,7 +106,7 @@ static void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	printf("TGEVAL-ERROR %s\n", exp_name);
+	printf("TGEVAL-ERROR %s\n", P.exp);
 	exit(1);
 }
 
@@ -184,11 +163,16 @@ static long rd(const char *path, char *buf, size_t size)
 
 /*
  * What each workload has done: the CPU time it spent spinning, at most its
- * budget per window (ns), in a page shared with the platform. The process
- * pays system-call and wake-up overhead on top (under TCG about 10 % of a
- * 0.25 ms budget); counting only the work keeps "got all it wanted" at 1.
+ * budget per window (ns), in a page shared with the platform, and whether it
+ * is in an off phase (onoff). The process pays system-call and wake-up
+ * overhead on top (under TCG about 10 % of a 0.5 ms budget); counting only
+ * the work keeps "got all it wanted" at 1.
  */
-static unsigned long long *work_ns;
+struct shared {
+	unsigned long long work_ns[MAXW];
+	int pause[MAXW];
+};
+static struct shared *sh;
 
 /* a kept-open file read again from the start (system calls are slow under TCG) */
 static long prd(int fd, char *buf, size_t size)
@@ -199,15 +183,8 @@ static long prd(int fd, char *buf, size_t size)
 	return r;
 }
 
-/* the CPU time a workload has got for its work (see work_ns) */
-static unsigned long long runtime_ns(struct wl *w)
-{
-	return __atomic_load_n(&work_ns[w - wls], __ATOMIC_RELAXED);
-}
-
-
 /* a workload process: duty x one CPU in every window, whatever it is allowed */
-static void worker(double duty, unsigned long long *done)
+static void worker(double duty, unsigned long long *done, const int *pause)
 {
 	struct timespec ts, cpu;
 	long long w0, budget = duty * WINDOW_NS, c0, c;
@@ -216,14 +193,16 @@ static void worker(double duty, unsigned long long *done)
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		w0 = ts.tv_sec * 1000000000ll + ts.tv_nsec;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-		c0 = cpu.tv_sec * 1000000000ll + cpu.tv_nsec;
-		do {
+		if (!__atomic_load_n(pause, __ATOMIC_RELAXED)) {
 			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-			c = cpu.tv_sec * 1000000000ll + cpu.tv_nsec;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-		} while (c - c0 < budget && ts.tv_sec * 1000000000ll + ts.tv_nsec - w0 < WINDOW_NS);
-		__atomic_store_n(done, *done + (c - c0 < budget ? c - c0 : budget), __ATOMIC_RELAXED);
+			c0 = cpu.tv_sec * 1000000000ll + cpu.tv_nsec;
+			do {
+				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+				c = cpu.tv_sec * 1000000000ll + cpu.tv_nsec;
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+			} while (c - c0 < budget && ts.tv_sec * 1000000000ll + ts.tv_nsec - w0 < WINDOW_NS);
+			__atomic_store_n(done, *done + (c - c0 < budget ? c - c0 : budget), __ATOMIC_RELAXED);
+		}
 		/* a window lost to a delay is lost: no catching up in a burst */
 		w0 += WINDOW_NS;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -263,34 +242,45 @@ static const char *gpath(const struct wl *w, const char *f)
 	return p;
 }
 
-static void start_wl(struct wl *w)
+static int memguard_mode(void)
 {
+	return P.mode == M_MEMGUARD || P.mode == M_MEMGUARD_RW;
+}
+
+static int tgroup_mode(void)
+{
+	return P.mode == M_TGROUP || P.mode == M_TGROUP_OTHR;
+}
+
+static void start_wl(int i)
+{
+	struct wl *w = &P.w[i];
+	struct gw *g = &gws[i];
 	char cg[256];
 
-	w->pid = fork();
-	if (w->pid < 0)
+	g->pid = fork();
+	if (g->pid < 0)
 		die("fork: %s", strerror(errno));
-	if (w->pid == 0) {
-		pin_cpu(w == wls ? 1 : 0);
-		worker(prof.duty, &work_ns[w - wls]);
+	if (g->pid == 0) {
+		pin_cpu(i == 0 ? 1 : 0);
+		worker(w->duty, &sh->work_ns[i], &sh->pause[i]);
 	}
-	wrx(gpath(w, "cgroup.procs"), "%d", w->pid);
-	if (mode == M_MEMGUARD) {
+	wrx(gpath(w, "cgroup.procs"), "%d", g->pid);
+	if (memguard_mode()) {
 		snprintf(cg, sizeof(cg), CG2 "/%.31s/cgroup.procs", w->name);
-		wrx(cg, "%d", w->pid);
+		wrx(cg, "%d", g->pid);
 	}
-	w->last_rt = runtime_ns(w);
-	w->cpu = 1;
-	w->last_t = -1;
+	g->last_rt = __atomic_load_n(&sh->work_ns[i], __ATOMIC_RELAXED);
+	w->cpu = 0;	/* the EWMA ramps up with what it gets */
 	w->state = 1;
 }
 
-static void stop_wl(struct wl *w)
+static void stop_wl(int i)
 {
-	kill(w->pid, SIGKILL);
-	waitpid(w->pid, NULL, 0);
-	w->state = 2;
-	w->cpu = 0;
+	kill(gws[i].pid, SIGKILL);
+	waitpid(gws[i].pid, NULL, 0);
+	P.w[i].state = 2;
+	P.w[i].cpu = 0;
 }
 
 /* key's value in a "key value" file (tgroup.stat); copies the word */
@@ -310,79 +300,44 @@ static int stat_word(const char *buf, const char *key, char *out, int len)
 	return 0;
 }
 
-static void read_stat(struct wl *w)
+/* the module's throttle of a group: MBA, quota; relapses counted */
+static void read_stat(int i)
 {
-	char buf[2048], v[32];
+	struct wl *w = &P.w[i];
+	struct gw *g = &gws[i];
+	char buf[2048], v[32], why[16];
 
-	if (w->fd_stat <= 0)
-		w->fd_stat = open(gpath(w, "tgroup.stat"), O_RDONLY);
-	if (w->fd_stat < 0 || prd(w->fd_stat, buf, sizeof(buf)) <= 0)
+	if (g->fd_stat <= 0)
+		g->fd_stat = open(gpath(w, "tgroup.stat"), O_RDONLY);
+	if (g->fd_stat < 0 || prd(g->fd_stat, buf, sizeof(buf)) <= 0)
 		return;
 	if (!stat_word(buf, "mba_percent", v, sizeof(v)))
-		w->mod_mba = atoi(v);
+		g->mod_mba = atoi(v);
 	stat_word(buf, "cpu_quota_usec", w->quota, sizeof(w->quota));
 	if (!stat_word(buf, "cpu_period_usec", v, sizeof(v)))
-		w->period_us = atof(v);
-}
-
-/* ---- baselines ----------------------------------------------------------- */
-
-/*
- * resctrl's MBA software controller ("mba_MBps" mount option), as documented
- * in the kernel's Documentation/x86/resctrl.rst ("MBA bandwidth control by
- * MBps") and implemented in arch/x86/kernel/cpu/resctrl/monitor.c
- * (update_mba_bw(), Linux 6.1): once a second, from the group's MBM
- * bandwidth of the last second (cur_bw) and the user's MBps (user_bw):
- *   MBA above its minimum and cur_bw > user_bw       -> one step (bw_gran) down
- *   MBA below 100 and user_bw > cur_bw + delta_bw    -> one step up
- * where delta_bw is the bandwidth change the last MBA change caused
- * (measured at the next sample; it keeps the level from oscillating). MBA
- * only; no latency, no type awareness; only low-priority groups get a target
- * here (baseline.mbps_target_gbps), as an operator would set it.
- */
-static void mbps_step(struct wl *w)
-{
-	double cur = w->mbps_bytes / 1e6;	/* MB over the last second */
-
-	w->mbps_bytes = 0;
-	if (w->mbps_comp)
-		w->mbps_delta = fabs(cur - w->mbps_prev);
-	w->mbps_comp = 0;
-	w->mbps_prev = cur;
-	if (w->mbps_level > 10 && prof.mbps_target_gbps * 1e3 < cur) {
-		w->mbps_level -= 10;
-	} else if (w->mbps_level < 100 && prof.mbps_target_gbps * 1e3 > cur + w->mbps_delta) {
-		w->mbps_level += 10;
-	} else {
-		return;
+		g->period_us = atof(v);
+	if (!stat_word(buf, "last_reason", why, sizeof(why))) {
+		if (!strcmp(why, "relapse") && strcmp(g->reason, "relapse"))
+			w->relapses++;
+		snprintf(g->reason, sizeof(g->reason), "%s", why);
 	}
-	w->mbps_comp = 1;
 }
 
 /*
- * MemGuard (Yun et al., "MemGuard: Memory Bandwidth Reservation System for
- * Efficient Performance Isolation in Multi-core Platforms", RTAS 2013): every
- * core (here: group) has a budget of memory traffic per 1 ms regulation
- * period, counted from LLC misses whatever their type; once it is spent the
- * core is throttled until the period ends. Here the budget is
- * baseline.memguard_gbps for each low-priority group, and the throttle is the
- * kernel's own cgroup v2 cpu.max: the budget in bytes becomes CPU time at the
- * bytes per CPU-second the group achieved in the last step (what the
- * overflow interrupt would have counted), and CFS bandwidth control stops the
- * group when it is spent until the period ends - MemGuard's semantics. CFS
- * refuses a quota under 1 ms, so when the budget is under 1 ms of CPU the
- * period is stretched to keep the same ratio (documented deviation).
+ * MemGuard's throttle with the kernel's own cgroup v2 cpu.max: the budget's
+ * CPU share (plat.c memguard_share(), from the bytes per CPU-second the
+ * group achieved in the last step) as a quota per 1 ms period. CFS refuses
+ * quotas under 1 ms, so a share under one CPU-ms per ms stretches the
+ * period keeping the ratio (a documented deviation from MemGuard's 1 ms).
  */
-static void memguard_step(struct wl *w, double bytes, double cpu_s)
+static void memguard_apply(int i)
 {
+	struct wl *w = &P.w[i];
+	struct gw *g = &gws[i];
+	double share = w->want_cap * w->duty;
 	long quota, period = 1000;
-	double rate, share;
 	char path[256];
 
-	if (cpu_s <= 0 || bytes <= 0)
-		return;
-	rate = bytes / cpu_s;				/* bytes per CPU-second */
-	share = prof.memguard_gbps * 1e9 / rate;	/* CPUs the budget buys */
 	if (share >= 2) {
 		quota = -1;
 	} else {
@@ -392,10 +347,11 @@ static void memguard_step(struct wl *w, double bytes, double cpu_s)
 			quota = 1000;
 		}
 	}
-	if (quota == w->cpumax_quota ||
-	    (quota > 0 && w->cpumax_quota > 0 && labs(quota - w->cpumax_quota) * 20 < w->cpumax_quota))
+	if (quota == g->cpumax_quota ||
+	    (quota > 0 && g->cpumax_quota > 0 && labs(quota - g->cpumax_quota) * 20 < g->cpumax_quota))
 		return;
-	w->cpumax_quota = quota;
+	g->cpumax_quota = quota;
+	g->cpumax_period = period;
 	snprintf(path, sizeof(path), CG2 "/%.31s/cpu.max", w->name);
 	if (quota < 0)
 		wrx(path, "max %ld", period);
@@ -405,24 +361,6 @@ static void memguard_step(struct wl *w, double bytes, double cpu_s)
 
 /* ---- setup ---------------------------------------------------------------- */
 
-static double thresholds[NK];
-
-/*
- * The detector's threshold for kind k: the latency at which a solo one-thread
- * task of kind k has lost threshold_drop of its throughput (MT²: "the
- * latency at which throughput has dropped", measured per platform). A victim
- * of another kind may push kind k's probe latency over it on its own (e.g. an
- * NVM writer raises the DRAM write probe's latency); then any low-priority
- * neighbour with traffic is throttled towards its floor - protection first.
- */
-static double threshold(int k)
-{
-	double lat;
-
-	model_solo(&prof, k, 1, &lat);
-	return lat / (1 - prof.thr_drop);
-}
-
 static void setup(void)
 {
 	char cg[256];
@@ -430,41 +368,41 @@ static void setup(void)
 
 	if (access(INJECT, W_OK))
 		die("%s: %s (load tgroup.ko with inject=1)", INJECT, strerror(errno));
-	/* detector thresholds: the latency of each kind at which a solo task of
-	 * that kind has lost threshold_drop of its throughput (MT² sect. 4) */
+	plat_thresholds(&P.prof, tgroup_mode() ? P.knob : 0, P.thr);
 	for (k = 0; k < NK; k++)
-		thresholds[k] = threshold(k);
-	wrx(MNT "/tgroup.config", "enabled=%d remedial=1 preventive=1 dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f",
-	    mode == M_TGROUP, thresholds[K_DR], thresholds[K_NR], thresholds[K_DW], thresholds[K_NW]);
-	if (mode == M_MEMGUARD) {
+		if (P.thr[k] <= 0)
+			die("%s: no threshold_ns (make calibrate writes it)", P.prof.name);
+	/* the oracle drives the module's CPU actuator by a pin, policies off */
+	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f",
+	    tgroup_mode() || P.mode == M_ORACLE, tgroup_mode(), tgroup_mode(),
+	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW]);
+	if (memguard_mode()) {
 		if (access(CG2 "/cgroup.controllers", R_OK) &&
 		    mount("cgroup2", CG2, "cgroup2", 0, NULL))
 			die("mount cgroup2: %s", strerror(errno));
 		wrx(CG2 "/cgroup.subtree_control", "+cpu");
 	}
-	for (i = 0; i < nw; i++) {
-		struct wl *w = &wls[i];
+	for (i = 0; i < P.nw; i++) {
+		struct wl *w = &P.w[i];
 
 		snprintf(cg, sizeof(cg), MNT "/%.31s", w->name);
 		if (mkdir(cg, 0755) && errno != EEXIST)
 			die("mkdir %s: %s", cg, strerror(errno));
 		wrx(gpath(w, "tgroup.priority"), "%s", w->high ? "high" : "low");
 		wrx(gpath(w, "tgroup.limit"), "dram_rbps=max dram_wbps=max nvm_rbps=max nvm_wbps=max");
-		if (w->limit[0] && mode == M_TGROUP)
+		if (w->limit[0] && tgroup_mode())
 			wrx(gpath(w, "tgroup.limit"), "%s", w->limit);
-		if (mode == M_MEMGUARD) {
+		if (memguard_mode()) {
 			snprintf(cg, sizeof(cg), CG2 "/%.31s", w->name);
 			if (mkdir(cg, 0755) && errno != EEXIST)
 				die("mkdir %s: %s", cg, strerror(errno));
 			snprintf(cg, sizeof(cg), CG2 "/%.31s/cpu.max", w->name);
 			wrx(cg, "max 100000");
 		}
-		w->mbps_level = 100;
-		w->mod_mba = 100;
-		w->cpumax_quota = -1;
-		strcpy(w->quota, "max");
-		w->solo = model_solo(&prof, w->kind, w->threads, NULL);
+		gws[i].mod_mba = 100;
+		gws[i].cpumax_quota = -1;
 	}
+	plat_init(&P);
 }
 
 static void teardown(void)
@@ -472,15 +410,15 @@ static void teardown(void)
 	char cg[256];
 	int i;
 
-	for (i = 0; i < nw; i++) {
-		if (wls[i].state == 1)
-			stop_wl(&wls[i]);
-		if (wls[i].fd_stat > 0)
-			close(wls[i].fd_stat);
-		snprintf(cg, sizeof(cg), MNT "/%.31s", wls[i].name);
+	for (i = 0; i < P.nw; i++) {
+		if (P.w[i].state == 1)
+			stop_wl(i);
+		if (gws[i].fd_stat > 0)
+			close(gws[i].fd_stat);
+		snprintf(cg, sizeof(cg), MNT "/%.31s", P.w[i].name);
 		rmdir(cg);
-		if (mode == M_MEMGUARD) {
-			snprintf(cg, sizeof(cg), CG2 "/%.31s", wls[i].name);
+		if (memguard_mode()) {
+			snprintf(cg, sizeof(cg), CG2 "/%.31s", P.w[i].name);
 			rmdir(cg);
 		}
 	}
@@ -491,71 +429,111 @@ static void teardown(void)
 
 /* ---- the run ------------------------------------------------------------- */
 
-static void parse_wl(const char *s)
-{
-	char buf[256], *f[7], *save = NULL, *t;
-	struct wl *w = &wls[nw];
-	int n = 0;
-
-	if (nw >= MAXW)
-		die("too many workloads");
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (t = strtok_r(buf, ":", &save); t && n < 7; t = strtok_r(NULL, ":", &save))
-		f[n++] = t;
-	if (n < 6)
-		die("workload '%s': NAME:KIND:THREADS:PRIO:START:STOP[:LIMIT]", s);
-	memset(w, 0, sizeof(*w));
-	snprintf(w->name, sizeof(w->name), "%s", f[0]);
-	w->kind = kind_parse(f[1]);
-	w->threads = atof(f[2]);
-	w->high = !strcmp(f[3], "high");
-	w->start = atof(f[4]);
-	w->stop = atof(f[5]);
-	if (w->kind < 0 || w->threads <= 0 || (!w->high && strcmp(f[3], "low")))
-		die("workload '%s': bad kind, threads or priority", s);
-	if (n == 7) {
-		snprintf(w->limit, sizeof(w->limit), "%s", f[6]);
-		for (t = w->limit; *t; t++)
-			if (*t == ',')
-				*t = ' ';
-	}
-	nw++;
-}
-
 static void csv_header(const char *file)
 {
 	int i;
 
 	printf("TGEVAL-CSV %s,#t_s", file);
-	for (i = 0; i < nw; i++)
-		printf(",%s_gbps,%s_mba,%s_quota", wls[i].name, wls[i].name, wls[i].name);
+	for (i = 0; i < P.nw; i++)
+		printf(",%s_gbps,%s_mba,%s_quota", P.w[i].name, P.w[i].name, P.w[i].name);
 	printf(",lat_dram_read,lat_dram_write,lat_nvm_read,lat_nvm_write,state\n");
 }
 
-static int inject_fd = -1;
+static int read_state(char *state, size_t len)
+{
+	char ib[256], *s;
+
+	if (rd(MNT "/tgroup.interference", ib, sizeof(ib)) > 0 && (s = strstr(ib, "state=")))
+		snprintf(state, len, "%.*s", (int)strcspn(s + 6, " \n"), s + 6);
+	return strcmp(state, "none") != 0;
+}
+
+/* the victim's kind threshold := its solo latency / (1 - threshold_drop) */
+static void oracle_threshold(void)
+{
+	static const char *const key[NK] = { "dram_read_lat_ns", "dram_write_lat_ns",
+					     "nvm_read_lat_ns", "nvm_write_lat_ns" };
+	int vk = P.w[0].kind;
+	double thr;
+
+	if (!P.lat_solo_n)
+		return;
+	thr = P.lat_solo / P.lat_solo_n / (1 - P.prof.thr_drop);
+	printf("TGEVAL-INFO %s: %s oracle threshold %.0f ns (solo %.0f ns; calibrated %.0f ns)\n",
+	       P.exp, key[vk], thr, P.lat_solo / P.lat_solo_n, P.thr[vk]);
+	P.thr[vk] = thr;
+	wrx(MNT "/tgroup.config", "%s=%.0f", key[vk], thr);
+}
+
+/* the low-priority workloads' bytes since the last live line */
+static double nb_live;
+
+static void live_line(double t, double *live_prev, double *live_cpu_prev, double *bytes_live,
+		      double *cpu_live, double lat_live)
+{
+	/* per CPU-second the victim got, over the last two lines' intervals (0.5 s) */
+	struct wl *v = &P.w[0];
+	double ref = v->cpu_ref > 0 ? v->bytes_ref / v->cpu_ref : 0;
+	double gb = (*bytes_live + *live_prev) / (*cpu_live + *live_cpu_prev > 0 ? *cpu_live + *live_cpu_prev : 1);
+	char thr[200] = "", nb[80] = "";
+	int i;
+
+	/* the neighbours' share of what the threshold allows (the oracle rate, issue 20) */
+	if (P.oracle_on && P.oracle_gbps > 0 && (P.leave <= 0 || t < P.leave))
+		snprintf(nb, sizeof(nb), ", neighbour %3.0f %% of what the threshold allows",
+			 100 * nb_live / (live_ms / 1e3) / 1e9 / P.oracle_gbps);
+	nb_live = 0;
+
+	for (i = 1; i < P.nw; i++) {
+		struct wl *w = &P.w[i];
+		char q[40];
+
+		if (w->state == 0)
+			continue;
+		if (w->state == 2) {
+			snprintf(thr + strlen(thr), sizeof(thr) - strlen(thr), " | %s: left, mba %d%% cpu %s",
+				 w->name, tgroup_mode() ? gws[i].mod_mba : 100, tgroup_mode() ? w->quota : "max");
+			continue;
+		}
+		if (!strcmp(w->quota, "max") || !tgroup_mode())
+			snprintf(q, sizeof(q), "cpu max");
+		else
+			snprintf(q, sizeof(q), "cpu %.1f%% of a CPU",
+				 gws[i].period_us > 0 ? 100 * atof(w->quota) / gws[i].period_us : 0);
+		snprintf(thr + strlen(thr), sizeof(thr) - strlen(thr), " | %s: mba %.0f%% %s", w->name, w->mba, q);
+	}
+	if (t < P.ref_b || ref <= 0)
+		printf("TGEVAL-LIVE %5.2f s  victim %5.2f GB/s (measuring solo)  %s lat %4.0f ns  state %-4s%s\n",
+		       t, *bytes_live / (live_ms / 1e3) / 1e9, P.prof.label[v->kind], lat_live,
+		       P.state_hot ? "hot" : "none", thr);
+	else
+		printf("TGEVAL-LIVE %5.2f s  victim %4.0f %% of solo%s  %s lat %4.0f ns  state %-4s%s\n",
+		       t, 100 * gb / ref, nb, P.prof.label[v->kind], lat_live, P.state_hot ? "hot" : "none", thr);
+	fflush(stdout);
+	*live_prev = *bytes_live;
+	*live_cpu_prev = *cpu_live;
+	*bytes_live = *cpu_live = 0;
+}
 
 static int run(void)
 {
-	double t0, t, tprev, step = mode == M_MEMGUARD ? 0.001 : 0.002;
-	double next_sample, next_live, next_mbps = 1, lat[NK] = { 0 }, x[NK];
-	double rpq_lines_rem[2] = { 0 }, live_lat = 0, live_prev = 0, live_cpu_prev = 0, ref_lat = 0;
-	long ref_n = 0;
-	int ref_done = 0;
+	double t0, t, tprev, step = memguard_mode() ? 0.001 : 0.002;
+	double next_sample, next_live, rpq_lines_rem[2] = { 0 };
+	double live_prev = 0, live_cpu_prev = 0, bytes_live = 0, cpu_live = 0, lat_live = 0;
 	long live_n = 0;
-	char state[16] = "none", ibuf[4096];
+	int othr_done = 0, inject_fd;
+	char state[16] = "none", ibuf[8192];
 	struct timespec ts;
 	int i, k, steps = 0, late = 0;
 
-	work_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (work_ns == MAP_FAILED)
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
 	pin_cpu(0);
 	setup();
 	inject_fd = open(INJECT, O_WRONLY);
 	if (inject_fd < 0)
 		die("%s: %s", INJECT, strerror(errno));
-	for (k = 0; k < NK; k++)
-		lat[k] = prof.lat0[k];
 	if (ts_file)
 		csv_header(ts_file);
 	t0 = now();
@@ -564,11 +542,9 @@ static int run(void)
 	next_live = live_ms / 1e3;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (;;) {
-		struct mload ml[MAXW];
-		double bytes[MAXW] = { 0 }, cpu_s[MAXW] = { 0 }, dt, a;
-		double grp[MAXW][NK], lines[2] = { 0 }, lat_sum[2] = { 0 };
+		double cpu_s[MAXW] = { 0 }, bytes[MAXW][NK], dt, lines[2] = { 0 }, lat_sum[2] = { 0 };
+		int ext_mba[MAXW], sample;
 		char *p = ibuf;
-		int n = 0, idx[MAXW];
 
 		ts.tv_nsec += step * 1e9;
 		while (ts.tv_nsec >= 1000000000) {
@@ -584,88 +560,52 @@ static int run(void)
 		dt = t - tprev;
 		tprev = t;
 		steps++;
-		if (t >= duration)
+		if (t >= P.duration)
 			break;
-		a = 1 - exp(-dt / TAU_S);
-		for (i = 0; i < nw; i++) {
-			struct wl *w = &wls[i];
+		for (i = 0; i < P.nw; i++) {
+			struct wl *w = &P.w[i];
 			unsigned long long rt;
 
 			if (w->state == 0 && t >= w->start)
-				start_wl(w);
+				start_wl(i);
 			if (w->state != 1)
 				continue;
-			rt = runtime_ns(w);
-			cpu_s[i] = (rt - w->last_rt) / 1e9;
-			w->last_rt = rt;
+			rt = __atomic_load_n(&sh->work_ns[i], __ATOMIC_RELAXED);
+			cpu_s[i] = (rt - gws[i].last_rt) / 1e9;
+			gws[i].last_rt = rt;
 			if (w->stop > 0 && t >= w->stop)
-				stop_wl(w);
-			w->cpu += (cpu_s[i] / dt / prof.duty - w->cpu) * a;
-			if (mode == M_TGROUP) {
-				read_stat(w);
-				w->mba = w->mod_mba;
-			} else if (mode == M_STATIC) {
-				w->mba = w->high ? 100 : prof.static_mba;
-			} else if (mode == M_MBPS) {
-				w->mba = w->high ? 100 : w->mbps_level;
-			} else {
-				w->mba = 100;
+				stop_wl(i);
+			if (w->onoff > 0) {
+				w->paused = (long)((t - w->start) / w->onoff) % 2;
+				__atomic_store_n(&sh->pause[i], w->paused, __ATOMIC_RELAXED);
 			}
-			ml[n] = (struct mload){ .kind = w->kind, .threads = w->threads,
-						.cpu = w->cpu, .mba = w->mba, .t = w->last_t };
-			idx[n++] = i;
+			if (tgroup_mode()) {
+				read_stat(i);
+				ext_mba[i] = gws[i].mod_mba;
+			}
 		}
-		model_solve_warm(&prof, ml, n, x, 12);
-		for (i = 0; i < n; i++)
-			wls[idx[i]].last_t = ml[i].t;
-		for (k = 0; k < NK; k++)
-			lat[k] = prof.lat0[k] * x[k];
-		memset(grp, 0, sizeof(grp));
-		for (i = 0; i < n; i++) {
-			struct wl *w = &wls[idx[i]];
-			/* GB/s it moves while it gets all the CPU it wants */
-			double d = w->threads * prof.d1[w->kind] * mba_factor(&prof, w->kind, w->mba) /
-				   x[w->kind];
-
-			/* what its CPU time actually moved */
-			bytes[idx[i]] = cpu_s[idx[i]] / prof.duty * d * 1e9;
-			grp[idx[i]][w->kind] = bytes[idx[i]];
-		}
+		plat_step(&P, t, dt, cpu_s, ext_mba, bytes);
 		/* the inject write: counters per group, RPQ, probes */
-		for (i = 0; i < nw; i++) {
-			struct wl *w = &wls[i];
-			double s[2];
+		for (i = 0; i < P.nw; i++) {
+			struct wl *w = &P.w[i];
+			double s[2], tot = 0;
 			long ss[2];
 			int j;
 
-			if (w->state == 0 || bytes[i] <= 0)
+			for (k = 0; k < NK; k++)
+				tot += bytes[i][k];
+			if (w->state == 0 || tot <= 0)
 				continue;
 			for (j = 0; j < 2; j++) {
-				s[j] = grp[i][j ? K_NW : K_DW] / SAMPLE_BYTES + w->samples_rem[j];
+				s[j] = bytes[i][j ? K_NW : K_DW] / SAMPLE_BYTES + gws[i].samples_rem[j];
 				ss[j] = (long)s[j];
-				w->samples_rem[j] = s[j] - ss[j];
+				gws[i].samples_rem[j] = s[j] - ss[j];
 			}
 			p += snprintf(p, ibuf + sizeof(ibuf) - p,
 				      "group=%s dram_read_bytes=%.0f nvm_read_bytes=%.0f mbm_bytes=%.0f dram_store_samples=%ld nvm_store_samples=%ld\n",
-				      w->name, grp[i][K_DR], grp[i][K_NR], bytes[i], ss[0], ss[1]);
-			lines[0] += grp[i][K_DR] / 64;
-			lines[1] += grp[i][K_NR] / 64;
-			w->bytes_sample += bytes[i];
-			w->bytes_live += bytes[i];
-			w->cpu_live += cpu_s[i];
-			w->mbps_bytes += bytes[i];
-			if (t >= meas_a && t < meas_b) {
-				w->cpu_meas += cpu_s[i];
-				w->bytes_meas += bytes[i];
-				w->lat_meas += lat[w->kind];
-				w->n_meas++;
-			}
-			if (t >= ref_a && t < ref_b) {
-				w->bytes_ref += bytes[i];
-				w->cpu_ref += cpu_s[i];
-			}
-			if (mode == M_MEMGUARD && !w->high)
-				memguard_step(w, bytes[i], cpu_s[i]);
+				      w->name, bytes[i][K_DR], bytes[i][K_NR], tot, ss[0], ss[1]);
+			lines[0] += bytes[i][K_DR] / 64;
+			lines[1] += bytes[i][K_NR] / 64;
 		}
 		for (k = 0; k < 2; k++) {
 			/* Little's law: occupancy = inserts x latency in uncore cycles */
@@ -673,146 +613,98 @@ static int run(void)
 			long ins = (long)l;
 
 			rpq_lines_rem[k] = l - ins;
-			lat_sum[k] = (double)ins * lat[k ? K_NR : K_DR] * UNCORE_KHZ / 1e6;
+			lat_sum[k] = (double)ins * P.lat[k ? K_NR : K_DR] * UNCORE_KHZ / 1e6;
 			lines[k] = ins;
 		}
 		p += snprintf(p, ibuf + sizeof(ibuf) - p,
 			      "uncore dram_rpq_occupancy=%.0f dram_rpq_inserts=%.0f nvm_rpq_occupancy=%.0f nvm_rpq_inserts=%.0f uncore_clock_khz=%llu\n",
 			      lat_sum[0], lines[0], lat_sum[1], lines[1], UNCORE_KHZ);
 		p += snprintf(p, ibuf + sizeof(ibuf) - p, "probe dram_write_ns=%.0f nvm_write_ns=%.0f\n",
-			      lat[K_DW], lat[K_NW]);
+			      P.lat[K_DW], P.lat[K_NW]);
 		if (write(inject_fd, ibuf, p - ibuf) != p - ibuf)
 			die("inject: %s\n%s", strerror(errno), ibuf);
-		if (mode == M_MBPS && t >= next_mbps) {
-			next_mbps += 1;
-			for (i = 0; i < nw; i++)
-				if (!wls[i].high && wls[i].state == 1)
-					mbps_step(&wls[i]);
-		}
-		if (t >= next_sample) {
-			char ib[256], *s;
+		/* the throttles: baselines' caps, the oracle's pin, what the module applied */
+		for (i = 0; i < P.nw; i++) {
+			struct wl *w = &P.w[i];
+			char q[24];
 
-			if (rd(MNT "/tgroup.interference", ib, sizeof(ib)) > 0 && (s = strstr(ib, "state=")))
-				snprintf(state, sizeof(state), "%.*s", (int)strcspn(s + 6, " \n"), s + 6);
+			if (w->state != 1 || w->high)
+				continue;
+			if (memguard_mode()) {
+				memguard_apply(i);
+				if (gws[i].cpumax_quota > 0) {
+					snprintf(q, sizeof(q), "%ld", gws[i].cpumax_quota);
+					plat_applied(&P, i, t, q, (double)gws[i].cpumax_quota /
+						     gws[i].cpumax_period / w->duty);
+				} else {
+					plat_applied(&P, i, t, "max", 1);
+				}
+			} else if (P.mode == M_ORACLE) {
+				if (w->want_cap < 1 && !gws[i].pinned) {
+					double qus = w->want_cap * w->duty * PERIOD_US;
+
+					gws[i].pinned = 1;
+					wrx(INJECT, "pin group=%s cpu_quota_us=%.0f", w->name, qus < 1 ? 1 : qus);
+				}
+				snprintf(q, sizeof(q), gws[i].pinned ? "%.0f" : "max", w->want_cap * w->duty * PERIOD_US);
+				plat_applied(&P, i, t, q, gws[i].pinned ? w->want_cap : 1);
+			} else if (tgroup_mode()) {
+				plat_applied(&P, i, t, w->quota, strcmp(w->quota, "max") ?
+					     atof(w->quota) / (w->duty * (gws[i].period_us > 0 ? gws[i].period_us : PERIOD_US)) : 1);
+			} else {
+				plat_applied(&P, i, t, "max", 1);
+			}
+		}
+		for (i = 0; i < P.nw; i++)	/* gone: is its throttle being released? */
+			if (P.w[i].state == 2 && !P.w[i].high && tgroup_mode()) {
+				read_stat(i);
+				P.w[i].mba = gws[i].mod_mba;
+				plat_applied(&P, i, t, P.w[i].quota, strcmp(P.w[i].quota, "max") ? 0.5 : 1);
+			}
+		/*
+		 * the detector: every sample, and every step from the first over
+		 * the threshold until it is hot (detection time), and after the
+		 * neighbours left until it is cool
+		 */
+		sample = t >= next_sample;
+		if (sample || (P.t_over_any >= 0 && P.t_hot < 0) || (P.leave > 0 && t >= P.leave && P.t_cool < 0))
+			plat_state(&P, t, read_state(state, sizeof(state)));
+		if (P.mode == M_TGROUP_OTHR && !othr_done && t >= P.ref_b) {
+			othr_done = 1;
+			oracle_threshold();
+		}
+		if (sample) {
 			if (ts_file) {
 				printf("TGEVAL-CSV %s,%.3f", ts_file, t);
-				for (i = 0; i < nw; i++) {
-					struct wl *w = &wls[i];
-					const char *q = mode == M_TGROUP ? w->quota : "max";
-					char qb[24];
+				for (i = 0; i < P.nw; i++) {
+					struct wl *w = &P.w[i];
 
-					if (mode == M_MEMGUARD && w->cpumax_quota > 0) {
-						snprintf(qb, sizeof(qb), "%ld", w->cpumax_quota);
-						q = qb;
-					}
-					if (w->state == 2 && mode == M_TGROUP) {
-						read_stat(w);	/* gone: its throttle being released */
-						w->mba = w->mod_mba;
-					} else if (w->state != 1) {
-						q = "-";
-						w->mba = 100;
-					}
 					printf(",%.3f,%.0f,%s", w->bytes_sample / 1e9 / (sample_ms / 1e3),
-					       w->mba, q);
+					       w->state == 0 ? 100 : w->mba, w->state == 0 ? "-" : w->quota);
 					w->bytes_sample = 0;
 				}
-				printf(",%.0f,%.0f,%.0f,%.0f,%s\n", lat[0], lat[1], lat[2], lat[3], state);
+				printf(",%.0f,%.0f,%.0f,%.0f,%s\n", P.lat[0], P.lat[1], P.lat[2], P.lat[3], state);
 			}
 			next_sample += sample_ms / 1e3;
 		}
-		live_lat += lat[wls[0].kind];
-		live_n++;
-		/*
-		 * MT² measures each threshold on the platform: the victim's own
-		 * latency alone, here over --ref, replaces the model's figure for
-		 * its kind (the guest gives a workload ~85 % of the CPU it wants,
-		 * so its solo latency is under the model's full-CPU one)
-		 */
-		if (ref_b > ref_a && t >= ref_a && t < ref_b) {
-			ref_lat += lat[wls[0].kind];
-			ref_n++;
-		} else if (ref_b > ref_a && t >= ref_b && ref_n && !ref_done) {
-			static const char *const key[NK] = { "dram_read_lat_ns", "dram_write_lat_ns",
-							     "nvm_read_lat_ns", "nvm_write_lat_ns" };
-			double thr = ref_lat / ref_n / (1 - prof.thr_drop);
-
-			ref_done = 1;
-			if (mode == M_TGROUP && thr < thresholds[wls[0].kind]) {
-				wrx(MNT "/tgroup.config", "%s=%.0f", key[wls[0].kind], thr);
-				printf("TGEVAL-INFO %s: %s threshold %.0f ns (measured solo %.0f ns; model %.0f ns)\n",
-				       exp_name, key[wls[0].kind], thr, ref_lat / ref_n, thresholds[wls[0].kind]);
+		if (live_ms) {
+			for (i = 1; i < P.nw; i++)
+				for (k = 0; k < NK && !P.w[i].high && P.w[i].state == 1; k++)
+					nb_live += bytes[i][k];
+			bytes_live += bytes[0][P.w[0].kind];
+			cpu_live += cpu_s[0];
+			lat_live += P.lat[P.w[0].kind];
+			live_n++;
+			if (t >= next_live) {
+				live_line(t, &live_prev, &live_cpu_prev, &bytes_live, &cpu_live, lat_live / live_n);
+				lat_live = 0;
+				live_n = 0;
+				next_live += live_ms / 1e3;
 			}
 		}
-		if (live_ms && t >= next_live) {
-			/* per CPU-second the victim got (report.py victim_pct), over the
-			 * last two lines' intervals (0.5 s) */
-			double ref = wls[0].cpu_ref > 0 ? wls[0].bytes_ref / wls[0].cpu_ref : 0;
-			double gb = (wls[0].bytes_live + live_prev) /
-				    (wls[0].cpu_live + live_cpu_prev > 0 ? wls[0].cpu_live + live_cpu_prev : 1);
-			char thr[160] = "";
-
-			for (i = 1; i < nw; i++) {
-				struct wl *w = &wls[i];
-				char q[40];
-
-				if (w->state == 0)
-					continue;
-				if (w->state == 2) {	/* gone: is its throttle released? */
-					if (mode == M_TGROUP)
-						read_stat(w);
-					snprintf(thr + strlen(thr), sizeof(thr) - strlen(thr),
-						 " | %s: left, mba %d%% cpu %s", w->name,
-						 mode == M_TGROUP ? w->mod_mba : 100,
-						 mode == M_TGROUP ? w->quota : "max");
-					continue;
-				}
-				if (!strcmp(w->quota, "max") || mode != M_TGROUP)
-					snprintf(q, sizeof(q), "cpu max");
-				else
-					snprintf(q, sizeof(q), "cpu %.1f%% of a CPU",
-						 w->period_us > 0 ? 100 * atof(w->quota) / w->period_us : 0);
-				snprintf(thr + strlen(thr), sizeof(thr) - strlen(thr), " | %s: mba %.0f%% %s",
-					 w->name, w->state == 1 ? w->mba : 100, q);
-			}
-			if (t < ref_b || ref <= 0)
-				printf("TGEVAL-LIVE %5.2f s  victim %5.2f GB/s (measuring solo)  %s lat %4.0f ns  state %-4s%s\n",
-				       t, wls[0].bytes_live / (live_ms / 1e3) / 1e9, prof.label[wls[0].kind],
-				       live_lat / live_n, state, thr);
-			else
-				printf("TGEVAL-LIVE %5.2f s  victim %4.0f %% of solo  %s lat %4.0f ns  state %-4s%s\n",
-				       t, 100 * gb / ref, prof.label[wls[0].kind], live_lat / live_n, state, thr);
-			fflush(stdout);
-			live_prev = wls[0].bytes_live;
-			live_cpu_prev = wls[0].cpu_live;
-			wls[0].bytes_live = 0;
-			wls[0].cpu_live = 0;
-			for (i = 1; i < nw; i++)
-				wls[i].bytes_live = 0;
-			live_lat = 0;
-			live_n = 0;
-			next_live += live_ms / 1e3;
-		}
 	}
-	/* summary: one row per workload */
-	printf("TGEVAL-CSV %s.csv,#exp,profile,mode,label,workload,kind,threads,prio,gbps,lat_ns,model_solo_gbps,steps,late_steps,final_mba,final_quota,ref_gbps,cpu_pct,ref_cpu_pct\n",
-	       exp_name);
-	for (i = 0; i < nw; i++) {
-		struct wl *w = &wls[i];
-		double win = meas_b - meas_a;
-
-		if (w->stop > 0 && w->stop < meas_b)
-			win = w->stop - (w->start > meas_a ? w->start : meas_a);
-		else if (w->start > meas_a)
-			win = meas_b - w->start;
-		printf("TGEVAL-CSV %s.csv,%s,%s,%s,%s,%s,%s,%g,%s,%.4f,%.1f,%.4f,%d,%d,%.0f,%s,%.4f,%.1f,%.1f\n",
-		       exp_name, exp_name, prof.name, mode_name[mode], label, w->name,
-		       kind_name[w->kind], w->threads, w->high ? "high" : "low",
-		       win > 0 ? w->bytes_meas / 1e9 / win : 0, w->n_meas ? w->lat_meas / w->n_meas : 0,
-		       w->solo, steps, late, w->mba, mode == M_TGROUP ? w->quota : "-",
-		       ref_b > ref_a ? w->bytes_ref / 1e9 / (ref_b - ref_a) : 0,
-		       win > 0 ? 100 * w->cpu_meas / (prof.duty * win) : 0,
-		       ref_b > ref_a ? 100 * w->cpu_ref / (prof.duty * (ref_b - ref_a)) : 0);
-	}
+	printf("TGEVAL-INFO %s: %d steps, %d late\n", P.exp, steps, late);
+	plat_summary(&P, stdout, "TGEVAL-CSV ");
 	fflush(stdout);
 	teardown();
 	return 0;
@@ -823,102 +715,111 @@ static int run(void)
 static int model_report(void)
 {
 	static const double sweep[] = { 1, 2, 4, 8, 12, 16, 26 };
+	const struct profile *prof = &P.prof;
 	struct mload l[4];
-	double x[NK], solo[NK];
+	double x[NK], solo[NK], res, maxres = 0;
 	int v, j, k, i;
 
-	printf("latratio.read %.3f\n", prof.lat0[K_NR] / prof.lat0[K_DR]);
+	printf("threshold_drop %g\n", prof->thr_drop);
+	printf("latratio.read %.3f\n", prof->lat0[K_NR] / prof->lat0[K_DR]);
 	for (k = 0; k < NK; k++) {
-		double lat;
+		double lat, thr[NK];
 
-		solo[k] = model_solo(&prof, k, 1, &lat);
+		solo[k] = model_solo(prof, k, 1, &lat);
+		plat_thresholds(prof, prof->thr_drop, thr);
 		printf("solo.%s %.3f\n", kind_name[k], solo[k]);
-		printf("solo_lat.%s %.0f\n", kind_name[k], lat);
-		printf("threshold.%s %.0f\n", kind_name[k], threshold(k));
+		printf("solo_lat.%s %.1f\n", kind_name[k], lat);
+		printf("threshold.%s %.0f\n", kind_name[k], thr[k]);
 	}
 	for (v = 0; v < NK; v++)
 		for (j = 0; j < NK; j++) {
+			int low[2] = { 0, 1 };
+			double g, f;
+
 			l[0] = (struct mload){ .kind = v, .threads = 1, .cpu = 1, .mba = 100 };
-			l[1] = (struct mload){ .kind = j, .threads = prof.noisy_threads, .cpu = 1, .mba = 100 };
-			model_solve(&prof, l, 2, x);
+			l[1] = (struct mload){ .kind = j, .threads = prof->noisy_threads, .cpu = 1, .mba = 100 };
+			res = model_solve(prof, l, 2, x);
+			maxres = res > maxres ? res : maxres;
 			printf("pair.%s.%s %.1f\n", kind_name[v], kind_name[j], 100 * l[0].t / solo[v]);
+			printf("noisy.%s.%s %.3f\n", kind_name[v], kind_name[j], l[1].t);
+			/* the oracle reference at the profile's thresholds, at the
+			 * CPU share the platform gives (calib_cpu) */
+			l[0].cpu = l[1].cpu = prof->calib_cpu;
+			f = model_oracle(prof, l, 2, low, v, prof->thr_ns[v] > 0 ? prof->thr_ns[v] : 1e12, &g);
+			printf("oracle.%s.%s %.4f %.4f\n", kind_name[v], kind_name[j], f, g);
 		}
 	for (v = 0; v < NK; v++) {
 		for (i = 0, j = 0; j < NK; j++)
 			l[i++] = (struct mload){ .kind = j, .threads = 1, .cpu = 1, .mba = 100 };
-		model_solve(&prof, l, NK, x);
+		res = model_solve(prof, l, NK, x);
+		maxres = res > maxres ? res : maxres;
 		printf("mix.%s %.3f\n", kind_name[v], l[v].t);
 	}
 	for (k = 0; k < NK; k++)
 		for (i = 0; i < (int)(sizeof(sweep) / sizeof(sweep[0])); i++)
-			printf("sweep.%s.%g %.2f\n", kind_name[k], sweep[i], model_solo(&prof, k, sweep[i], NULL));
+			printf("sweep.%s.%g %.2f\n", kind_name[k], sweep[i], model_solo(prof, k, sweep[i], NULL));
 	for (k = 0; k < NK; k++)
 		for (i = 10; i <= 100; i += 10)
 			printf("mba.%s.%d %.3f\n", kind_name[k], i,
 			       (l[0] = (struct mload){ .kind = k, .threads = 1, .cpu = 1, .mba = i },
-				model_solve(&prof, l, 1, x), l[0].t / solo[k]));
-	return 0;
+				model_solve(prof, l, 1, x), l[0].t / solo[k]));
+	/*
+	 * MT²'s writers experiment: an NVM-read victim beside 1..16 NVM writers.
+	 * Without a per-thread penalty (device buffer interference, cxl-spr)
+	 * more writers must mean a higher victim latency and less victim
+	 * throughput (MT²'s observation 3): a non-monotone answer is a solver
+	 * failure (exit 1)
+	 */
+	double wlat = 0, wvic = 1e30;
+	int mono = 1;
+
+	for (i = 1; i <= 16; i *= 2) {
+		l[0] = (struct mload){ .kind = K_NR, .threads = 1, .cpu = 1, .mba = 100 };
+		l[1] = (struct mload){ .kind = K_NW, .threads = i, .cpu = 1, .mba = 100 };
+		res = model_solve(prof, l, 2, x);
+		maxres = res > maxres ? res : maxres;
+		printf("writers.%d %.1f %.3f %.3f\n", i, x[K_NR] * prof->lat0[K_NR], l[1].t, l[0].t);
+		if (x[K_NR] * prof->lat0[K_NR] <= wlat || l[0].t >= wvic)
+			mono = 0;
+		wlat = x[K_NR] * prof->lat0[K_NR];
+		wvic = l[0].t;
+	}
+	printf("maxres %.2e\n", maxres);
+	if (!mono && prof->pen_p[K_NW] == 0)
+		fprintf(stderr, "tgeval model: the writers sweep is not monotone\n");
+	if (maxres > 1e-6)
+		fprintf(stderr, "tgeval model: the solver left a residual of %.1e\n", maxres);
+	return maxres > 1e-6 || (!mono && prof->pen_p[K_NW] == 0);
 }
 
-static void range(const char *s, double *a, double *b)
+static int own_opt(const char *a, const char *v)
 {
-	if (sscanf(s, "%lf:%lf", a, b) != 2 || *b <= *a)
-		die("bad range '%s' (A:B)", s);
+	if (!strcmp(a, "--ts"))
+		ts_file = v;
+	else if (!strcmp(a, "--live"))
+		live_ms = atoi(v);
+	else if (!strcmp(a, "--sample"))
+		return (sample_ms = atoi(v)) <= 0;
+	else
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	char err[256];
-	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	P.exp = "run";
 	if (argc < 3)
 		die("usage: tgeval model PROFILE | tgeval run PROFILE [options] WORKLOAD...");
-	if (profile_load(&prof, argv[2], err, sizeof(err)))
+	if (profile_load(&P.prof, argv[2], err, sizeof(err)))
 		die("%s", err);
 	if (!strcmp(argv[1], "model"))
 		return model_report();
 	if (strcmp(argv[1], "run"))
 		die("unknown command %s", argv[1]);
-	for (i = 3; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (a[0] != '-') {
-			parse_wl(a);
-			continue;
-		}
-		if (!v)
-			die("%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--mode")) {
-			int m;
-
-			for (m = 0; m <= M_TGROUP && strcmp(v, mode_name[m]); m++)
-				;
-			if (m > M_TGROUP)
-				die("mode %s: none|static|mbps|memguard|tgroup", v);
-			mode = m;
-		} else if (!strcmp(a, "--duration")) {
-			duration = atof(v);
-		} else if (!strcmp(a, "--measure")) {
-			range(v, &meas_a, &meas_b);
-		} else if (!strcmp(a, "--ref")) {
-			range(v, &ref_a, &ref_b);
-		} else if (!strcmp(a, "--exp")) {
-			exp_name = v;
-		} else if (!strcmp(a, "--label")) {
-			label = v;
-		} else if (!strcmp(a, "--ts")) {
-			ts_file = v;
-		} else if (!strcmp(a, "--live")) {
-			live_ms = atoi(v);
-		} else if (!strcmp(a, "--sample")) {
-			sample_ms = atoi(v);
-		} else {
-			die("unknown option %s", a);
-		}
-	}
-	if (!nw || duration <= 0 || sample_ms <= 0)
-		die("nothing to run");
+	if (plat_args(&P, argc, argv, 3, own_opt, err, sizeof(err)))
+		die("%s", err);
 	return run();
 }

@@ -35,7 +35,7 @@
 /*
  * A park ends with module_put() and then returns through module text;
  * module exit relies on RCU-tasks to wait for that return (engine.c,
- * throttle.c). Without TASKS_RCU synchronize_rcu_tasks() is plain
+ * actuators/cpu.c). Without TASKS_RCU synchronize_rcu_tasks() is plain
  * RCU, which does not.
  */
 #ifndef CONFIG_TASKS_RCU
@@ -165,6 +165,7 @@ void tg_engine_info(struct tg_engine_info *info)
 	info->inherit_failures = atomic64_read(&tg_inherit_failures);
 	info->period_last_us = tg_period_last_us();
 	info->period_max_us = tg_period_max_us();
+	tg_period_phases_us(info->period_phase_us);
 }
 
 /**

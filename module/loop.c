@@ -39,6 +39,8 @@ static u32 *tg_apply_mba;
 static u64 *tg_apply_cpu;
 /* how long the period's own work took, for tgroup.config */
 static u64 tg_period_last_ns, tg_period_max_ns;
+/* ... by phase, the last period: collect, estimate, regulate, apply */
+static u64 tg_phase_ns[TG_PHASES];
 
 /**
  * tg_period_last_us() - duration of the last period's work
@@ -58,6 +60,20 @@ u64 tg_period_last_us(void)
 u64 tg_period_max_us(void)
 {
 	return div_u64(READ_ONCE(tg_period_max_ns), NSEC_PER_USEC);
+}
+
+/**
+ * tg_period_phases_us() - the last period's work by phase
+ * @us: out, TG_PHASES entries: collect (latency sources, the detector,
+ *      every group's counters and CPU time), estimate (estimator,
+ *      accounting, smoothing), regulate (tg_regulate()), apply (actuators)
+ */
+void tg_period_phases_us(u64 *us)
+{
+	int i;
+
+	for (i = 0; i < TG_PHASES; i++)
+		us[i] = div_u64(READ_ONCE(tg_phase_ns[i]), NSEC_PER_USEC);
 }
 
 static void tg_det_cfg_from(struct tg_detector_cfg *dc, const struct tg_config *c)
@@ -80,7 +96,8 @@ static unsigned long tg_period_jiffies(void)
  * fill its regulator inputs; CPU time is normalised to the nominal period
  * the quota is expressed in.
  */
-static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
+static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us,
+		       u64 *phase)
 {
 	struct tg_reg_group *s = &tg_slots[grp->slot];
 	struct tg_counters c = { .present = 0 };
@@ -89,23 +106,29 @@ static void tg_measure(struct tg_group *grp, u32 period_us, u32 elapsed_us)
 	unsigned int i;
 	u64 usage;
 	int k;
+	ktime_t t0 = ktime_get(), t1;
 
 	for (i = 0; (src = tg_source(i)); i++)	/* each fills its own fields */
 		if (src->take)
 			src->take(grp, &c);
-	tg_estimate(&c, &e);
-	tg_account_update(&grp->acct, &e, elapsed_us);
 	grp->cpu_usage_us = tg_group_cpu_collect(grp);
 	usage = div_u64(grp->cpu_usage_us * period_us, elapsed_us);
+	t1 = ktime_get();
+	phase[TG_PHASE_COLLECT] += ktime_to_ns(ktime_sub(t1, t0));
+	tg_estimate(&c, &e);
+	tg_account_update(&grp->acct, &e, elapsed_us);
 	grp->usage_avg_us = tg_ewma(grp->usage_avg_us, usage);
 	for (k = 0; k < TG_NR_KINDS; k++)
 		grp->bps_avg.v[k] = tg_ewma(grp->bps_avg.v[k], grp->acct.rate_bps.v[k]);
 	s->cpu_usage_us = grp->usage_avg_us;
+	s->cpu_now_us = usage;
+	s->bps_now = grp->acct.rate_bps;
 	s->active = READ_ONCE(grp->nr_tasks) > 0;
 	s->priority = grp->priority;
 	s->limits = grp->limits;
 	s->bps = grp->bps_avg;
 	WRITE_ONCE(grp->nr_periods, grp->nr_periods + 1);
+	phase[TG_PHASE_ESTIMATE] += ktime_to_ns(ktime_sub(ktime_get(), t1));
 }
 
 static void tg_period_fn(struct work_struct *work)
@@ -122,7 +145,8 @@ static void tg_period_fn(struct work_struct *work)
 	struct tg_group *grp;
 	unsigned int i;
 	u32 period_us, elapsed_us, n = 0;
-	ktime_t now = ktime_get(), t0;
+	u64 phase[TG_PHASES] = { 0 };
+	ktime_t now = ktime_get(), t0, t;
 
 	mutex_lock(&tg_mutex);
 	period_us = tg_cfg.period_ms * USEC_PER_MSEC;
@@ -146,10 +170,14 @@ static void tg_period_fn(struct work_struct *work)
 	for (i = 0; (src = tg_source(i)); i++)	/* before any take */
 		if (src->period)
 			src->period();
+	phase[TG_PHASE_COLLECT] = ktime_to_ns(ktime_sub(ktime_get(), t0));
 	list_for_each_entry(grp, &tg_groups, node)
-		tg_measure(grp, period_us, elapsed_us);
+		tg_measure(grp, period_us, elapsed_us, phase);
 
+	t = ktime_get();
 	tg_regulate(&tg_reg, &rc, &tg_det, tg_slots, tg_slots_hi);
+	phase[TG_PHASE_REGULATE] = ktime_to_ns(ktime_sub(ktime_get(), t));
+	t = ktime_get();
 
 	list_for_each_entry(grp, &tg_groups, node) {
 		const struct tg_reg_group *s = &tg_slots[grp->slot];
@@ -167,6 +195,9 @@ static void tg_period_fn(struct work_struct *work)
 	for (i = 0; (a = tg_actuator(i)); i++)
 		if (a->apply)
 			a->apply(&act);
+	phase[TG_PHASE_APPLY] = ktime_to_ns(ktime_sub(ktime_get(), t));
+	for (i = 0; i < TG_PHASES; i++)
+		WRITE_ONCE(tg_phase_ns[i], phase[i]);
 	t0 = ktime_sub(ktime_get(), t0);
 	WRITE_ONCE(tg_period_last_ns, t0);
 	if (t0 > tg_period_max_ns)

@@ -425,7 +425,7 @@ static void tg_refill_queue(struct tg_member *m)
 	init_task_work(&m->refill_cb, tg_refill_fn);
 	if (!task_work_add(m->task, &m->refill_cb, TWA_RESUME))
 		return;
-	refcount_dec(&m->ref);		/* past exit_task_work(): no more forks */
+	tg_member_put(m);	/* past exit_task_work(): maybe the last reference */
 put_module:
 	module_put(THIS_MODULE);
 idle:

@@ -183,6 +183,7 @@ void tg_loop_stop(void);
 void tg_loop_kick(void);
 u64 tg_period_last_us(void);
 u64 tg_period_max_us(void);
+void tg_period_phases_us(u64 *us);
 
 /* The detector behind tgroup.interference (written by the loop). */
 extern struct tg_detector tg_det;

@@ -44,12 +44,16 @@ void tg_status_read(char *buf, size_t size);
 void tg_config_read(struct tg_config *cfg);
 int tg_config_write(const char *buf, size_t len, const char **msg);
 
+/* the period's phases (tgroup.config period_phases_us=) */
+enum { TG_PHASE_COLLECT, TG_PHASE_ESTIMATE, TG_PHASE_REGULATE, TG_PHASE_APPLY, TG_PHASES };
+
 /* the read-only part of tgroup.config */
 struct tg_engine_info {
 	unsigned int	max_groups;
 	s64		inherit_failures;
 	u64		period_last_us;
 	u64		period_max_us;
+	u64		period_phase_us[TG_PHASES];	/* the last, by phase */
 };
 
 void tg_engine_info(struct tg_engine_info *info);

@@ -325,7 +325,7 @@ static void tg_park_queue(struct tg_member *m, bool new_task)
 	if (!task_work_add(t, &m->park_cb, TWA_RESUME))
 		return;
 	/* past exit_task_work(): it never runs again */
-	refcount_dec(&m->ref);		/* the group's reference remains */
+	tg_member_put(m);	/* the last one if it left its group meanwhile */
 put_module:
 	module_put(THIS_MODULE);
 idle:

@@ -5,8 +5,9 @@
  * target (<= 20 us per step at 1024 groups), it does not fail.
  *
  * Each period the groups' rates and CPU usage change (a cheap LCG), limits
- * are set on a quarter of them and interference toggles, so preventive and
- * remedial paths both run.
+ * are set on a quarter of them and interference toggles (the latency over
+ * its threshold for 50 periods, then under for 50), so preventive and
+ * remedial paths - the sized cut, the search - all run.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -33,13 +34,29 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* this thread's CPU time: what the step cost, not what others took meanwhile */
+static double cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void bench_regulator(uint32_t n, int periods)
 {
 	struct tg_reg_group *g = calloc(n, sizeof(*g));
 	struct tg_reg_cfg cfg;
 	struct tg_regulator r;
 	struct tg_detector det;
-	double t0, total = 0, best = 1e30;
+	double t0, c0, total = 0, best = 1e30, ctotal = 0, *cpu = calloc(periods, sizeof(*cpu));
 	uint32_t i;
 	int p, k;
 
@@ -57,23 +74,37 @@ static void bench_regulator(uint32_t n, int periods)
 		double dt;
 
 		for (i = 0; i < n; i++) {
-			for (k = 0; k < TG_NR_KINDS; k++)
+			for (k = 0; k < TG_NR_KINDS; k++) {
 				g[i].bps.v[k] = rnd() % 4000000000ull;
+				g[i].bps_now.v[k] = g[i].bps.v[k];
+			}
 			g[i].cpu_usage_us = rnd() % 20000;
+			g[i].cpu_now_us = g[i].cpu_usage_us;
 		}
+		/* interference on and off: the latency over its threshold, then under */
 		det.over = (p / 50) % 2 ? BIT(TG_NVM_WRITE) : 0;
 		det.state = det.over ? TG_INTF_NVM : TG_INTF_NONE;
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			det.thr_ns[k] = 500;
+			det.lat_ns[k] = det.over & BIT(k) ? 600 + p % 7 : 400 + p % 7;
+		}
 		t0 = now_ns();
+		c0 = cpu_ns();
 		tg_regulate(&r, &cfg, &det, g, n);
+		cpu[p] = cpu_ns() - c0;
 		dt = now_ns() - t0;
+		ctotal += cpu[p];
 		total += dt;
 		if (dt < best)
 			best = dt;
 	}
-	printf("regulator step  %5u groups: %9.0f ns mean, %9.0f ns best%s\n", n,
-	       total / periods, best,
-	       n == 1024 ? (total / periods <= 20000 ? "   (target <= 20000 ns: met)"
-						    : "   (target <= 20000 ns: MISSED)") : "");
+	qsort(cpu, periods, sizeof(*cpu), cmp_double);
+	printf("regulator step  %5u groups: %9.0f ns mean, %9.0f ns best (wall); CPU time %9.0f ns mean, %9.0f median, %9.0f p99%s\n",
+	       n, total / periods, best, ctotal / periods, cpu[periods / 2],
+	       cpu[periods * 99 / 100],
+	       n == 1024 ? (ctotal / periods <= 20000 ? "   (target <= 20000 ns mean: met)"
+						     : "   (target <= 20000 ns mean: MISSED)") : "");
+	free(cpu);
 	free(g);
 }
 

@@ -421,6 +421,16 @@ static int fail_nth_set(int n)
 	return wrf("/proc/thread-self/fail-nth", "%d", n) > 0 ? 0 : -1;
 }
 
+/*
+ * failslab's report of each failure without its stack (verbose=1): the
+ * debug lane's dmesg_clean takes any "Call Trace" for a kernel problem.
+ * Restored (2, the default) after the test.
+ */
+static void failslab_verbose(int v)
+{
+	wrf("/sys/kernel/debug/failslab/verbose", "%d", v);
+}
+
 static int fail_nth_left(void)
 {
 	char buf[32] = "";
@@ -451,6 +461,7 @@ TEST(fork_inherits_under_failslab)
 		       "(CONFIG_FAULT_INJECTION): runs on the debug kernel\n");
 		return;
 	}
+	failslab_verbose(1);
 	mk("fi");
 	w = fork();
 	if (w == 0) {
@@ -509,6 +520,7 @@ TEST(fork_inherits_under_failslab)
 		_exit(0);
 	}
 	waitpid(w, &st, 0);
+	failslab_verbose(2);
 	EXPECT(WIFEXITED(st) && !WEXITSTATUS(st), "forker status %#x", st);
 	rd(gp("", "tgroup.config"), cfg, sizeof(cfg));
 	p = strstr(cfg, "inherit_failures=");
@@ -545,6 +557,7 @@ TEST(move_all_or_nothing_under_failslab)
 		       "kernel (CONFIG_FAILSLAB, debugfs): runs on the debug kernel\n");
 		return;
 	}
+	failslab_verbose(1);
 	mk("mv");
 	p = spawn_sleeper(MV_THREADS);
 	EXPECT(wr(igw, "N") > 0, "%s: %s", igw, strerror(errno));
@@ -576,6 +589,7 @@ TEST(move_all_or_nothing_under_failslab)
 			break;	/* the write made fewer than n allocations */
 	}
 	wr(igw, "Y");
+	failslab_verbose(2);
 	printf("TGTEST-INFO: move_all_or_nothing_under_failslab: %d writes failed, %d succeeded "
 	       "(%d threads); %d half done%s%s\n", fails, oks, nt, bad, bad ? ": " : "", why);
 	EXPECT(fails > 0 && oks > 0, "no failed or no successful write: fault injection did not "
@@ -583,6 +597,62 @@ TEST(move_all_or_nothing_under_failslab)
 	EXPECT(!bad, "%s", why);
 	reap(p);
 	rm("mv");
+}
+
+/*
+ * A listing is produced as it is read (issue 22, item 6): cgroup.procs and
+ * tasks are iterators, so no read walks every task at once (the code before
+ * generated the whole listing, under one rcu_read_lock(), at the first
+ * read). A group holds a process of LS_THREADS threads, more than one page
+ * of ids; the reader takes the first bytes, a new process (a higher pid)
+ * joins, and the rest of the same open file must list it. A listing made
+ * at the first read cannot.
+ */
+#define LS_THREADS	1200
+
+TEST(listing_is_read_as_it_goes)
+{
+	pid_t big, late;
+	char buf[65536];
+	long n = 0, r, got = 0, last = 0, id;
+	int fd, found = 0, ascending = 1;
+	char *p, *end;
+
+	mk("ls");
+	big = spawn_sleeper(LS_THREADS);
+	EXPECT(wrf(gp("ls", "cgroup.procs"), "%d", big) > 0, "move: %s", strerror(errno));
+	fd = open(gp("ls", "tasks"), O_RDONLY);
+	EXPECT(fd >= 0, "open tasks: %s", strerror(errno));
+	r = read(fd, buf, 64);
+	EXPECT(r == 64, "first read: %ld", r);
+	n = r;
+	late = spawn_sleeper(1);
+	EXPECT(wrf(gp("ls", "cgroup.procs"), "%d", late) > 0, "move: %s", strerror(errno));
+	while (n < (long)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += r;
+	close(fd);
+	buf[n] = 0;
+	for (p = buf; *p; p = end + 1) {
+		id = strtol(p, &end, 10);
+		if (end == p || *end != '\n')
+			break;
+		ascending &= id > last;
+		last = id;
+		found |= id == late;
+		got++;
+	}
+	printf("TGTEST-INFO: listing_is_read_as_it_goes: %ld bytes, %ld ids (%d threads, then "
+	       "pid %d joined after the first 64 bytes): %s\n", n, got, LS_THREADS, late,
+	       found ? "listed" : "not listed");
+	EXPECT(got == LS_THREADS + 1 || (got == LS_THREADS && !found),
+	       "%ld ids, expected %d or %d", got, LS_THREADS, LS_THREADS + 1);
+	EXPECT(ascending, "ids not strictly ascending");
+	EXPECT(n > 4096, "the listing (%ld bytes) fits one page: the test proves nothing", n);
+	EXPECT(found, "pid %d, which joined after the first read, is not in the rest of the "
+	       "listing: it was made at the first read", late);
+	reap(late);
+	reap(big);
+	rm("ls");
 }
 
 TEST(exit_leaves_group)

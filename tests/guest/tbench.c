@@ -11,8 +11,9 @@
  *                   itself (./tgroup.ko).
  *   tbench period   (module loaded with max_groups>=1024 and mounted) 1024
  *                   groups x 8 sleeping tasks, a few hundred periods, then
- *                   the read-only period_last_us= and period_max_us= keys of
- *                   tgroup.config.
+ *                   the read-only period_last_us=, period_max_us= and
+ *                   period_phases_us= (collect, estimate, regulate, apply)
+ *                   keys of tgroup.config.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -250,6 +251,14 @@ static int bench_period(void)
 	else
 		printf("TGTEST-BENCH: period cost at %d groups x %d tasks: last %lld us, max %lld us\n",
 		       made, PERIOD_TASKS, last, max);
+	{
+		const char *ph = strstr(buf, "period_phases_us=");
+		long long c, e, r, a;
+
+		if (ph && sscanf(ph, "period_phases_us=%lld,%lld,%lld,%lld", &c, &e, &r, &a) == 4)
+			printf("TGTEST-BENCH: period by phase at %d groups x %d tasks (the last): collect %lld us, estimate %lld us, regulate %lld us, apply %lld us\n",
+			       made, PERIOD_TASKS, c, e, r, a);
+	}
 	for (i = 0; i < made; i++)
 		kill(kids[i], SIGKILL);
 	for (i = 0; i < made; i++)

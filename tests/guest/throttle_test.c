@@ -1534,9 +1534,26 @@ static double esc_share(const char *g, pid_t p)
 	return proc_share(p, MEASURE_S);
 }
 
-static void esc_expect(const char *name, const char *what, double share)
+static void esc_expect(const char *name, const char *what, double share, pid_t p)
 {
 	double lo = Q10_SHARE * (1 - ESC_TOL), hi = Q10_SHARE * (1 + ESC_TOL);
+	char how[1400];
+
+	if (share < lo || share > hi) {	/* what it was doing instead: stopped, parked, ... */
+		char path[64], line[128], sig[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", p);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "SigPnd", 6) || !strncmp(line, "ShdPnd", 6) ||
+			    !strncmp(line, "SigBlk", 6) || !strncmp(line, "SigCgt", 6))
+				strncat(sig, line, sizeof(sig) - strlen(sig) - 1);
+		if (f)
+			fclose(f);
+		printf("TGTEST-INFO: %s: out of bounds, the workload now: %s; %s\n", name,
+		       tg_describe_task(p, how, sizeof(how)), sig);
+	}
 
 	printf("TGTEST-INFO: %s: %s: %.3f of one CPU over %.1f s (quota %.2f, +-%.0f %%: "
 	       "%.3f..%.3f), nr_throttled %llu\n", name, what, share, MEASURE_S, Q10_SHARE,
@@ -1548,7 +1565,7 @@ static void esc_expect(const char *name, const char *what, double share)
 /* A workload @p of a test in group "esc" pinned at 10 %: its share, then cleanup. */
 static void esc_case(const char *name, const char *what, pid_t p)
 {
-	esc_expect(name, what, esc_share("esc", p));
+	esc_expect(name, what, esc_share("esc", p), p);
 	reap(p);
 	rmdir(p2(MNT, "esc"));
 }

@@ -32,7 +32,7 @@
 #include "tg_core.h"
 
 #define NK		TG_NR_KINDS
-#define MAXG		16
+#define MAXG		20
 #define PERIOD_US	10000u
 #define NCPU		2u
 #define LAGMAX		5
@@ -64,10 +64,46 @@
 #define ACHIEVE_SHARE	0.10
 #define STILL_SHARE	0.20
 /*
+ * still over: a latency more than this share over its threshold (at least
+ * the detector's 1 ns) - what a victim whose throughput falls as its
+ * latency rises loses in one point of its solo throughput (the issue's
+ * tolerance on the victim)
+ */
+#define OVER_TOL	0.01
+/*
  * the blame closure's margin, of the latency rise the threshold allows:
  * discrete steps on lagged inputs stop short of the closure
  */
 #define ACHIEVE_MARGIN	0.9
+/*
+ * The law's own yardstick (issue 21), against the oracle references of
+ * issue 20 computed here on the known plant (oracle_find()):
+ *   WC_MIN       at steady state the low-priority groups keep at least this
+ *                share of the oracle rate - the most traffic they can make,
+ *                every one at the same CPU share, with every latency under
+ *                its threshold;
+ *   VICTIM_PTS   while each high-priority group keeps its throughput at the
+ *                oracle point less this share of its solo throughput (its
+ *                threshold level minus one point);
+ *   REACT_MAX    from the neighbours' arrival, the law has every latency
+ *                back within BACK_TOL of its allowed rise over its threshold
+ *                or OVER_TOL of it (the end of the first excursion out of
+ *                that; a rise within it needs no reaction) within this many
+ *                times what the oracle controller takes:
+ *                one exact cut to the oracle rate at the first period it
+ *                sees a latency over (with the law's lag);
+ *   QUIET_MAX    a neighbour that goes quiet (no traffic) is released within
+ *                lag + this many periods.
+ */
+#define WC_MIN		0.80
+#define VICTIM_PTS	0.01
+#define REACT_MAX	1.5
+#define BACK_TOL	0.10
+#define QUIET_MAX	5
+/* seen latency and traffic: each +- up to this share (uniform), per scenario */
+#define NOISE_MAX	0.005
+/* periods the high-priority groups run alone before the neighbours arrive */
+#define WARMUP		300
 
 static const char *const kname[NK] = { "dram_read", "dram_write", "nvm_read", "nvm_write" };
 
@@ -88,6 +124,7 @@ struct scen {
 	u32 low_pct;
 	int phase;			/* 2: the noise fell; d1 had phase 1's demands */
 	double d1[MAXG][NK];
+	double noise;			/* seen latency and traffic: +-this share, uniform */
 };
 
 /* ---- deterministic randomness ---------------------------------------------- */
@@ -259,10 +296,34 @@ static double true_share(const struct scen *s, const struct pstate *p, int g, u3
 	return best;
 }
 
-/* over a threshold as the detector sees it: whole ns */
+/*
+ * The latencies a victim lives with: the kinds some high-priority group
+ * makes traffic of (every kind with none: victims outside the groups). A
+ * latency over its threshold that no victim lives with harms nobody: the
+ * law must leave it to the neighbours (issue 21: the eval's NVM-write
+ * victim holds the DRAM read latency over its threshold on its own).
+ */
+static u32 prot_mask(const struct scen *s)
+{
+	u32 m = 0;
+	int i, k;
+
+	for (i = 0; i < s->nh; i++)
+		for (k = 0; k < NK; k++)
+			if (s->g[i].d[k] > 0)
+				m |= 1u << k;
+	return s->nh ? m : (1u << NK) - 1;
+}
+
+static int prot(const struct scen *s, int k)
+{
+	return !!(prot_mask(s) & (1u << k));
+}
+
+/* a protected kind over its threshold as the detector sees it: whole ns */
 static int is_over(const struct scen *s, const struct pstate *p, int k)
 {
-	return (u64)p->L[k] > (u64)s->thr[k];
+	return prot(s, k) && (u64)p->L[k] > (u64)s->thr[k];
 }
 
 /* ---- scenarios ------------------------------------------------------------------ */
@@ -271,9 +332,9 @@ static void scen_print(const struct scen *s)
 {
 	int i, k;
 
-	printf("scenario seed=%llu: %d groups (%d high), lag %d, low_pct %u, mba shape %d (a %.2f knee %.2f), failed in phase %d\n",
+	printf("scenario seed=%llu: %d groups (%d high), lag %d, low_pct %u, mba shape %d (a %.2f knee %.2f), noise %.4f, failed in phase %d\n",
 	       (unsigned long long)s->seed, s->n, s->nh, s->lag, s->low_pct, s->mba_shape,
-	       s->mba_a, s->knee, s->phase ? s->phase : 1);
+	       s->mba_a, s->knee, s->noise, s->phase ? s->phase : 1);
 	for (k = 0; k < NK; k++)
 		printf("  %-10s L0 %6.1f thr %6.1f  C/GBps: %7.2f %7.2f %7.2f %7.2f\n", kname[k],
 		       s->L0[k], s->thr[k], s->C[k][0], s->C[k][1], s->C[k][2], s->C[k][3]);
@@ -387,6 +448,8 @@ static void scen_make(struct scen *s, u64 seed)
 		if (!(g->d[0] + g->d[1] + g->d[2] + g->d[3]))
 			g->d[irand(0, NK - 1)] = unif(mag[cls][0], mag[cls][1]);
 	}
+	/* measurement noise in two scenarios of three */
+	s->noise = irand(0, 2) ? unif(0, NOISE_MAX) : 0;
 	/* high priority alone: a random fraction of the threshold's rise */
 	want = unif(0, 1.1);
 	for (j = 0; j < 8; j++) {
@@ -407,6 +470,11 @@ static void scen_make(struct scen *s, u64 seed)
 			for (k = 0; k < NK; k++)
 				s->g[i].d[k] *= want / rise;
 	}
+	/* a victim's kind is traffic the law can see (>= 100 KB/s), not a residue */
+	for (i = 0; i < s->nh; i++)
+		for (k = 0; k < NK; k++)
+			if (s->g[i].d[k] > 0 && s->g[i].d[k] < 1e5)
+				s->g[i].d[k] = 1e5;
 	/* limits on about one group in four, under what it makes unthrottled */
 	knobs_free(s, &kn);
 	plant_solve(s, &kn, &p);
@@ -433,9 +501,13 @@ struct loop {
 	struct pstate now;
 	long t;
 	long last_cut;			/* period of the last remedial cut */
+	double lim_sum[MAXG][NK];	/* traffic over the current LIMIT_WINDOW */
+	int lim_n;			/* periods in it */
 	struct tg_throttle rem_was[MAXG];	/* remedial throttle, last period */
 	long rem_tight[MAXG];		/* period of its last remedial tightening */
 	long blip_every, blip_from;	/* one-period latency blips (detector input) */
+	int absent[MAXG];		/* no tasks yet (or any more) */
+	u64 noise_state;		/* the noise's own random stream */
 };
 
 static void loop_init(struct loop *l, const struct scen *s)
@@ -456,6 +528,7 @@ static void loop_init(struct loop *l, const struct scen *s)
 	for (k = 0; k < NK; k++)
 		l->now.L[k] = s->L0[k];
 	l->last_cut = -1000;
+	l->noise_state = s->seed ^ 0x6e6f697365ull;
 	for (i = 0; i < s->n; i++) {
 		l->rem_was[i] = l->g[i].rem;
 		l->rem_tight[i] = -1000;
@@ -471,11 +544,24 @@ static void loop_knobs(const struct loop *l, struct knobs *kn)
 		u64 q = tg_quota_pick(l->g[i].out.quota_us, 0, l->cfg.enabled,
 				      l->s->g[i].high ? TG_PRIO_HIGH : TG_PRIO_LOW);
 
-		kn->absent[i] = 0;
+		kn->absent[i] = l->absent[i];
 		kn->mba[i] = l->g[i].out.mba;
 		kn->frac[i] = q == TG_QUOTA_UNLIMITED || q >= l->s->g[i].cpu_us ? 1.0 :
 			      q / l->s->g[i].cpu_us;
 	}
+}
+
+/* a factor 1 +- the scenario's noise, from the loop's own stream */
+static double noisy(struct loop *l)
+{
+	u64 z = (l->noise_state += 0x9e3779b97f4a7c15ull);
+
+	if (!l->s->noise)
+		return 1;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return 1 + l->s->noise * (2.0 * (double)(z >> 11) / (double)(1ull << 53) - 1);
 }
 
 /* one period: the plant under the outputs, the regulator on what it sees */
@@ -484,6 +570,7 @@ static void loop_step(struct loop *l)
 	const struct scen *s = l->s;
 	const struct pstate *seen;
 	struct tg_latency_in lat = { .present = TG_LAT_UNCORE | TG_LAT_PROBE };
+	static struct pstate nz;
 	struct knobs kn;
 	int i, k;
 
@@ -491,13 +578,25 @@ static void loop_step(struct loop *l)
 	plant_step(s, &kn, &l->now);
 	l->ring[l->t % RING] = l->now;
 	seen = &l->ring[(l->t >= s->lag ? l->t - s->lag : 0) % RING];
+	if (s->noise) {
+		nz = *seen;
+		for (k = 0; k < NK; k++)
+			nz.L[k] *= noisy(l);
+		for (i = 0; i < s->n; i++)
+			for (k = 0; k < NK; k++)
+				nz.b[i][k] *= noisy(l);
+		seen = &nz;
+	}
 	for (i = 0; i < s->n; i++) {
 		struct tg_reg_group *g = &l->g[i];
 
-		for (k = 0; k < NK; k++)
+		for (k = 0; k < NK; k++) {
 			l->avg[i].v[k] = tg_ewma(l->avg[i].v[k], (u64)seen->b[i][k]);
+			g->bps_now.v[k] = (u64)seen->b[i][k];
+		}
 		l->usage_avg[i] = tg_ewma(l->usage_avg[i], (u64)seen->usage[i]);
-		g->active = true;
+		g->cpu_now_us = (u64)seen->usage[i];
+		g->active = !l->absent[i];
 		g->priority = s->g[i].high ? TG_PRIO_HIGH : TG_PRIO_LOW;
 		tg_limits_init(&g->limits);
 		for (k = 0; k < NK; k++)
@@ -529,12 +628,13 @@ static void loop_step(struct loop *l)
 
 			if (g->last.action == TG_ACT_NONE)
 				continue;
-			printf("t=%ld L %.1f %.1f %.1f %.1f over %#x state %d: g%d %s %s %s -> mba %u quota %llu (rem %u %llu)\n",
+			printf("t=%ld L %.1f %.1f %.1f %.1f over %#x state %d: g%d %s %s %s -> mba %u quota %llu (rem %u %llu x %u bad %u uref %llu)\n",
 			       l->t, seen->L[0], seen->L[1], seen->L[2], seen->L[3], l->det.over,
 			       l->det.state, i, tg_action_name(g->last.action),
 			       tg_mech_name(g->last.mech), tg_reason_name(g->last.why), g->out.mba,
 			       (unsigned long long)g->out.quota_us, g->rem.mba,
-			       (unsigned long long)g->rem.quota_us);
+			       (unsigned long long)g->rem.quota_us, g->x, g->x_bad,
+			       (unsigned long long)g->u_ref);
 		}
 	l->t++;
 }
@@ -621,7 +721,13 @@ static void still_note(struct still *w, long t, const struct tg_throttle *rem,
 	moves_note(&w->out, t, out, &g->out, by_rem);
 }
 
-/* b within one step of a: MBA by at most 10, the quota by at most 1.25x */
+/*
+ * b within one step of a: MBA by at most 10, the quota by at most 1.25x;
+ * or MBA one level and the quota the other way with their product (MBA x
+ * the quota's share of the cap) within 1.25x (the law's DRAM ladder
+ * crossing an MBA level: the level for the coarse part, the quota for
+ * the rest - one step of their joint allowance)
+ */
 static int one_step(const struct tg_throttle *a, const struct tg_throttle *b, u64 cap)
 {
 	u64 lo = a->quota_us < b->quota_us ? a->quota_us : b->quota_us;
@@ -629,6 +735,14 @@ static int one_step(const struct tg_throttle *a, const struct tg_throttle *b, u6
 
 	if (a->mba > b->mba + 10 || b->mba > a->mba + 10)
 		return 0;
+	if ((b->mba > a->mba && b->quota_us < a->quota_us) ||
+	    (b->mba < a->mba && b->quota_us > a->quota_us)) {
+		/* the joint allowance: MBA level x the quota's share of the cap */
+		double pa = a->mba * (double)(a->quota_us < cap ? a->quota_us : cap);
+		double pb = b->mba * (double)(b->quota_us < cap ? b->quota_us : cap);
+
+		return pa <= pb * 1.25 && pb <= pa * 1.25;
+	}
 	if (hi == TG_QUOTA_UNLIMITED)
 		return lo == hi || lo * 125 / 100 + 1 >= cap;
 	return hi <= lo * 125 / 100 + 1;
@@ -873,7 +987,7 @@ static int achievable(const struct scen *s, const struct loop *l)
 
 		plant_settle(s, &kn, &p, 1);
 		for (k = 0; k < NK; k++)
-			if (p.L[k] - s->L0[k] > (s->thr[k] - s->L0[k]) * ACHIEVE_MARGIN)
+			if (prot(s, k) && p.L[k] - s->L0[k] > (s->thr[k] - s->L0[k]) * ACHIEVE_MARGIN)
 				over |= 1u << k;
 		moved = 0;
 		for (i = s->nh; i < s->n; i++) {
@@ -893,7 +1007,7 @@ static int achievable(const struct scen *s, const struct loop *l)
 	}
 	plant_solve(s, &kn, &p);
 	for (k = 0; k < NK; k++)
-		if (p.L[k] - s->L0[k] > (s->thr[k] - s->L0[k]) * ACHIEVE_MARGIN)
+		if (prot(s, k) && p.L[k] - s->L0[k] > (s->thr[k] - s->L0[k]) * ACHIEVE_MARGIN)
 			return 0;
 	return 1;
 }
@@ -912,12 +1026,154 @@ static double solo(const struct scen *s, int v)
 	return total_bps(&p, v);
 }
 
+/* ---- the oracle references ---------------------------------------------------- */
+
+/*
+ * Issue 20's yardstick, computed here from the plant (the test knows it;
+ * the law never does): the oracle rate - the most traffic the low-priority
+ * groups make, every one at the same CPU share f, with every latency under
+ * its threshold - and the oracle controller, which cuts every low-priority
+ * group to f at the first period it sees a latency over.
+ */
+struct oracle {
+	int na;			/* high priority alone is over: no rate helps */
+	int floor_limited;	/* at their quota floors they still keep it over */
+	double f;		/* the CPU share of every low-priority group */
+	double rate;		/* their traffic there, B/s */
+	double vic[MAXG];	/* every group's throughput there */
+};
+
+static int under_all(const struct scen *s, const struct pstate *p)
+{
+	int k;
+
+	for (k = 0; k < NK; k++)
+		if (is_over(s, p, k))
+			return 0;
+	return 1;
+}
+
+/*
+ * every kind back within BACK_TOL of its allowed rise over its threshold,
+ * or OVER_TOL of the threshold if that is more (the victim's one point),
+ * or the detector's 1 ns
+ */
+static int back_all(const struct scen *s, const struct pstate *p)
+{
+	int k;
+
+	for (k = 0; k < NK; k++) {
+		double tol = BACK_TOL * (s->thr[k] - s->L0[k]);
+
+		if (tol < OVER_TOL * s->thr[k])
+			tol = OVER_TOL * s->thr[k];
+		if (tol < 1)
+			tol = 1;	/* the detector's resolution */
+		if (prot(s, k) && (double)(u64)p->L[k] > s->thr[k] + tol)	/* as is_over() */
+			return 0;
+	}
+	return 1;
+}
+
+/* low-priority groups at CPU share f, each at least fmin[i] if given */
+static void oracle_knobs(const struct scen *s, double f, const double *fmin, struct knobs *kn)
+{
+	int i;
+
+	knobs_free(s, kn);
+	for (i = s->nh; i < s->n; i++)
+		kn->frac[i] = fmin && f < fmin[i] ? fmin[i] : f;
+}
+
+static void oracle_find(const struct scen *s, double qmin, struct oracle *o)
+{
+	double lo = 0, hi = 1, fmin[MAXG];
+	struct knobs kn;
+	struct pstate p;
+	int i, it;
+
+	memset(o, 0, sizeof(*o));
+	oracle_knobs(s, 0, NULL, &kn);
+	plant_solve(s, &kn, &p);
+	if (!under_all(s, &p)) {
+		o->na = 1;
+		return;
+	}
+	oracle_knobs(s, 1, NULL, &kn);
+	plant_solve(s, &kn, &p);
+	if (under_all(s, &p)) {
+		lo = 1;
+	} else {
+		for (it = 0; it < 40; it++) {
+			double m = (lo + hi) / 2;
+
+			oracle_knobs(s, m, NULL, &kn);
+			plant_solve(s, &kn, &p);
+			if (under_all(s, &p))
+				lo = m;
+			else
+				hi = m;
+		}
+	}
+	o->f = lo;
+	oracle_knobs(s, lo, NULL, &kn);
+	plant_solve(s, &kn, &p);
+	for (i = 0; i < s->n; i++) {
+		o->vic[i] = total_bps(&p, i);
+		if (i >= s->nh)
+			o->rate += o->vic[i];
+		fmin[i] = qmin / s->g[i].cpu_us < 1 ? qmin / s->g[i].cpu_us : 1;
+	}
+	oracle_knobs(s, lo, fmin, &kn);
+	plant_solve(s, &kn, &p);
+	o->floor_limited = !under_all(s, &p);
+}
+
+/*
+ * The oracle controller from the neighbours' arrival (the plant at `at`):
+ * periods until every latency is back (back_all()) after the first
+ * excursion out of it; it cuts to o->f at the first period it sees one
+ * over, lag periods late as the law. -1 if nothing goes out.
+ */
+static long oracle_reaction(const struct scen *s, const struct pstate *at, double f)
+{
+	static struct pstate ring[RING];
+	struct pstate now = *at;
+	struct knobs kn;
+	int out = 0, cut = 0;
+	long t;
+
+	knobs_free(s, &kn);
+	for (t = 0; t < RING; t++)
+		ring[t] = *at;
+	for (t = 0; t < 5000; t++) {
+		plant_step(s, &kn, &now);
+		ring[t % RING] = now;
+		if (!cut && !under_all(s, t >= s->lag ? &ring[(t - s->lag) % RING] : at)) {
+			oracle_knobs(s, f, NULL, &kn);
+			cut = 1;
+		}
+		if (!back_all(s, &now))
+			out = 1;
+		else if (out)
+			return t + 1;
+	}
+	return out ? 5000 : -1;
+}
+
 /* ---- one scenario, every assertion --------------------------------------------- */
 
 struct stats {
 	long scenarios, achievable, victims_checked, release_checked, release_na;
 	long cuts, relapses, max_release, max_settle, extended, still_over, held, answers;
 	double min_share;		/* smallest true share of a cut (0: none yet) */
+	long wc_floor, quiet_checked, quiet_max;
+	long limit_windows;		/* limited kinds' 100 ms windows checked */
+	/* against the oracle, [0] several low-priority groups, [1] one */
+	struct wc {
+		long n, under, victim_under, react_n, react_over;
+		double min, sum, react_max, react_sum;
+	} wc[2];
 };
 
 /*
@@ -942,6 +1198,25 @@ struct stats {
 		 (unsigned long long)s->seed);				\
 } while (0)
 
+/*
+ * TG_PLANT_SOFT=1 (a survey, not a test): the oracle and stillness
+ * checks print "SOFT seed ..." and go on, so a sweep shows every scenario
+ * that misses them; the run fails at its end if any did.
+ */
+static long soft_misses;
+
+#define SCEN_SOFT(...) do {						\
+	if (getenv("TG_PLANT_SOFT")) {					\
+		printf("SOFT seed %llu (%d low, lag %d, noise %.4f): ",	\
+		       (unsigned long long)s->seed, s->n - s->nh, s->lag, s->noise); \
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		soft_misses++;						\
+	} else {							\
+		SCEN_FAIL(__VA_ARGS__);					\
+	}								\
+} while (0)
+
 /* checks every period: high priority untouched, no blameless cut */
 static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 {
@@ -957,7 +1232,8 @@ static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 			SCEN_FAIL("high-priority g%d throttled (mba %u quota %llu)", i, g->out.mba,
 				  (unsigned long long)g->out.quota_us);
 		if (g->last.policy == TG_POL_REMEDIAL && g->last.action == TG_ACT_THROTTLE) {
-			double sh = true_share(s, &l->now, i, l->det.over);
+			/* its share of the protected kinds over (none: nothing to cut for) */
+			double sh = true_share(s, &l->now, i, l->det.over & prot_mask(s));
 
 			st->cuts++;
 			if (!st->min_share || sh < st->min_share)
@@ -970,7 +1246,7 @@ static void check_period(const struct scen *s, struct loop *l, struct stats *st)
 			 * have seen it (its inputs are lag periods old), one
 			 * more and it has seen one period of it at most
 			 */
-			if (l->t - l->last_cut <= s->lag + 1)
+			if (l->t != l->last_cut && l->t - l->last_cut <= s->lag + 1)
 				SCEN_FAIL("g%d cut %ld periods after the last cut (lag %d)", i,
 					  l->t - l->last_cut, s->lag);
 			l->last_cut = l->t;
@@ -1019,20 +1295,83 @@ static void run_untouched(struct loop *l, struct stats *st, long n, int g, const
 	}
 }
 
+/*
+ * a throttle as it acts on group i: a quota at or above the CPU time the
+ * group wants, or than its preventive quota, limits nothing more
+ */
+static struct tg_throttle acting(const struct loop *l, int i, const struct tg_throttle *t)
+{
+	struct tg_throttle a = *t;
+	double cap = l->s->g[i].cpu_us;
+
+	if (l->g[i].prev.quota_us != TG_QUOTA_UNLIMITED && l->g[i].prev.quota_us < cap)
+		cap = (double)l->g[i].prev.quota_us;
+	if (a.quota_us != TG_QUOTA_UNLIMITED && (double)a.quota_us >= cap)
+		a.quota_us = TG_QUOTA_UNLIMITED;
+	return a;
+}
+
+/* the quota from which on group i's quota limits nothing (acting()) */
+static u64 group_cap(const struct loop *l, int i)
+{
+	u64 c = (u64)l->s->g[i].cpu_us;
+
+	if (l->g[i].prev.quota_us < c)
+		c = l->g[i].prev.quota_us;
+	return c < l->reg.quota_cap ? c : l->reg.quota_cap;
+}
+
+/*
+ * Limits within LIMIT_TOL on every LIMIT_WINDOW periods' mean (100 ms), not
+ * only at the end (issue 21, item 6): checked through the still windows.
+ */
+#define LIMIT_WINDOW	10
+
+static void limit_window(struct loop *l, struct stats *st)
+{
+	const struct scen *s = l->s;
+	int i, k;
+
+	for (i = 0; i < s->n; i++)
+		for (k = 0; k < NK; k++)
+			l->lim_sum[i][k] += l->now.b[i][k];
+	if (++l->lim_n < LIMIT_WINDOW)
+		return;
+	for (i = 0; i < s->n; i++)
+		for (k = 0; k < NK; k++) {
+			double m = l->lim_sum[i][k] / l->lim_n;
+
+			l->lim_sum[i][k] = 0;
+			if (s->g[i].limit[k] == TG_UNLIMITED)
+				continue;
+			st->limit_windows++;
+			if (m > s->g[i].limit[k] * (1 + LIMIT_TOL))
+				SCEN_FAIL("g%d %s at %.0f B/s over %d periods, over its limit %llu", i,
+					  kname[k], m, LIMIT_WINDOW, (unsigned long long)s->g[i].limit[k]);
+		}
+	l->lim_n = 0;
+}
+
 /* n more periods of still windows w (started), every group's moves noted */
 static void still_more(struct loop *l, struct stats *st, struct still *w, int n)
 {
 	struct tg_throttle rem[MAXG], out[MAXG];
+	struct tg_reg_group g;
 	int i, p;
 
 	for (p = 0; p < n; p++) {
 		for (i = 0; i < l->s->n; i++) {
-			rem[i] = l->g[i].rem;
-			out[i] = l->g[i].out;
+			rem[i] = acting(l, i, &l->g[i].rem);
+			out[i] = acting(l, i, &l->g[i].out);
 		}
 		run_periods(l, st, 1);
-		for (i = 0; i < l->s->n; i++)
-			still_note(&w[i], l->t, &rem[i], &out[i], &l->g[i]);
+		limit_window(l, st);
+		for (i = 0; i < l->s->n; i++) {
+			g = l->g[i];
+			g.rem = acting(l, i, &g.rem);
+			g.out = acting(l, i, &g.out);
+			still_note(&w[i], l->t, &rem[i], &out[i], &g);
+		}
 	}
 }
 
@@ -1045,12 +1384,17 @@ static void still_window(struct loop *l, struct stats *st, struct still *w)
 {
 	int i, p, pending;
 
-	for (i = 0; i < l->s->n; i++)
-		still_start(&w[i], &l->g[i]);
+	for (i = 0; i < l->s->n; i++) {
+		struct tg_reg_group g = l->g[i];
+
+		g.rem = acting(l, i, &g.rem);
+		g.out = acting(l, i, &g.out);
+		still_start(&w[i], &g);
+	}
 	still_more(l, st, w, STILL_WINDOW);
 	for (p = 0; p < ANSWER_TAIL; p++) {
 		for (i = 0, pending = 0; i < l->s->n; i++)
-			pending |= still_broken(&w[i], l->reg.quota_cap) == ANSWER_PENDING;
+			pending |= still_broken(&w[i], group_cap(l, i)) == ANSWER_PENDING;
 		if (!pending)
 			break;
 		still_more(l, st, w, 1);
@@ -1058,34 +1402,45 @@ static void still_window(struct loop *l, struct stats *st, struct still *w)
 	st->answers += p > 0;
 }
 
-static u64 relax_steps(const struct loop *l, const struct tg_throttle *t)
-{
-	u64 n = 0, q = t->quota_us, cap = l->reg.quota_cap;
-
-	if (q != TG_QUOTA_UNLIMITED)
-		for (n = 0; q < cap; n++)
-			q = q * (100 + l->cfg.grow_pct) / 100 > q ?
-			    q * (100 + l->cfg.grow_pct) / 100 : q + 1;
-	return n + (l->cfg.mba_max - t->mba + l->cfg.mba_step - 1) / l->cfg.mba_step;
-}
-
 /* phase 1: settling time, then still windows (extended while converging) */
 #define PHASE1		3000
 #define MAX_EXTEND	4
 
 /*
- * documented release bound of group i's remedial throttle
- * (docs/control-law.md); `halved`: its traffic falls under half (a hold
- * ends at once), else a hold lasts out its hold time
+ * documented release bound of group i's remedial throttle once nothing is
+ * over even unthrottled (docs/control-law.md, "How fast throttles are
+ * released"): the inputs and a pending dead time; the search's bisection
+ * towards its (now stale) unsafe bound, ceil(log2(ln(1/x) / ln(9/8))) + 1
+ * steps; the hold there (its hold time at its relapse count) and the
+ * probe's window; then growing steps (9/8, 5/4, 3/2, then doubling) to
+ * the top of its ladder (the quota cap over the CPU time it took when
+ * first cut), 3 + ceil(log2(top / x)) - one step per relapse window, at
+ * most dead_periods + relax_periods periods apart; 2 steps of slack. Where
+ * the latency unthrottled comes close to its threshold (creep), every step
+ * from x to the top is a probe held for the shortest hold time first.
  */
-static long release_bound(const struct loop *l, int i, int halved)
+static long release_bound(const struct loop *l, int i, int creep)
 {
 	const struct tg_reg_group *g = &l->g[i];
-	long b = l->s->lag + (TG_OVER_FILTER - 1) + 2 * (long)l->cfg.dead_periods +
-		 (long)l->cfg.relax_periods * (long)(relax_steps(l, &g->rem) + 2);
+	double top = g->u_ref ? (double)l->reg.quota_cap / g->u_ref : 1, x = g->x / 1e6, y;
+	long step = (long)l->cfg.dead_periods + (long)l->cfg.relax_periods;
+	long bisect = 0, grow = 0, n, b;
 
-	if (!halved && (g->hold || g->probe))	/* its hold time, then a probe and its window */
-		b += (long)tg_hold_periods(&l->cfg, g->relapses) + l->cfg.dead_periods + 1;
+	if (top < 1)
+		top = 1;
+	if (x < 1) {		/* n: ln(1/x) / ln(9/8), rounded up */
+		for (n = 0, y = x; y < 1; n++)
+			y *= 9.0 / 8;
+		for (bisect = 1; n > 1; bisect++)
+			n = (n + 1) / 2;
+	}
+	for (grow = 3, y = x; y < top; grow++)
+		y *= creep ? 9.0 / 8 : 2;
+	b = l->s->lag + (TG_OVER_FILTER - 1) + 2 * (long)l->cfg.dead_periods +
+	    (long)tg_hold_periods(&l->cfg, g->relapses) + l->cfg.dead_periods + 1 +
+	    step * (bisect + grow + 2);
+	if (creep)
+		b += grow * (long)tg_hold_periods(&l->cfg, 0);
 	return b;
 }
 
@@ -1094,9 +1449,21 @@ static double total_d(const struct scen *s, int i)
 	return s->g[i].d[0] + s->g[i].d[1] + s->g[i].d[2] + s->g[i].d[3];
 }
 
-static double total_d1(const struct scen *s, int i)
+/*
+ * Phase 2's premise, a neighbour's noise clearly fallen: every latency,
+ * unthrottled, at least RELEASE_MARGIN of its allowed rise and 4 times
+ * the measurement noise under its threshold, plus the detector's
+ * resolution (whole ns).
+ */
+#define RELEASE_MARGIN	0.25
+
+static int released_over(const struct scen *s, const struct pstate *p, int k)
 {
-	return s->d1[i][0] + s->d1[i][1] + s->d1[i][2] + s->d1[i][3];
+	double m = RELEASE_MARGIN * (s->thr[k] - s->L0[k]);
+
+	if (m < 4 * s->noise * p->L[k])
+		m = 4 * s->noise * p->L[k];
+	return prot(s, k) && p->L[k] + m + 1 > s->thr[k];
 }
 
 /* phase 2's noise: -1 random per scenario, else that mode for all */
@@ -1107,15 +1474,27 @@ static void run_scenario(u64 seed, struct stats *st)
 	FIXTURE(s, l);
 	struct tg_throttle last[MAXG];
 	static struct still still[MAXG];
-	long released[MAXG], bound[MAXG], end;
-	int i, k, p, ach, any_over = 0, release_ok = 1, ext, bad = -1;
+	long released[MAXG], bound[MAXG], end, react = -1, or_react = -1;
+	int i, k, p, ach, any_over = 0, release_ok = 1, ext, bad = -1, was_over = 0, limited = 0;
+	int react_done = 0;
 	const char *why = NULL;
+	struct oracle orc;
 	struct knobs kn;
-	struct pstate ps;
+	struct pstate ps, arrive;
 
 	scen_make(&sc, seed);
 	loop_init(&lp, s);
 	st->scenarios++;
+	/* the high-priority groups alone, then the neighbours arrive */
+	for (i = s->nh; i < s->n; i++)
+		l->absent[i] = 1;
+	run_periods(l, st, WARMUP);
+	arrive = l->now;
+	for (i = s->nh; i < s->n; i++)
+		l->absent[i] = 0;
+	oracle_find(s, (double)l->reg.quota_min, &orc);
+	if (!orc.na && orc.f < 1)
+		or_react = oracle_reaction(s, &arrive, orc.f);
 	/* phase 1: constant demand until settled, then STILL_WINDOW periods still */
 	for (p = 0; p < PHASE1; p++) {
 		for (i = 0; i < s->n; i++)
@@ -1124,6 +1503,13 @@ static void run_scenario(u64 seed, struct stats *st)
 		for (i = 0; i < s->n; i++)
 			if (!same_tg(&last[i], &l->g[i].out) && p > st->max_settle)
 				st->max_settle = p;
+		if (react_done)
+			continue;
+		if (!back_all(s, &l->now))
+			was_over = 1;
+		else if (was_over)
+			react = p + 1;
+		react_done = react > 0;
 	}
 	/*
 	 * The still window: at most one change or one probe per group. Only
@@ -1136,7 +1522,7 @@ static void run_scenario(u64 seed, struct stats *st)
 
 		still_window(l, st, still);
 		for (i = 0, bad = -1; i < s->n; i++) {
-			const char *b = still_broken(&still[i], l->reg.quota_cap);
+			const char *b = still_broken(&still[i], group_cap(l, i));
 
 			if (b || ((still[i].rem.n > 1 || still[i].out.n > 1) &&
 				  still_tighten(&still[i]))) {
@@ -1147,10 +1533,12 @@ static void run_scenario(u64 seed, struct stats *st)
 		}
 		if (bad < 0)
 			break;
-		if (!conv || ext == MAX_EXTEND)
-			SCEN_FAIL("g%d not still in %d periods, %s: %s", bad, STILL_WINDOW,
+		if (!conv || ext == MAX_EXTEND) {
+			SCEN_SOFT("g%d not still in %d periods, %s: %s", bad, STILL_WINDOW,
 				  conv ? "still converging" : "a cycle",
 				  why ? why : "tightened more than once");
+			break;
+		}
 		st->extended++;
 	}
 	/*
@@ -1192,6 +1580,59 @@ static void run_scenario(u64 seed, struct stats *st)
 			SCEN_FAIL("victim g%d at %.3f of solo (%.0f of %.0f B/s), achievable", i,
 				  v / so, v, so);
 	}
+	/*
+	 * Work-conserving, against the oracle: where the blame closure can
+	 * protect the victims, no limit holds anyone, something must be cut
+	 * and the floors let the oracle's cut through - the neighbours keep
+	 * WC_MIN of the oracle rate, every victim its oracle throughput less
+	 * VICTIM_PTS of solo; and the reaction is within REACT_MAX of the
+	 * oracle controller's. Asserted with one low-priority group (the
+	 * oracle's: the eval's pairs); with several, where the law's blame and
+	 * MT²'s order share the room differently from the oracle's equal CPU
+	 * shares, measured (stats, docs/control-law.md).
+	 */
+	for (i = 0; i < s->n; i++)
+		for (k = 0; k < NK; k++)
+			limited |= s->g[i].limit[k] != TG_UNLIMITED;
+	st->wc_floor += ach && !limited && !orc.na && orc.f < 1 && orc.floor_limited;
+	if (ach && !limited && !orc.na && orc.f < 1 && !orc.floor_limited) {
+		double rate = 0, r;
+		int one = s->n - s->nh == 1;
+		struct wc *w = &st->wc[one];
+
+		for (i = s->nh; i < s->n; i++)
+			rate += total_bps(&l->now, i);
+		r = rate / orc.rate;
+		w->n++;
+		w->sum += r;
+		if (!w->min || r < w->min)
+			w->min = r;
+		w->under += r < WC_MIN;
+		if (one && r < WC_MIN)
+			SCEN_SOFT("the neighbours keep %.3f of the oracle rate (%.0f of %.0f B/s, oracle CPU share %.4f)",
+				  r, rate, orc.rate, orc.f);
+		for (i = 0; i < s->nh; i++) {
+			double so = solo(s, i);
+
+			if (total_bps(&l->now, i) < orc.vic[i] - VICTIM_PTS * so) {
+				w->victim_under++;
+				if (one)
+					SCEN_SOFT("victim g%d at %.4f of solo, %.4f at the oracle point", i,
+						  total_bps(&l->now, i) / so, orc.vic[i] / so);
+			}
+		}
+		if (or_react > 0 && or_react < 5000) {
+			double q = react_done ? (double)react / or_react : 1e9;
+
+			w->react_n++;
+			w->react_sum += q < 1e9 ? q : 0;
+			if (q > w->react_max)
+				w->react_max = q;
+			w->react_over += q > REACT_MAX;
+			if (one && q > REACT_MAX)
+				SCEN_SOFT("reaction %ld periods, the oracle's %ld", react, or_react);
+		}
+	}
 	/* still over: every group that makes STILL_SHARE of an over kind is at its floor */
 	for (i = s->nh; i < s->n && any_over; i++) {
 		const struct tg_reg_group *g = &l->g[i];
@@ -1201,7 +1642,9 @@ static void run_scenario(u64 seed, struct stats *st)
 		    total_bps(&l->now, i) < 2.0 * l->cfg.noise_floor_bps)
 			continue;
 		for (k = 0; k < NK; k++)
-			if (is_over(s, &l->now, k) && kind_share(s, &l->now, i, k) >= STILL_SHARE)
+			if (prot(s, k) && (double)(u64)l->now.L[k] >
+			    s->thr[k] + (OVER_TOL * s->thr[k] > 1 ? OVER_TOL * s->thr[k] : 1) &&
+			    kind_share(s, &l->now, i, k) >= STILL_SHARE)
 				SCEN_FAIL("still over (%s) but g%d, %.3f of its rise, left at quota %llu",
 					  kname[k], i, kind_share(s, &l->now, i, k),
 					  (unsigned long long)g->rem.quota_us);
@@ -1212,8 +1655,10 @@ static void run_scenario(u64 seed, struct stats *st)
 	 * low-priority group's demand to at most 3/10 (some to nothing), in a
 	 * third to 50-80 % (the hold must end by time: its traffic does not
 	 * halve), in a third either per group - halved again while anything is
-	 * over even unthrottled (at most 6 times, then to nothing). Every
-	 * remedial throttle is released within the bound and stays released.
+	 * over even unthrottled (at most 6 times, then to nothing), or within
+	 * RELEASE_MARGIN of it (clearly fallen: a latency within noise of its
+	 * threshold is not a neighbour gone quiet). Every remedial throttle is
+	 * released within the bound and stays released.
 	 */
 	{
 		struct scen *w = &sc;
@@ -1243,7 +1688,7 @@ static void run_scenario(u64 seed, struct stats *st)
 
 			plant_solve(s, &kn, &ps);
 			for (k = 0; k < NK; k++)
-				over |= is_over(s, &ps, k);
+				over |= released_over(s, &ps, k);
 			if (!over)
 				break;
 			for (i = s->nh; i < s->n; i++)
@@ -1251,7 +1696,7 @@ static void run_scenario(u64 seed, struct stats *st)
 					w->g[i].d[k] *= tries < 6 ? 0.5 : 0;
 		}
 		for (k = 0; k < NK; k++)
-			if (is_over(s, &ps, k))
+			if (released_over(s, &ps, k))
 				release_ok = 0;	/* high priority alone is over */
 	}
 	if (!release_ok) {
@@ -1262,7 +1707,7 @@ static void run_scenario(u64 seed, struct stats *st)
 	for (i = 0, end = 0; i < s->n; i++) {
 		released[i] = unthrottled(&l->g[i].rem) ? 0 : -1;
 		/* its demand under 0.45 of phase 1's: its traffic halves (latency falls) */
-		bound[i] = release_bound(l, i, i >= s->nh && total_d(s, i) < 0.45 * total_d1(s, i));
+		bound[i] = release_bound(l, i, 0);
 		st->held += l->g[i].hold || l->g[i].probe;
 		if (bound[i] > end)
 			end = bound[i];
@@ -1277,6 +1722,9 @@ static void run_scenario(u64 seed, struct stats *st)
 				released[i] = p;
 			if (released[i] > 0 && !unthrottled(&l->g[i].rem))
 				SCEN_FAIL("g%d throttled again after its release (noise stopped)", i);
+			if (released[i] < 0 && i >= s->nh && !total_d(s, i) && p > s->lag + QUIET_MAX)
+				SCEN_FAIL("g%d quiet (no traffic) but not released %d periods later (lag %d)",
+					  i, p, s->lag);
 			if (released[i] < 0 && p > bound[i])
 				SCEN_FAIL("g%d not released %ld periods after the noise fell (mba %u quota %llu, hold %d relapses %u)",
 					  i, bound[i], l->g[i].rem.mba,
@@ -1288,9 +1736,34 @@ static void run_scenario(u64 seed, struct stats *st)
 		if (!left)
 			break;
 	}
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		if (released[i] > st->max_release)
 			st->max_release = released[i];
+		if (i >= s->nh && !total_d(s, i) && released[i] > 0) {
+			st->quiet_checked++;
+			if (released[i] - s->lag > st->quiet_max)
+				st->quiet_max = released[i] - s->lag;
+		}
+	}
+}
+
+/* the work-conserving and reaction figures against the oracle */
+static void stats_oracle(const struct stats *st)
+{
+	int one;
+
+	for (one = 1; one >= 0; one--) {
+		const struct wc *w = &st->wc[one];
+
+		printf("  against the oracle, %s: work-conserving in %ld: neighbours at %.3f of the oracle rate at worst, %.3f mean, %ld under %.2f, %ld victims under their oracle level - %.2f; "
+		       "reaction in %ld: %.2f x the oracle's at worst (1e9: not back), %.2f mean, %ld over %.1f\n",
+		       one ? "one neighbour (asserted)" : "several neighbours (measured)", w->n, w->min,
+		       w->n ? w->sum / w->n : 0, w->under, WC_MIN, w->victim_under, VICTIM_PTS,
+		       w->react_n, w->react_max, w->react_n ? w->react_sum / w->react_n : 0,
+		       w->react_over, REACT_MAX);
+	}
+	printf("  %ld floor-limited (the oracle's cut under the quota floor); %ld quiet neighbours released within %ld periods after the lag\n",
+	       st->wc_floor, st->quiet_checked, st->quiet_max);
 }
 
 static void test_randomized_plant(void **state)
@@ -1306,20 +1779,25 @@ static void test_randomized_plant(void **state)
 		run_scenario(base + (u64)i, &st);
 	printf("randomized plant: %ld scenarios (seeds %llu..%llu) in %.1f s: %ld achievable, %ld victims checked, "
 	       "%ld still over, %ld cuts, %ld relapses, release checked in %ld (n/a %ld, %ld held groups), slowest release %ld periods, "
-	       "last move in phase 1 at period %ld, %ld still windows extended, %ld limit answers to a probe watched back, smallest true share of a cut %.4f\n",
+	       "last move in phase 1 at period %ld, %ld still windows extended, %ld limit answers to a probe watched back, smallest true share of a cut %.4f, "
+	       "%ld limit windows of 100 ms within 5 %%\n",
 	       st.scenarios, (unsigned long long)base, (unsigned long long)(base + n - 1),
 	       (double)(clock() - c0) / CLOCKS_PER_SEC, st.achievable, st.victims_checked,
 	       st.still_over, st.cuts, st.relapses, st.release_checked, st.release_na, st.held,
-	       st.max_release, st.max_settle, st.extended, st.answers, st.min_share);
+	       st.max_release, st.max_settle, st.extended, st.answers, st.min_share, st.limit_windows);
+	stats_oracle(&st);
+	if (soft_misses)
+		fail_msg("TG_PLANT_SOFT: %ld misses (SOFT lines above)", soft_misses);
 	/*
-	 * The properties were exercised, not vacuous: about 26 % of scenarios
-	 * are achievable, 97 % checked for release; the limits sit over 6
-	 * standard deviations below those rates at N = 100 (2.5 and 49 of
-	 * 100 against 26 and 97), more at larger N.
+	 * The properties were exercised, not vacuous: about 38 % of scenarios
+	 * are achievable, 54 % checked for release (phase 2's premise: the
+	 * noise clearly fell); the limits sit over 4 standard deviations
+	 * below those rates at N = 100 (10 and 33 of 100 against 38 and 54),
+	 * more at larger N.
 	 */
 	if (n < 100)
 		return;
-	if (st.achievable * 10 < st.scenarios || st.release_checked * 2 < st.scenarios ||
+	if (st.achievable * 10 < st.scenarios || st.release_checked * 3 < st.scenarios ||
 	    !st.relapses || !st.held)
 		fail_msg("randomized plant, seed base %llu (TG_PLANT_SEED=%llu TG_PLANT_N=%ld): the properties were not exercised "
 			 "(%ld achievable, %ld release checked of %ld, %ld relapses, %ld held)",
@@ -1464,8 +1942,9 @@ static void test_fault1_no_overthrottle_under_lag(void **state)
 /*
  * Blame: the victim's own traffic keeps DRAM read latency over its
  * threshold whatever low priority does. The NVM writer is cut (it makes
- * most of the latency at first); the group with 1/15 of the victim's DRAM
- * traffic is never a candidate: the law holds instead.
+ * most of the latency at first) until it no longer explains it; the group
+ * with 1/15 of the victim's DRAM traffic is never a candidate: the law
+ * holds instead.
  */
 static void test_blame_holds_on_negligible(void **state)
 {
@@ -1478,7 +1957,17 @@ static void test_blame_holds_on_negligible(void **state)
 	loop_init(&lp, s);
 	run_untouched(l, &st, 2000, 2, "the negligible group");
 	assert_true(is_over(s, &l->now, TG_DRAM_READ));	/* still over: held */
-	assert_true(l->g[1].rem.quota_us <= l->reg.quota_min);	/* the writer at its floor */
+	/*
+	 * the writer cut until it no longer explains the over (the law stops
+	 * where it is blameless - at its floor, or under ACHIEVE_SHARE of the
+	 * rise by the true coupling)
+	 */
+	assert_false(unthrottled(&l->g[1].rem));
+	if (l->g[1].rem.quota_us > l->reg.quota_min &&
+	    kind_share(s, &l->now, 1, TG_DRAM_READ) >= ACHIEVE_SHARE)
+		SCEN_FAIL("the writer left at quota %llu with %.3f of the DRAM read rise",
+			  (unsigned long long)l->g[1].rem.quota_us,
+			  kind_share(s, &l->now, 1, TG_DRAM_READ));
 }
 
 /*
@@ -1512,7 +2001,7 @@ static void release_case(double victim_nw, double after, int want_over, long bli
 	}
 	assert_int_equal(over, want_over);
 	assert_true(want_over || in_band);
-	bound = release_bound(l, 1, after < 0.45);
+	bound = release_bound(l, 1, 0);
 	/* a one-period blip of every kind every `blips` periods: not over */
 	l->blip_every = blips;
 	l->blip_from = l->t + 7;
@@ -1577,7 +2066,7 @@ static void test_hold_ends_by_time(void **state)
 		SCEN_FAIL("not held (hold %d relapses %u)", l->g[1].hold, l->g[1].relapses);
 	sc.g[1].d[TG_NVM_WRITE] *= 0.6;
 	assert_false(over_at(s, 1, 1.0));
-	bound = release_bound(l, 1, 0);
+	bound = release_bound(l, 1, 1);
 	for (p = 1; p <= bound && !unthrottled(&l->g[1].rem); p++) {
 		int held = l->g[1].hold;
 
@@ -1620,9 +2109,9 @@ static void test_regression_seeds(void **state)
 }
 
 /*
- * Fault 3, limit cycle: a DRAM-write neighbour held at the MBA floor plus a
- * CPU quota, every lag, narrow band: settled, no throttle moves more than
- * one step in the last 1000 periods.
+ * Fault 3, limit cycle: a DRAM-write neighbour held by MBA plus a CPU quota
+ * (round 1: at the MBA floor plus a quota), every lag, narrow band:
+ * settled, no throttle moves more than one step in the last 1000 periods.
  */
 static void test_fault3_no_limit_cycle(void **state)
 {
@@ -1640,14 +2129,14 @@ static void test_fault3_no_limit_cycle(void **state)
 		run_periods(l, &st, 3000);
 		for (w = 0; w < 1000 / STILL_WINDOW; w++) {
 			still_window(l, &st, still);
-			bad = still_broken(&still[1], l->reg.quota_cap);
+			bad = still_broken(&still[1], group_cap(l, 1));
 			if (bad)
 				SCEN_FAIL("lag %d: not still within %d periods: %s", lag,
 					  STILL_WINDOW, bad);
 		}
-		/* the premise: held by MBA at its floor plus a CPU quota */
-		if (l->g[1].out.mba != l->cfg.mba_min || l->g[1].out.quota_us == TG_QUOTA_UNLIMITED)
-			SCEN_FAIL("lag %d: not at the MBA floor plus a quota (mba %u quota %llu)", lag,
+		/* the premise: held by MBA plus a CPU quota */
+		if (l->g[1].out.mba == l->cfg.mba_max || l->g[1].out.quota_us == TG_QUOTA_UNLIMITED)
+			SCEN_FAIL("lag %d: not held by MBA plus a quota (mba %u quota %llu)", lag,
 				  l->g[1].out.mba, (unsigned long long)l->g[1].out.quota_us);
 	}
 }
@@ -1713,6 +2202,180 @@ static void test_limit_relax_under_lag(void **state)
 	assert_true(l->now.b[1][TG_NVM_WRITE] > 0.1e9 * (1 - 2 * LIMIT_TOL));	/* relaxed */
 }
 
+/* Jain's fairness index of x[0..n-1]: 1 when all are equal */
+static double jain(const double *x, int n)
+{
+	double sum = 0, sq = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sum += x[i];
+		sq += x[i] * x[i];
+	}
+	return sq > 0 ? sum * sum / (n * sq) : 1;
+}
+
+/*
+ * Blame among many (issue 21, item 5): a victim (DRAM and NVM reads), n
+ * low-priority groups - half of them equal NVM writers, half equal DRAM
+ * readers - and a bystander with 1/50 of the victim's DRAM reads; every
+ * lag. Settled (3000 periods), then 60 s (6000 periods):
+ *  - the bystander and the victim are never touched;
+ *  - MT²'s order: no DRAM reader is cut before every NVM writer is, nor
+ *    keeps a smaller share of its demand than the writers;
+ *  - equally noisy groups are treated alike: Jain's index of the writers'
+ *    throughput, and of the readers', at least JAIN_MIN;
+ *  - the victim ends within VICTIM_PTS of its oracle level (or the
+ *    closure's VICTIM_MIN of solo where the floors limit);
+ *  - at most one throttle change per second per group (60 in 6000
+ *    periods) - the issue's stability bound.
+ */
+#define JAIN_MIN	0.9
+
+static void test_blame_many_groups(void **state)
+{
+	static const int ns[] = { 4, 8, 16 };
+	FIXTURE(s, l);
+	struct stats st = { 0 };
+	unsigned int c;
+	int lag;
+
+	(void)state;
+	for (c = 0; c < ARRAY_SIZE(ns); c++)
+		for (lag = 1; lag <= LAGMAX; lag += 2) {
+			int n = ns[c], by = n + 1, i, p, changes[MAXG] = { 0 };
+			long first[MAXG], wfirst = 0;
+			double wt[MAXG], rd[MAXG], so, v, wkeep = 0, rkeep = 1;
+			struct tg_throttle last[MAXG];
+
+			HAND_SCEN(&sc, lag, n + 2, { 0, TG_DRAM_READ, 0.9e9 }, { 0, TG_NVM_READ, 0.2e9 });
+			for (i = 1; i <= n; i++) {
+				if (i % 2)
+					sc.g[i].d[TG_NVM_WRITE] = 1.6e9 / n;
+				else
+					sc.g[i].d[TG_DRAM_READ] = 2e9 / n;
+			}
+			sc.g[by].d[TG_DRAM_READ] = 0.9e9 / 50;
+			loop_init(&lp, s);
+			for (i = 0; i < s->n; i++)
+				first[i] = -1;
+			for (p = 0; p < 3000; p++) {
+				run_untouched(l, &st, 1, by, "the bystander");
+				for (i = 1; i <= n; i++)
+					if (first[i] < 0 && !unthrottled(&l->g[i].rem))
+						first[i] = l->t;
+			}
+			for (i = 1; i <= n; i += 2)
+				if (first[i] < 0 || first[i] > wfirst)
+					wfirst = first[i] < 0 ? LONG_MAX : first[i];
+			for (i = 0; i < s->n; i++)
+				last[i] = l->g[i].out;
+			for (p = 0; p < 6000; p++) {
+				run_untouched(l, &st, 1, by, "the bystander");
+				for (i = 0; i < s->n; i++) {
+					changes[i] += !same_tg(&last[i], &l->g[i].out);
+					last[i] = l->g[i].out;
+				}
+			}
+			for (i = 1; i <= n; i++) {
+				if (changes[i] > 60)
+					SCEN_FAIL("n %d lag %d: g%d changed %d times in 60 s", n, lag, i,
+						  changes[i]);
+				if (i % 2 == 0 && first[i] >= 0 && first[i] < wfirst)
+					SCEN_FAIL("n %d lag %d: DRAM reader g%d cut at %ld, before every NVM writer was (%ld)",
+						  n, lag, i, first[i], wfirst);
+				(i % 2 ? wt : rd)[(i - 1) / 2] = total_bps(&l->now, i);
+				if (i % 2 && total_bps(&l->now, i) / total_d(s, i) > wkeep)
+					wkeep = total_bps(&l->now, i) / total_d(s, i);
+				if (!(i % 2) && total_bps(&l->now, i) / total_d(s, i) < rkeep)
+					rkeep = total_bps(&l->now, i) / total_d(s, i);
+			}
+			if (rkeep < wkeep)
+				SCEN_FAIL("n %d lag %d: the DRAM readers keep %.3f of their demand, the NVM writers up to %.3f",
+					  n, lag, rkeep, wkeep);
+			if (jain(wt, n / 2) < JAIN_MIN || jain(rd, n / 2) < JAIN_MIN)
+				SCEN_FAIL("n %d lag %d: Jain's index %.3f (NVM writers), %.3f (DRAM readers)",
+					  n, lag, jain(wt, n / 2), jain(rd, n / 2));
+			so = solo(s, 0);
+			v = total_bps(&l->now, 0) / so;
+			if (v < VICTIM_MIN)
+				SCEN_FAIL("n %d lag %d: victim at %.3f of solo", n, lag, v);
+			printf("blame among %d: lag %d, victim %.3f of solo, writers %.1f MB/s each (Jain %.3f), readers %.0f MB/s each (Jain %.3f), at most %d changes in 60 s\n",
+			       n, lag, v, wt[0] / 1e6, jain(wt, n / 2), rd[0] / 1e6, jain(rd, n / 2),
+			       changes[1] > changes[2] ? changes[1] : changes[2]);
+		}
+}
+
+/*
+ * A neighbour that switches on and off (issue 21, item 3): an NVM writer
+ * beside a DRAM-read victim, on for 10-100 periods, then quiet (no
+ * traffic, its process still there) for 10-100 (0.1-1 s at 10 ms), every
+ * second lag. Each time it comes back, every latency is back (back_all())
+ * within REACT_MAX of what the oracle controller takes from the same
+ * state; each time it goes quiet, it is released within lag + QUIET_MAX
+ * periods.
+ */
+static void test_on_off_neighbour(void **state)
+{
+	FIXTURE(s, l);
+	struct stats st = { 0 };
+	struct oracle orc;
+	int lag, cyc;
+
+	(void)state;
+	for (lag = 1; lag <= LAGMAX; lag += 2) {
+		u64 keep = rng_state;
+		double worst = 0;
+
+		HAND_SCEN(&sc, lag, 2, { 0, TG_DRAM_READ, 0.9e9 }, { 1, TG_NVM_WRITE, 2e9 });
+		loop_init(&lp, s);
+		oracle_find(s, (double)l->reg.quota_min, &orc);
+		assert_true(!orc.na && orc.f < 1 && !orc.floor_limited);
+		rng_state = 0x0f0f0f + (u64)lag;
+		l->absent[1] = 1;
+		run_periods(l, &st, 300);
+		for (cyc = 0; cyc < 12; cyc++) {
+			int on = irand(10, 100), off = irand(10, 100), p, out = 0;
+			long react = -1, oreact;
+			struct pstate at = l->now;
+
+			l->absent[1] = 0;
+			oreact = oracle_reaction(s, &at, orc.f);
+			for (p = 0; p < on; p++) {
+				run_periods(l, &st, 1);
+				if (!back_all(s, &l->now))
+					out = 1;
+				else if (out && react < 0)
+					react = p + 1;
+			}
+			if (oreact > 0 && oreact < 5000 && out) {
+				if (react < 0 || react > REACT_MAX * oreact)
+					SCEN_FAIL("lag %d, cycle %d (on %d): reaction %ld periods, the oracle's %ld",
+						  lag, cyc, on, react, oreact);
+				if ((double)react / oreact > worst)
+					worst = (double)react / oreact;
+			}
+			/* quiet: its process there, no traffic */
+			sc.g[1].d[TG_NVM_WRITE] = 0;
+			for (p = 1; p <= off; p++) {
+				run_periods(l, &st, 1);
+				if (unthrottled(&l->g[1].rem))
+					break;
+			}
+			if (p > lag + QUIET_MAX && p <= off)
+				SCEN_FAIL("lag %d, cycle %d: released %d periods after going quiet", lag,
+					  cyc, p);
+			if (p > off && off > lag + QUIET_MAX)
+				SCEN_FAIL("lag %d, cycle %d: not released in %d quiet periods", lag, cyc,
+					  off);
+			sc.g[1].d[TG_NVM_WRITE] = 2e9;
+		}
+		printf("on/off neighbour, lag %d: 12 cycles, reaction at worst %.2f x the oracle's\n",
+		       lag, worst);
+		rng_state = keep;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1723,6 +2386,8 @@ int main(void)
 		cmocka_unit_test(test_fault3_no_limit_cycle),
 		cmocka_unit_test(test_throttled_under_floor_held),
 		cmocka_unit_test(test_limit_relax_under_lag),
+		cmocka_unit_test(test_blame_many_groups),
+		cmocka_unit_test(test_on_off_neighbour),
 		cmocka_unit_test(test_blips_do_not_block_release),
 		cmocka_unit_test(test_hold_ends_by_time),
 		cmocka_unit_test(test_regression_seeds),
@@ -1730,5 +2395,8 @@ int main(void)
 		cmocka_unit_test(test_per_kind_coupling),
 	};
 
+	/* TG_PLANT_ONLY=test_name runs that test alone (cmocka's filter pattern) */
+	if (getenv("TG_PLANT_ONLY"))
+		cmocka_set_test_filter(getenv("TG_PLANT_ONLY"));
 	return cmocka_run_group_tests_name("plant", tests, NULL, NULL);
 }
