@@ -60,7 +60,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: tgsim all module user userland nri install install-module install-tools install-dkms deb deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: k8s-check tgsim all module user userland nri install install-module install-tools install-dkms deb deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -181,6 +181,16 @@ $(NRI_TEST): $(NRI_SRC)
 			nice -n 10 $$go test -c -ldflags=-s\ -w -o $@ . ; \
 	else echo "nri_test: no Go toolchain (make deps): the guest suite nri will fail"; fi
 
+# tgroup-nri for the guest suite "k8s" (the plugin binary the DaemonSet
+# runs); without Go it is not built and that suite fails saying so.
+NRI_GUEST := $(BUILD)/guest/tgroup-nri
+$(NRI_GUEST): $(NRI_SRC) $(wildcard userland/nri/cmd/tgroup-nri/*.go)
+	@mkdir -p $(dir $@)
+	@if go=$$(scripts/go.sh); then \
+		cd userland/nri && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly CGO_ENABLED=0 \
+			nice -n 10 $$go build -ldflags='-s -w' -o $@ ./cmd/tgroup-nri ; \
+	else echo "tgroup-nri: no Go toolchain (make deps): the guest suite k8s will fail"; fi
+
 guest: $(GUEST_BIN)
 
 # eval/: the emulated platform (static, for the guest) and its suite
@@ -199,13 +209,18 @@ $(GK)/tgsquat.ko: tests/kmod/tgsquat.c tests/kmod/Kbuild
 INITRAMFS := $(GK)/initramfs.cpio.gz
 # host programs the suites run, with their libraries
 GUEST_HOST_PROGS := /usr/sbin/mke2fs $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so /usr/bin/fio $(UL)/tgctl $(UL)/tgroup-exporter
-$(INITRAMFS): $(GK)/tgroup.ko $(GK)/tgsquat.ko $(GUEST_BIN) $(NRI_TEST) $(GUEST_SCRIPTS) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter $(EVAL_BIN) $(EVAL_FILES)
+# the k8s suite's helpers, and the kernel modules it loads (its disk, overlayfs,
+# dummy for critest's pod network)
+K8S_FILES := tests/e2e/k8s-lib.sh
+K8S_KMODS := virtio_pci virtio_blk overlay dummy
+$(INITRAMFS): $(GK)/tgroup.ko $(GK)/tgsquat.ko $(GUEST_BIN) $(NRI_TEST) $(NRI_GUEST) $(GUEST_SCRIPTS) $(K8S_FILES) tests/vm/init tests/vm/mkinitramfs.sh $(BUILD)/pmem_writer $(BUILD)/libtgpmem.so $(UL)/tgctl $(UL)/tgroup-exporter $(EVAL_BIN) $(EVAL_FILES)
 	@rm -rf $(GK)/suites && mkdir -p $(GK)/suites/profiles
-	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(EVAL_BIN) $(GK)/tgsquat.ko $(GK)/suites/
+	cp $(GUEST_BIN) $(GUEST_SCRIPTS) $(K8S_FILES) $(EVAL_BIN) $(GK)/tgsquat.ko $(GK)/suites/
 	if [ -e $(NRI_TEST) ]; then cp $(NRI_TEST) $(GK)/suites/; fi
+	if [ -e $(NRI_GUEST) ]; then cp $(NRI_GUEST) $(GK)/suites/; fi
 	cp eval/guest.sh $(GK)/suites/eval
 	cp eval/profiles/*.prof $(GK)/suites/profiles/
-	tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
+	TG_KMODS_EXTRA="$(K8S_KMODS)" tests/vm/mkinitramfs.sh $@ $(GUEST_KVER) $(GK)/tgroup.ko $(GK)/suites $(GUEST_HOST_PROGS)
 
 initramfs: $(INITRAMFS)
 	@echo $(INITRAMFS)
@@ -214,6 +229,21 @@ initramfs: $(INITRAMFS)
 VM_SUITES ?= fs,lifecycle,regulate,pmdk,throttle,userland,nri
 vm-check: $(INITRAMFS)
 	tests/vm/run.sh $(GUEST_KVER) $< $(VM_SUITES)
+
+# The k8s e2e suite (tests/guest/k8s) in its own guest, with the runtimes'
+# disk (tests/e2e/runtimes.sh builds it once into ~/.cache/tgroup).
+# K8S_ARGS picks scenarios, e.g. K8S_ARGS=:placement_and_removal+qos_defaults
+# (every version runs them); K8S_OLDER those of the older containerd
+# versions (default in tests/guest/k8s; "none"); K8S_CRITEST=1 adds
+# critest's NRI specs on every version (passed on all: the runtime build's
+# marker, tests/e2e/critest-mark.sh, and make check skips them)
+K8S_VM_TIMEOUT ?= 1200
+k8s-check: $(INITRAMFS)
+	@dir=$$(tests/e2e/runtimes.sh) && \
+	TG_VM_DISK=$$dir/disk.img TG_VM_LOG=$(BUILD)/vm/k8s-console.log TG_VM_TIMEOUT=$(K8S_VM_TIMEOUT) \
+	TG_GUEST_ARGS="$(if $(K8S_OLDER),tg.k8s_older=$(K8S_OLDER)) $(if $(filter 1,$(K8S_CRITEST)),tg.k8s_critest=1)" \
+		tests/vm/run.sh $(GUEST_KVER) $< k8s$(K8S_ARGS); rc=$$?; \
+	$(if $(filter 1,$(K8S_CRITEST)),tests/e2e/critest-mark.sh $(BUILD)/vm/k8s-console.log.txt "$$dir";) exit $$rc
 
 # The debug-kernel lane (part of make check): tests/vm/debug-kernel.sh
 # builds Debian's 6.1 source with lockdep, KASAN, kmemleak and debugobjects

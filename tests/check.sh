@@ -17,6 +17,17 @@ failed=()
 suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland,nri}
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
+# vm_tally CONSOLE WHAT: a guest run's result ($vmout, tests/vm/run.sh's
+# output) into the totals, its passes listed from CONSOLE
+vm_tally() {
+	local vp vf
+	echo "$vmout"
+	grep '^TGTEST: PASS ' "$1" | sed 's/^TGTEST: PASS /PASS vm\//'
+	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	pass=$((pass + ${vp:-0}))
+	fail=$((fail + ${vf:-1}))
+	[ "${vf:-1}" = 0 ] || failed+=("$2 (see ${1#"$top"/})")
+}
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
 
 kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make deps)"; echo "0 passed, 1 failed"; exit 1; }
@@ -251,6 +262,7 @@ vm_suites() {
 		pass=$((pass + ${vp:-0}))
 		fail=$((fail + ${vf:-1}))
 		[ "${vf:-1}" = 0 ] || failed+=("$label (see ${log#$top/}.txt)")
+		if [ "$label" = vm ]; then vm_initramfs=$initramfs; fi	# the k8s suite boots it too (5c)
 	else
 		tail -20 "$build/initramfs-$label.log"; ko "${label}_build" "initramfs for $k did not build"
 	fi
@@ -280,6 +292,34 @@ echo "$out" | grep '^deb: '
 while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS deb/make_deb' <<<"$out" || { echo "$out" | tail -20; ko deb "no results"; }
+
+# 5c. The k8s e2e suite (tests/guest/k8s, docs/kubernetes.md): tgroup-nri
+#     against containerd (each version on the disk), runc and crictl in a
+#     guest of its own, with the runtimes' disk (tests/e2e/runtimes.sh:
+#     built from their Go modules once into ~/.cache/tgroup, about 5 min
+#     the first time, progress on the terminal). critest's NRI tests run
+#     once per runtime build: after they pass, a marker in the cache says
+#     so and later runs print a SKIP line naming it (TG_K8S_CRITEST=1 runs
+#     them again). TG_K8S=0 skips the step.
+if [ "${TG_K8S:-1}" = 0 ]; then
+	echo "SKIP k8s: the k8s e2e suite (TG_K8S=0)"
+elif [ -z "${vm_initramfs:-}" ] || [ ! -s "$vm_initramfs" ]; then
+	ko k8s_build "no initramfs (see step 5)"
+elif ! rdir=$(tests/e2e/runtimes.sh 2> >(tee "$build/k8s-runtimes.log" >&2)); then
+	ko k8s_runtimes "containerd/runc/crictl did not build (see $build/k8s-runtimes.log): the k8s suite did not run"
+else
+	crit=
+	if [ -e "$rdir/critest-passed" ] && [ "${TG_K8S_CRITEST:-0}" != 1 ]; then
+		echo "SKIP k8s/critest_nri: passed for this runtime build ($(head -n1 "$rdir/critest-passed"); TG_K8S_CRITEST=1 runs it again)"
+	else
+		crit=tg.k8s_critest=1
+	fi
+	vmout=$(TG_VM_DISK=$rdir/disk.img TG_VM_LOG=$build/vm/k8s-console.log TG_VM_TIMEOUT=${K8S_VM_TIMEOUT:-1200} \
+		TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$vm_initramfs" k8s)
+	vm_tally "$build/vm/k8s-console.log.txt" k8s
+	# critest passed on every version the guest ran: remember it for this build
+	[ -z "$crit" ] || tests/e2e/critest-mark.sh "$build/vm/k8s-console.log.txt" "$rdir"
+fi
 
 # 5b. eval-quick: three pairs of MT²'s matrix on the emulated platform
 #     (eval/), no control and tgroup on the profile's fixed thresholds, one

@@ -43,26 +43,10 @@ main() {
 	# unused for 14 days are removed after a build.
 	if complete "$dir"; then touch "$dir"; echo "$dir"; exit 0; fi
 
-	mkdir -p "$cache"
-	exec 9>"$cache/debug-6.1-$key.lock"
-	if ! flock -n 9; then
-		say "another build of $dir is running; waiting for it"
-		flock 9
-	fi
-	if complete "$dir"; then echo "$dir"; exit 0; fi
-	# Holding the lock, any temporary build of this key is a leftover of a run
-	# that was killed: remove it.
-	rm -rf "$cache/.tmp-debug-6.1-$key".*
-	[ -e "$dir" ] && { say "removing incomplete $dir"; rm -rf "$dir"; }
-
-	tmp=$(mktemp -d "$cache/.tmp-debug-6.1-$key.XXXXXX")
-	progress=
-	cleanup() {
-		[ -n "$progress" ] && kill "$progress" 2>/dev/null
-		rm -rf "$tmp"
-	}
-	trap cleanup EXIT
-	trap 'exit 130' INT TERM
+	# (a build of this key killed earlier leaves a temporary directory or
+	# an incomplete one: removed once the lock is held)
+	. "$here/cache.sh"
+	cache_begin "debug-6.1-$key" || { echo "$dir"; exit 0; }
 	src=$tmp/src out=$tmp/out final=$tmp/final
 	mkdir -p "$src" "$out" "$final"
 	start=$(date +%s)

@@ -6,6 +6,9 @@
 # usage: mkinitramfs.sh OUT.cpio.gz KVER MODULE.ko SUITE_DIR [HOST_PROGRAM...]
 #   KVER "none": a kernel with those drivers built in (the debug kernel of
 #   make check's dbg lane), no kernel modules are packed
+#   TG_KMODS_EXTRA="mod ...": also pack these (with their dependencies),
+#   listed in /kmods.extra in load order, for the suites that load them
+#   (k8s: virtio_blk for its disk, overlay for containerd)
 set -euo pipefail
 out=$1 kver=$2 ko=$3 suites=$4
 shift 4
@@ -30,6 +33,7 @@ add_kmod() {
 	local path dep
 	grep -qx "$1" "$root/kmods.order.names" 2>/dev/null && return 0
 	path=$(modinfo -k "$kver" -n "$1") || return 1
+	[ "$path" != "(builtin)" ] || return 0	# in the kernel (6.12: some virtio drivers)
 	for dep in $(modinfo -k "$kver" -F depends "$1" | tr ',' ' '); do
 		add_kmod "$dep"
 	done
@@ -39,6 +43,12 @@ add_kmod() {
 	basename "$path" >> "$root/kmods.order"
 }
 [ "$kver" = none ] || for m in nd_e820 nd_pmem dax_pmem; do add_kmod "$m"; done
+# the extra modules: loaded by the suites that need them, not at boot
+mv "$root/kmods.order" "$root/kmods.boot"
+: > "$root/kmods.order"
+[ "$kver" = none ] || for m in ${TG_KMODS_EXTRA:-}; do add_kmod "$m" || { echo "mkinitramfs: no module $m for $kver" >&2; exit 1; }; done
+mv "$root/kmods.order" "$root/kmods.extra"
+mv "$root/kmods.boot" "$root/kmods.order"
 rm -f "$root/kmods.order.names"
 
 # Host programs with their libraries (ldd), so suites can run real tools.

@@ -14,6 +14,8 @@
 #     kernel of make check's dbg lane; KVER then only names it)
 #   TG_PANIC_ON_WARN=0: a WARN does not end the run (the host still fails it)
 #   TG_VM_APPEND: more kernel command line
+#   TG_VM_DISK=path: a raw disk image the guest gets as a read-only virtio
+#     disk (/dev/vda; the k8s suite's runtimes, tests/e2e/runtimes.sh)
 #   TG_VM_STALL_S: seconds of console silence after which the guest is taken
 #     for stalled (default 200 + tg.churn_s, 0 = never; the longest regular
 #     test is silent for at most 120+5 s): QEMU's view of each vCPU (monitor), sysrq 9
@@ -46,6 +48,10 @@ qemu_args=(-nographic -no-reboot -smp 2 -m 1280M
 	-numa node,nodeid=0,cpus=0-1,memdev=m0
 	-numa node,nodeid=1,memdev=m1
 	-kernel "$kernel" -initrd "$initrd")
+if [ -n "${TG_VM_DISK:-}" ]; then
+	[ -r "$TG_VM_DISK" ] || { echo "vm: no disk image $TG_VM_DISK"; echo "vm: 0 passed, 1 failed"; exit 1; }
+	qemu_args+=(-drive "file=$TG_VM_DISK,format=raw,if=virtio,readonly=on")
+fi
 cmdline="console=ttyS0 loglevel=${TG_LOGLEVEL:-4} sysrq_always_enabled unknown_nmi_panic=1 panic_print=0x41 oops=panic panic=-1 panic_on_warn=${TG_PANIC_ON_WARN:-1} memmap=256M!768M tsc=reliable${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}${TG_VM_APPEND:+ $TG_VM_APPEND}"
 
 accel=${TG_ACCEL:-auto}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/containerd/nri/pkg/api"
 	"github.com/containerd/nri/pkg/stub"
 
 	tgnri "tgroup/userland/nri"
@@ -92,8 +93,15 @@ func main() {
 	}
 
 	closed := make(chan struct{})
-	opts := []stub.Option{stub.WithPluginName(*name), stub.WithPluginIdx(*idx),
-		stub.WithOnClose(func() { p.Disconnected(); close(closed) })}
+	opts := []stub.Option{stub.WithOnClose(func() { p.Disconnected(); close(closed) })}
+	// A plugin the runtime launched itself (pre-registered) has its name
+	// and index from the runtime (NRI_PLUGIN_NAME, NRI_PLUGIN_IDX): nri's
+	// stub refuses a second index ("plugin ID already set"), so the flags
+	// name only a plugin that connects by itself (the e2e suite's
+	// preregistered scenario found this).
+	if os.Getenv(api.PluginIdxEnvVar) == "" {
+		opts = append(opts, stub.WithPluginName(*name), stub.WithPluginIdx(*idx))
+	}
 	if *socket != "" {
 		opts = append(opts, stub.WithSocketPath(*socket))
 	}
