@@ -33,13 +33,19 @@
  * handler mid-park is blocked when it comes), so only these end a park
  * early:
  *  - a fatal signal (SIGKILL, or a signal whose default action kills);
- *  - a job-control or ptrace stop (SIGSTOP, a stop signal of default
- *    action, a group stop, PTRACE_INTERRUPT and other ptrace traps): the
- *    stop happens, and a member continued by SIGCONT while its group is
- *    still throttled is parked again before it returns to user space
- *    (SIGCONT is caught where it is sent, the signal_generate tracepoint);
+ *  - a job-control stop of an untraced task (SIGSTOP, a stop signal of
+ *    default action, a group stop): the stop happens, and a member
+ *    continued by SIGCONT while its group is still throttled is parked
+ *    again before it returns to user space (SIGCONT is caught where it is
+ *    sent, the signal_generate tracepoint);
  *  - the freezer: the system freezer freezes the park in place; the cgroup
  *    v2 freezer's trap ends it.
+ * A traced task keeps its park across ptrace traps and signals, as a
+ * throttled tracee under CFS cannot reach its stop: its tracer could
+ * otherwise stop and continue it (PTRACE_CONT, no signal: nothing re-parks
+ * it) as often as it likes. It sleeps TASK_KILLABLE (a pending trap would
+ * end an interruptible sleep at once): state I in /proc, not in loadavg;
+ * its tracer's waitpid() waits for the group's runtime.
  * The enforcer queues parks on stopped and traced-stopped members too: they
  * run when such a task resumes.
  *
@@ -86,6 +92,8 @@
 
 /* m->park_busy */
 #define TG_PARK_BUSY		0
+/* how a traced task parks (tg_park_wait()) */
+#define TG_PARK_TRACED		(TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE)
 
 /* io_uring's threads are user workers too (6.4+): those are looked at apart */
 #define TG_PF_NEVER_PARK_IO	(PF_EXITING | PF_KTHREAD)
@@ -227,24 +235,29 @@ static void tg_park_signals(sigset_t *block)
 }
 
 /*
- * What ends a park early: a fatal signal, a stop or trap (job control,
- * ptrace, the cgroup freezer), or a signal that must reach get_signal():
- * unblocked while parked means its default action stops or kills the task.
- * A signal that got a handler since the park began (set by a task sharing
- * the handlers, outside the group) is blocked too, and the park goes on.
+ * What ends a park early: a fatal signal, the cgroup freezer's trap, and
+ * for a task that is not traced (@traced: current->ptrace) a job-control
+ * stop or a signal that must reach get_signal() (unblocked while parked: its
+ * default action stops or kills the task). A signal that got a handler
+ * since the park began (set by a task sharing the handlers, outside the
+ * group) is blocked too, and the park goes on. A traced task keeps its park
+ * across ptrace traps and signals (each would be a signal-delivery-stop its
+ * tracer may suppress, then run on): it sleeps killable, see tg_park_wait().
  * A pending task_work notification (TIF_NOTIFY_SIGNAL: io_uring creating a
  * worker through its owner, say) is cleared: that work runs after the park.
  */
-static bool tg_park_interrupted(void)
+static bool tg_park_interrupted(bool traced)
 {
 	sigset_t block;
 
-	if (fatal_signal_pending(current))
-		return true;
-	if (current->jobctl & (JOBCTL_STOP_PENDING | JOBCTL_TRAP_MASK | JOBCTL_TRAP_FREEZE))
+	if (fatal_signal_pending(current) || (current->jobctl & JOBCTL_TRAP_FREEZE))
 		return true;
 	if (test_thread_flag(TIF_NOTIFY_SIGNAL))
 		clear_notify_signal();
+	if (traced)
+		return false;
+	if (current->jobctl & (JOBCTL_STOP_PENDING | JOBCTL_TRAP_MASK))
+		return true;
 	if (!task_sigpending(current))
 		return false;
 	/* block what has a handler now */
@@ -257,19 +270,28 @@ static bool tg_park_interrupted(void)
 	return task_sigpending(current);
 }
 
-/* Sleep on @grp's queue until the park is over or interrupted. */
+/*
+ * Sleep on @grp's queue until the park is over or interrupted: in
+ * TASK_INTERRUPTIBLE (state S), or for a traced task in a killable sleep:
+ * a pending ptrace trap or stop keeps TIF_SIGPENDING set, which would end
+ * an interruptible sleep at once (a busy loop). Only SIGKILL, the system
+ * freezer (TASK_FREEZABLE) and the park's end wake that one; with
+ * TASK_NOLOAD it shows as state I and is not in the load average.
+ */
 static bool tg_park_wait(struct tg_member *m, struct tg_group *grp, u32 gen,
 			 bool once)
 {
 	struct tg_cpu_grp *c = tg_cpu(grp);
-	bool interrupted = false;
+	bool interrupted = false, traced;
 	DEFINE_WAIT(wait);
 
 	for (;;) {
-		prepare_to_wait(&c->wq, &wait, TASK_INTERRUPTIBLE | TASK_FREEZABLE);
+		traced = READ_ONCE(current->ptrace);
+		prepare_to_wait(&c->wq, &wait, traced ? TG_PARK_TRACED :
+				TASK_INTERRUPTIBLE | TASK_FREEZABLE);
 		if (tg_park_done(m, grp, gen))
 			break;
-		if (tg_park_interrupted()) {
+		if (tg_park_interrupted(traced)) {
 			interrupted = true;
 			break;
 		}

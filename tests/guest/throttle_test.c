@@ -1692,6 +1692,121 @@ TEST_T(escape_stop_cont_spinner, 40)
 }
 
 /*
+ * An active tracer outside the group: a spinner seized by a tracer (uid
+ * ESC_UID, root group) that loops as fast as it can over PTRACE_INTERRUPT
+ * (or, every other round, a SIGUSR1 that it suppresses at the
+ * signal-delivery-stop), waitpid and PTRACE_CONT with no signal. A ptrace
+ * trap must not end a park of a traced task (as under CFS bandwidth control,
+ * a throttled tracee does not even reach its stop): the tracer waits for
+ * the tracee's runtime. The tracee runs no user code beyond its quota
+ * (its user time within ESC_TOL of it) and is off CPU while parked (state I:
+ * a killable sleep, which a pending trap cannot end). Its total CPU time
+ * may exceed the quota by what the tracer makes it spend in the kernel,
+ * cycling through ptrace stops inside get_signal(), where no task_work
+ * runs (docs/module.md): charged to the group, bounded here by
+ * ESC_TRACED_TOTAL (0.073-0.140 of a CPU in 9 runs; 0.256, nearly all of
+ * it user code, before traced tasks kept their park).
+ */
+#define ESC_TRACED_TOTAL	0.20	/* of one CPU, user + system */
+struct tracer_log {
+	volatile long stops, sigs;
+	volatile pid_t tracee;
+};
+
+#define TRACE_SAMPLES		300	/* tracee state samples, 1 ms apart */
+
+static void __attribute__((noreturn)) active_tracer(struct tracer_log *l)
+{
+	pid_t s;
+	long i;
+	int st;
+
+	drop_to(ESC_UID);
+	prctl(PR_SET_DUMPABLE, 1);	/* setresuid() made it non-dumpable */
+	s = fork();
+	if (s == 0)
+		spin_thread(NULL);
+	if (ptrace(PTRACE_SEIZE, s, 0, 0))
+		_exit(121);
+	l->tracee = s;
+	for (i = 0;; i++) {
+		if (i & 1) {
+			kill(s, SIGUSR1);	/* default action: kill; the tracer drops it */
+			l->sigs++;
+		} else {
+			ptrace(PTRACE_INTERRUPT, s, 0, 0);
+		}
+		if (waitpid(s, &st, __WALL) != s || !WIFSTOPPED(st))
+			_exit(0);
+		l->stops++;
+		ptrace(PTRACE_CONT, s, 0, 0);
+	}
+}
+
+TEST_T(escape_active_tracer_spinner, 40)
+{
+	struct tracer_log *l = shm(sizeof(*l));
+	int i, seen[128] = { 0 }, off = 0;
+	long stops0, stops;
+	pid_t tracer, sp;
+	double share, user = 0;
+
+	pinned_group("esc", Q10_US);
+	tracer = fork();
+	if (tracer < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (tracer == 0)
+		active_tracer(l);
+	for (i = 0; i < 500 && !l->tracee; i++)
+		usleep(10000);
+	sp = l->tracee;
+	EXPECT(sp > 0, "the tracer did not seize its child");
+	stops0 = l->stops;
+	join("esc", sp);
+	usleep(WARMUP_S * 1e6);
+	{
+		char path[64], buf[1024], *q;
+		unsigned long long u0 = 0, s0 = 0, u1 = 0, s1 = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", sp);
+		if (rd(path, buf, sizeof(buf)) > 0 && (q = strrchr(buf, ')')))
+			sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &u0, &s0);
+		share = proc_share(sp, MEASURE_S);
+		if (rd(path, buf, sizeof(buf)) > 0 && (q = strrchr(buf, ')')))
+			sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &u1, &s1);
+		user = (u1 - u0) / 100.0 / MEASURE_S;	/* clock ticks: USER_HZ 100 */
+		printf("TGTEST-INFO: escape_active_tracer_spinner: user time %.3f, system time %.3f of one CPU\n",
+		       user, (s1 - s0) / 100.0 / MEASURE_S);
+	}
+	for (i = 0; i < TRACE_SAMPLES; i++) {
+		char s = tid_state(sp, sp);
+
+		seen[s & 127]++;
+		off += s != 'R';
+		usleep(1000);
+	}
+	stops = l->stops - stops0;
+	printf("TGTEST-INFO: escape_active_tracer_spinner: %ld tracee stops (%ld SIGUSR1 "
+	       "dropped by the tracer); %d state samples: R %d I %d D %d t %d S %d\n", stops, l->sigs,
+	       TRACE_SAMPLES, seen['R'], seen['I'], seen['D'], seen['t'], seen['S']);
+	printf("TGTEST-INFO: escape_active_tracer_spinner: spinner under a tracer looping "
+	       "PTRACE_INTERRUPT/SIGUSR1, waitpid, PTRACE_CONT: %.3f of one CPU in all (bound %.2f), "
+	       "%.3f in user code (quota %.2f +- %.0f %%), nr_throttled %llu\n", share,
+	       ESC_TRACED_TOTAL, user, Q10_SHARE, ESC_TOL * 100, stat_value("esc", "nr_throttled"));
+	EXPECT(user <= Q10_SHARE * (1 + ESC_TOL), "user code ran %.3f of a CPU, quota %.2f",
+	       user, Q10_SHARE);
+	EXPECT(share <= ESC_TRACED_TOTAL, "%.3f of a CPU in all, bound %.2f", share,
+	       ESC_TRACED_TOTAL);
+	/* the tracer did interrupt it while measured: the attack ran */
+	EXPECT(stops >= MIN_PARKED_SAMPLES, "the tracer stopped its tracee only %ld times", stops);
+	EXPECT(off >= MIN_PARKED_SAMPLES, "the tracee was off CPU in only %d of %d samples",
+	       off, TRACE_SAMPLES);
+	reap(sp);	/* kills the tracee; the tracer's waitpid ends it */
+	reap(tracer);
+	rmdir(p2(MNT, "esc"));
+}
+
+/*
  * A handler set mid-park: the parked spinner (the main thread) shares its
  * handler table with a thread that was moved back to the root group
  * through `tasks`. That thread, in turn for SIGURG, SIGWINCH and SIGCHLD
