@@ -1704,8 +1704,8 @@ TEST_T(escape_stop_cont_spinner, 40)
  * may exceed the quota by what the tracer makes it spend in the kernel,
  * cycling through ptrace stops inside get_signal(), where no task_work
  * runs (docs/module.md): charged to the group, bounded here by
- * ESC_TRACED_TOTAL (0.073-0.140 of a CPU in 9 runs; 0.256, nearly all of
- * it user code, before traced tasks kept their park).
+ * ESC_TRACED_TOTAL (0.073-0.140 of a CPU in 9 runs; 0.256 in all before
+ * traced tasks kept their park, user time not measured then).
  */
 #define ESC_TRACED_TOTAL	0.20	/* of one CPU, user + system */
 struct tracer_log {
