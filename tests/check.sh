@@ -262,7 +262,7 @@ vm_suites() {
 		pass=$((pass + ${vp:-0}))
 		fail=$((fail + ${vf:-1}))
 		[ "${vf:-1}" = 0 ] || failed+=("$label (see ${log#$top/}.txt)")
-		if [ "$label" = vm ]; then vm_initramfs=$initramfs; fi	# the k8s suite boots it too (5c)
+		if [ "$label" = vm ]; then vm_initramfs=$initramfs; fi	# the k8s suite boots it too (5e)
 	else
 		tail -20 "$build/initramfs-$label.log"; ko "${label}_build" "initramfs for $k did not build"
 	fi
@@ -293,7 +293,7 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS deb/make_deb' <<<"$out" || { echo "$out" | tail -20; ko deb "no results"; }
 
-# 5c. The k8s e2e suite (tests/guest/k8s, docs/kubernetes.md): tgroup-nri
+# 5e. The k8s e2e suite (tests/guest/k8s, docs/kubernetes.md): tgroup-nri
 #     against containerd (each version on the disk), runc and crictl in a
 #     guest of its own, with the runtimes' disk (tests/e2e/runtimes.sh:
 #     built from their Go modules once into ~/.cache/tgroup, about 5 min
