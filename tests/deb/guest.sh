@@ -125,5 +125,56 @@ systemctl stop tgroup 2>/dev/null
 cp /root/tgroup.conf.orig /etc/tgroup/tgroup.conf
 sed -i 's/max_groups=78/max_groups=77/' /etc/modprobe.d/tgroup.conf
 kill $pid 2>/dev/null
+
+# 9. (last boot) an upgrade under a running service: dpkg -i of a newer
+#    tgroup-tools keeps tgroup.service, the module, the mount, the groups and
+#    their tasks (--no-stop-on-upgrade), and restarts the exporter so the new
+#    binary serves (--restart-after-upgrade, try-restart).
+exporter_pid() { systemctl show -p MainPID --value tgroup-exporter; }
+scrape() {	# the exporter's /metrics, retried while it starts
+	local out
+	for _ in $(seq 1 20); do
+		out=$(exec 3<>/dev/tcp/127.0.0.1/9847 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3) && { echo "$out"; return; }
+		sleep 0.5
+	done
+}
+if [ "$(cat /root/tgroup-deb-upgrade-kernel 2>/dev/null)" = "$k" ]; then
+	new=$(ls /root/tgroup-tools_*+upgradetest1_amd64.deb 2>/dev/null | head -1)
+	systemctl start tgroup tgroup-exporter
+	sleep 1000 & pid=$!
+	echo $pid > $m/db/cgroup.procs
+	epid=$(exporter_pid)
+	scrape >/dev/null
+	if [ -n "$new" ] && dpkg -i "$new" >/root/dpkg-upgrade.log 2>&1 &&
+		[ "$(dpkg-query -W -f '${Version}' tgroup-tools)" = "$(dpkg-deb -f "$new" Version)" ]; then pass upgrade_dpkg_i
+	else fail upgrade_dpkg_i "$new: $(tail -5 /root/dpkg-upgrade.log 2>&1)"; fi
+	check upgrade_keeps_task_in_group grep -qx $pid $m/db/cgroup.procs
+	check upgrade_keeps_module_and_mount sh -c "[ -d /sys/module/tgroup ] && mountpoint -q $m && [ \"\$(cat $m/db/tgroup.priority)\" = high ]"
+	check upgrade_keeps_service_active systemctl is-active -q tgroup
+	npid=$(exporter_pid)
+	if systemctl is-active -q tgroup-exporter && [ "$npid" != 0 ] && [ "$npid" != "$epid" ] &&
+		scrape | grep -q 'group="db"'; then pass "upgrade_restarts_exporter (pid $epid -> $npid)"
+	else fail upgrade_restarts_exporter "active: $(systemctl is-active tgroup-exporter), pid $epid -> $npid"; fi
+
+	# 10. apt-get remove stops both units while their binaries are there
+	#     (debian/tgroup-tools.prerm): the groups are dissolved and the module
+	#     unloaded, the task lives on; nothing left failed or running.
+	#     Then purge: the configuration and the units' enablement are gone.
+	t0=$(date +%s); sleep 1
+	if DEBIAN_FRONTEND=noninteractive apt-get remove -y tgroup-tools >/root/apt-remove.log 2>&1; then pass remove_apt_get
+	else fail remove_apt_get "$(tail -5 /root/apt-remove.log)"; fi
+	check remove_says_groups_dissolved grep -q 'tgroup-tools: stopping tgroup.service: every group in /sys/fs/tgroup is dissolved' /root/apt-remove.log
+	check remove_stops_units_cleanly sh -c "! systemctl is-active -q tgroup && ! systemctl is-active -q tgroup-exporter &&
+		! systemctl is-failed -q tgroup && ! systemctl is-failed -q tgroup-exporter"
+	check remove_stop_ran_teardown sh -c "journalctl -q -o cat -u tgroup --since @$t0 | grep -q 'stop: unmounting /sys/fs/tgroup dissolves 2 group(s)'"
+	check remove_unloads_module_task_lives sh -c "! mountpoint -q $m && [ ! -d /sys/module/tgroup ] && kill -0 $pid"
+	check remove_no_failed_unit sh -c "[ -z \"\$(systemctl list-units --failed --plain --no-legend 'tgroup*')\" ]"
+	check remove_keeps_config_and_dkms sh -c "[ -f /etc/tgroup/tgroup.conf ] && dpkg-query -W -f '\${Status}' tgroup-dkms | grep -q 'install ok installed'"
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y tgroup-tools >/root/apt-purge.log 2>&1 &&
+		[ ! -e /etc/tgroup/tgroup.conf ] && [ ! -e /etc/systemd/system/multi-user.target.wants/tgroup.service ] &&
+		[ ! -e /etc/systemd/system/multi-user.target.wants/tgroup-exporter.service ]; then pass purge_removes_config_and_enablement
+	else fail purge_removes_config_and_enablement "$(tail -3 /root/apt-purge.log; ls /etc/tgroup /etc/systemd/system/multi-user.target.wants 2>&1 | tr '\n' ' ')"; fi
+	kill $pid 2>/dev/null
+fi
 echo "TGDEB: END $k"
 systemctl poweroff --no-block

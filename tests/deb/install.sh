@@ -13,7 +13,10 @@
 #  3. The root, configured as an operator would (/etc/modprobe.d/tgroup.conf,
 #     /etc/tgroup/tgroup.conf), becomes an ext4 disk and boots under QEMU with
 #     systemd, once per kernel (6.1, then 6.12): tests/deb/guest.sh checks the
-#     service at boot, restart, reload, stop, start and a failing setup.
+#     service at boot, restart, reload, stop, start and a failing setup; in
+#     the last boot, an upgrade of tgroup-tools (dpkg -i of a newer version
+#     built in step 1b from the same source, its changelog one entry ahead)
+#     under a running service, then apt-get remove and purge.
 # The DKMS build runs natively in the chroot (under TCG it would take minutes:
 # gcc and the headers' unpacking), the rest in the booted system. Prints
 # PASS/FAIL lines. TG_DEB_KERNELS (default "6.1 6.12") picks the boots.
@@ -32,6 +35,20 @@ ok make_deb
 if out=$(cd "$build" && lintian --pedantic -E --fail-on error,warning,info,pedantic *.changes 2>&1) &&
 	[ -z "$(echo "$out" | grep -E '^[EWIPX]: ')" ]; then ok lintian_clean
 else echo "$out" | head -20; ko lintian_clean "tags above (justified ones go into debian/*.lintian-overrides)"; fi
+
+# 1b. a newer version of the same source (its changelog one entry ahead), for
+#     the upgrade test in the last boot: dpkg -i of its tgroup-tools
+src=$(ls -d "$build"/tgroup-*/ | head -1)
+up=$build/newer
+ver=$(cd "$src" && dpkg-parsechangelog -S Version)
+if rm -rf "$up" && mkdir -p "$up" && cp -a "$src" "$up/src" && (cd "$up/src" &&
+	{ printf 'tgroup (%s+upgradetest1) bookworm; urgency=medium\n\n  * The upgrade test'"'"'s newer version (tests/deb/install.sh).\n\n -- tgroup maintainers <maintainers@users.noreply.a-seed-432ed2c0.example>  %s\n\n' \
+		"$ver" "$(date -R)"; cat debian/changelog; } > debian/changelog.new && mv debian/changelog.new debian/changelog &&
+	nice dpkg-buildpackage -us -uc -b >"$up/build.log" 2>&1) && ls "$up"/tgroup-tools_"$ver"+upgradetest1_amd64.deb >/dev/null; then
+	ok "newer_version_built ($ver+upgradetest1)"
+else
+	tail -20 "$up/build.log"; ko newer_version_built "see build/deb/newer/build.log"
+fi
 
 # 2. the operator's apt install in a copy of the Debian 12 root
 base=$("$top/tests/deb/root.sh") || { ko debian_root "tests/deb/root.sh failed"; exit 0; }
@@ -92,6 +109,11 @@ mkdir -p "$root/etc/systemd/system/tgroup.service.d"
 # the uncore source stays off (setup exits 3), accepted as the docs say
 printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile cascadelake"\nSuccessExitStatus=3\n' > "$root/etc/systemd/system/tgroup.service.d/setup.conf"
 install -m 0755 "$top/tests/deb/guest.sh" "$root/root/tgroup-deb-guest.sh"
+# the last boot upgrades tgroup-tools to the newer version, then removes and
+# purges it (guest.sh steps 9 and 10: the disk is not reset between boots)
+cp "$up"/tgroup-tools_*+upgradetest1_amd64.deb "$root/root/" 2>/dev/null
+last=$(echo ${TG_DEB_KERNELS:-6.1 6.12} | awk '{ print $NF }')
+echo "$kernels" | grep "^$last\." | tail -1 > "$root/root/tgroup-deb-upgrade-kernel"
 cat > "$root/etc/systemd/system/tgroup-deb-test.service" <<'EOF'
 [Unit]
 Description=tgroup's package test (tests/deb/guest.sh)
