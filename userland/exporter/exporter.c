@@ -484,12 +484,12 @@ int main(int argc, char **argv)
 			break;
 		case O_MAXCONN:
 		case O_PERIP:
-			if (num_in(optarg, 1, 4096) < 0) {
+			*(c == O_MAXCONN ? &max_conn : &per_ip) = num_in(optarg, 1, 4096);
+			if (max_conn < 0 || per_ip < 0) {
 				fprintf(stderr, "tgroup-exporter: --%s: expected a number, 1 to 4096\n",
 					c == O_MAXCONN ? "web.max-connections" : "web.max-connections-per-ip");
 				return 2;
 			}
-			*(c == O_MAXCONN ? &max_conn : &per_ip) = num_in(optarg, 1, 4096);
 			break;
 		default:
 			fputs(help, stderr);
