@@ -25,16 +25,38 @@
 
 /* as the docs say; ":PORT" is every address, IPv6 and IPv4 (dual stack) */
 #define DEFAULT_LISTEN ":9847"
+/*
+ * Against a client that holds connections open (docs/tgctl.md,
+ * "Connections"): an idle connection is closed after the timeout; one
+ * address holds at most PER_IP of them, everyone together at most MAX.
+ * A scraper takes one connection; PER_IP leaves room for an HA pair and
+ * a few people with curl behind one NAT, and an idle attacker on a
+ * scraper's own address delays it by at most the timeout.
+ */
+#define DEFAULT_TIMEOUT 10
+#define DEFAULT_MAX_CONN 256
+#define DEFAULT_PER_IP 32
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static const char help[] =
 	"usage: tgroup-exporter [-m MOUNT] [--web.listen-address=[ADDR]:PORT]\n"
-	"                       [--web.telemetry-path=PATH] | --once | --textfile PATH]\n"
+	"                       [--web.telemetry-path=PATH] [--web.connection-timeout=S]\n"
+	"                       [--web.max-connections=N] [--web.max-connections-per-ip=N]\n"
+	"                       | --once | --textfile PATH]\n"
 	"Serve the tgroup mount's numbers as Prometheus metrics.\n"
 	"  -m, --mount MOUNT            the tgroup mount (default $TGROUP_MOUNT or /sys/fs/tgroup)\n"
 	"  --web.listen-address=ADDR    where to listen (default " DEFAULT_LISTEN ": every address,\n"
 	"                               IPv6 and IPv4; 127.0.0.1:9847, [::1]:9847, [::]:9847,\n"
 	"                               host:9847)\n"
 	"  --web.telemetry-path=PATH    the metrics' path (default /metrics)\n"
+	"  --web.connection-timeout=S   close a connection idle for S seconds (default "
+	STR(DEFAULT_TIMEOUT) ", 1-3600)\n"
+	"  --web.max-connections=N      connections open at once, all clients (default "
+	STR(DEFAULT_MAX_CONN) ", 1-4096)\n"
+	"  --web.max-connections-per-ip=N  connections open at once from one address (default "
+	STR(DEFAULT_PER_IP) ",\n"
+	"                               1-4096, at most --web.max-connections)\n"
 	"  --once                       print one exposition on stdout and exit\n"
 	"  --textfile PATH              write one exposition to PATH atomically (node_exporter's\n"
 	"                               textfile collector; PATH must end in .prom) and exit\n";
@@ -391,9 +413,24 @@ fail:
 	return -1;
 }
 
+/* a decimal in [lo, hi], all of it, or -1 */
+static long num_in(const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_LISTEN = 256, O_PATH, O_ONCE, O_TEXTFILE };
+	enum { O_LISTEN = 256, O_PATH, O_ONCE, O_TEXTFILE, O_TIMEOUT, O_MAXCONN, O_PERIP };
 	static const struct option lo[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "mount", required_argument, NULL, 'm' },
@@ -402,8 +439,12 @@ int main(int argc, char **argv)
 		{ "web.telemetry-path", required_argument, NULL, O_PATH },
 		{ "once", no_argument, NULL, O_ONCE },
 		{ "textfile", required_argument, NULL, O_TEXTFILE },
+		{ "web.connection-timeout", required_argument, NULL, O_TIMEOUT },
+		{ "web.max-connections", required_argument, NULL, O_MAXCONN },
+		{ "web.max-connections-per-ip", required_argument, NULL, O_PERIP },
 		{ NULL, 0, NULL, 0 },
 	};
+	long timeout = DEFAULT_TIMEOUT, max_conn = DEFAULT_MAX_CONN, per_ip = DEFAULT_PER_IP;
 	const char *listen_spec = DEFAULT_LISTEN, *textfile = NULL;
 	struct MHD_Daemon *d;
 	char why[300];
@@ -434,6 +475,22 @@ int main(int argc, char **argv)
 		case O_TEXTFILE:
 			textfile = optarg;
 			break;
+		case O_TIMEOUT:
+			timeout = num_in(optarg, 1, 3600);
+			if (timeout < 0) {
+				fprintf(stderr, "tgroup-exporter: --web.connection-timeout: expected seconds, 1 to 3600\n");
+				return 2;
+			}
+			break;
+		case O_MAXCONN:
+		case O_PERIP:
+			*(c == O_MAXCONN ? &max_conn : &per_ip) = num_in(optarg, 1, 4096);
+			if (max_conn < 0 || per_ip < 0) {
+				fprintf(stderr, "tgroup-exporter: --%s: expected a number, 1 to 4096\n",
+					c == O_MAXCONN ? "web.max-connections" : "web.max-connections-per-ip");
+				return 2;
+			}
+			break;
 		default:
 			fputs(help, stderr);
 			return 2;
@@ -441,6 +498,11 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc) {
 		fputs(help, stderr);
+		return 2;
+	}
+	if (per_ip > max_conn) {
+		fprintf(stderr, "tgroup-exporter: --web.max-connections-per-ip (%ld) is more than "
+			"--web.max-connections (%ld)\n", per_ip, max_conn);
 		return 2;
 	}
 	if (once || textfile) {
@@ -476,8 +538,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tgroup-exporter: cannot listen on %s: %s\n", listen_spec, why);
 		return strstr(why, "expected") ? 2 : 1;
 	}
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, serve, NULL,
-			     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
+	/*
+	 * epoll (MHD_USE_AUTO), not select: select cannot watch a descriptor
+	 * past FD_SETSIZE (1024), which ~1,000 idle connections reached.
+	 */
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, serve, NULL,
+			     MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)timeout,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)max_conn,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)per_ip,
+			     MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "tgroup-exporter: cannot serve on %s\n", listen_spec);
 		close(fd);
@@ -485,8 +555,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "tgroup-exporter: serving %s on %s%s\n", mount_path ? mount_path : TGROUP_DEFAULT_MOUNT,
-		listen_spec, telemetry_path);
+	fprintf(stderr, "tgroup-exporter: serving %s on %s%s (idle timeout %lds, at most %ld connections, "
+		"%ld per address)\n", mount_path ? mount_path : TGROUP_DEFAULT_MOUNT, listen_spec, telemetry_path,
+		timeout, max_conn, per_ip);
 	{	/* the log says at once if resctrl holds RDT */
 		char where[1024];
 

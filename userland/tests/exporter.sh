@@ -123,3 +123,72 @@ if [ $rc = 0 ] && [ $rc2 = 0 ] && grep -qx '# resctrl: mounted at /sys/fs/resctr
 	grep -q '"actuators":{"cpu":"active","mba":"published: mba_percent in tgroup.stat"}' <<<"$j" &&
 	grep -q '^tgctl: warning: source_rdt: standby: resctrl' "$d/err2"; then ok tgctl_status_resctrl_and_states
 else ko tgctl_status_resctrl_and_states "rc $rc/$rc2: $(echo "$tab" | grep '^#' | tr '\n' '|') $(cat "$d/err" "$d/err2")"; fi
+
+# Connections (docs/tgctl.md, "Connections"). One client holding 1,100 idle
+# half-requests from 127.0.0.2, and 8 from the scraper's own 127.0.0.1: the
+# first address keeps the per-address limit (32), the second all of its 8
+# (under the limit), and a scrape from 127.0.0.1 answers within 5 s (a
+# scrape takes milliseconds; margin for a busy 2-core host, Prometheus'
+# scrape timeout is 10 s); every held connection is closed by the default
+# idle timeout (10 s): not before 9 s, by 25 s.
+hold=$(dirname "$(realpath "$0")")/exporter-hold.py
+"$ex" -m "$m" --web.listen-address=:$port 2>/dev/null & pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+python3 "$hold" $port 127.0.0.2 1100 "$d/rA" 40 > "$d/hA" 2>&1 & hA=$!
+python3 "$hold" $port 127.0.0.1 8 "$d/rB" 40 > "$d/hB" 2>&1 & hB=$!
+for _ in $(seq 600); do [ -e "$d/rA" ] && [ -e "$d/rB" ] && break; sleep 0.1; done
+scr=$(curl -s --max-time 5 -o "$d/s3" -w '%{http_code} %{time_total}' "http://127.0.0.1:$port/metrics")
+wait $hA $hB
+read -r _ heldA _ refA _ closedA _ firstA _ lastA < "$d/hA"
+read -r _ heldB _ refB _ closedB _ firstB _ lastB < "$d/hB"
+kill $pid; wait $pid 2>/dev/null; pid=
+if [ "${scr%% *}" = 200 ] && grep -qx 'tgroup_up 1' "$d/s3"; then ok scrape_beside_idle_connections
+else ko scrape_beside_idle_connections "scrape: ${scr:-none}; 127.0.0.2: $(cat "$d/rA" "$d/hA"); 127.0.0.1: $(cat "$d/rB" "$d/hB")"; fi
+if [ "$heldA" = 32 ] && [ "$refA" = 1068 ] && [ "$heldB" = 8 ] && [ "$refB" = 0 ]; then ok per_address_limit
+else ko per_address_limit "127.0.0.2: $(cat "$d/hA"); 127.0.0.1: $(cat "$d/hB")"; fi
+if [ "$closedA" = 32 ] && [ "$closedB" = 8 ] &&
+	awk -v a="$firstA" -v b="$lastA" -v c="$firstB" -v e="$lastB" 'BEGIN { exit !(a >= 9 && c >= 9 && b <= 25 && e <= 25) }'; then
+	ok idle_closed_after_default_timeout
+else ko idle_closed_after_default_timeout "127.0.0.2: $(cat "$d/hA"); 127.0.0.1: $(cat "$d/hB")"; fi
+
+# the flags. A 2 s timeout and 4 per address: 127.0.0.2 keeps 4 of 5, each
+# closed after 2 s (not before 1.5 s, by 10 s). 6 in all (timeout 10 s):
+# with 127.0.0.2 holding 4 and 127.0.0.3 two more (its other two wait in
+# the listen queue), a scrape waits too (none within 3 s), and is answered
+# once the 6 are shut. Bad values are refused (exit 2).
+"$ex" -m "$m" --web.listen-address=127.0.0.1:$port --web.connection-timeout=2 \
+	--web.max-connections-per-ip=4 2>/dev/null & pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+rm -f "$d/rA"
+python3 "$hold" $port 127.0.0.2 5 "$d/rA" 20 > "$d/hA" 2>&1
+read -r _ heldA _ refA _ closedA _ firstA _ lastA < "$d/hA"
+kill $pid; wait $pid 2>/dev/null; pid=
+if [ "$heldA" = 4 ] && [ "$refA" = 1 ] && [ "$closedA" = 4 ] &&
+	awk -v a="$firstA" -v b="$lastA" 'BEGIN { exit !(a >= 1.5 && b <= 10) }'; then ok connection_timeout_flag
+else ko connection_timeout_flag "127.0.0.2: $(cat "$d/hA")"; fi
+"$ex" -m "$m" --web.listen-address=127.0.0.1:$port --web.max-connections=6 --web.max-connections-per-ip=4 \
+	2>/dev/null & pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+rm -f "$d/rA" "$d/rB"
+python3 "$hold" $port 127.0.0.2 4 "$d/rA" 20 > "$d/hA" 2>&1 & hA=$!
+python3 "$hold" $port 127.0.0.3 4 "$d/rB" 20 > "$d/hB" 2>&1 & hB=$!
+for _ in $(seq 100); do [ -e "$d/rA" ] && [ -e "$d/rB" ] && break; sleep 0.1; done
+scr=$(curl -s --max-time 3 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics")
+kill $hA $hB; wait $hA $hB 2>/dev/null
+read -r _ heldA _ refA < "$d/rA"
+read -r _ heldB _ refB < "$d/rB"
+kill $pid; wait $pid 2>/dev/null; pid=
+"$ex" -m "$m" --web.listen-address=127.0.0.1:$port --web.max-connections=6 --web.max-connections-per-ip=4 \
+	2>/dev/null & pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+scr2=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/metrics")
+kill $pid; wait $pid 2>/dev/null; pid=
+bad=
+for v in 0 3601 1x "" -1 " 5"; do "$ex" -m "$m" --web.connection-timeout="$v" 2>/dev/null; [ $? = 2 ] || bad="$bad timeout=[$v]"; done
+"$ex" -m "$m" --web.max-connections=4 --web.max-connections-per-ip=5 2>/dev/null; [ $? = 2 ] || bad="$bad per-ip>max"
+"$ex" -m "$m" --web.max-connections=4097 2>/dev/null; [ $? = 2 ] || bad="$bad max=4097"
+"$ex" -m "$m" --web.max-connections-per-ip=0 2>/dev/null; [ $? = 2 ] || bad="$bad per-ip=0"
+if [ "$heldA" = 4 ] && [ "$heldB" = 4 ] && [ "$scr" = 000 ] && [ "$scr2" = 200 ] && [ -z "$bad" ] &&
+	grep -q 'connection-timeout=S   close a connection idle for S seconds (default 10' <<<"$("$ex" --help)"; then
+	ok connection_limit_flags
+else ko connection_limit_flags "127.0.0.2: $(cat "$d/rA"); 127.0.0.3: $(cat "$d/rB"); scrape at the limit ${scr:-none}, after ${scr2:-none}; accepted:$bad"; fi
