@@ -116,6 +116,17 @@ static struct tg_cpu_grp *tg_cpu(struct tg_group *grp)
 	return tg_grp_slot(grp, &tg_act_cpu.p);
 }
 
+/*
+ * Groups throttled now: the SIGCONT probe's gate, so a SIGCONT sent while no
+ * group is throttled (most of them, and every one to a task in no group
+ * then) costs one load. Raised before a group's throttled flag is set and
+ * lowered after it is cleared (under the group's lock), so it is never below
+ * the number of groups a park could wait on. A probe that reads 0 while a
+ * throttle begins misses nothing: that throttle queues a park on every
+ * member that runs or is stopped (tg_park_members()), the continued one too.
+ */
+static atomic_t tg_nr_throttled = ATOMIC_INIT(0);
+
 /* groups under a quota, as the last period set them */
 static unsigned int tg_quota_groups;
 static void tg_enforce_fn(struct work_struct *work);
@@ -394,13 +405,20 @@ static void tg_cpu_unthrottle(struct tg_group *grp)
 	WRITE_ONCE(c->throttled, false);
 	WRITE_ONCE(c->gen, c->gen + 1);
 	wake_up_all(&c->wq);
+	atomic_dec(&tg_nr_throttled);
 }
 
 /* Throttle a group for the rest of the period. grp->lock held. */
 static void tg_cpu_throttle(struct tg_group *grp)
 {
+	struct tg_cpu_grp *c = tg_cpu(grp);
+
 	lockdep_assert_held(&grp->lock);
-	WRITE_ONCE(tg_cpu(grp)->throttled, true);
+	if (!c->throttled) {
+		atomic_inc(&tg_nr_throttled);
+		smp_mb__after_atomic();	/* the count before the flag */
+		WRITE_ONCE(c->throttled, true);
+	}
 	WRITE_ONCE(grp->nr_throttled, grp->nr_throttled + 1);
 	tg_park_members(grp);
 }
@@ -585,7 +603,9 @@ static void tg_cpu_group_added(struct tg_group *grp)
  * after prepare_signal() has woken its stopped threads for a SIGCONT:
  * those cannot get past the siglock before the park is queued, so they run
  * it before they return to user space. Any context, hard irq included
- * (POSIX timers): no group lock is taken.
+ * (POSIX timers): no group lock is taken. While no group is throttled it
+ * returns after one load (tg_nr_throttled): it walks no thread and looks
+ * up no member, whoever the target.
  */
 static void tg_on_signal(void *data, int sig, struct kernel_siginfo *info,
 			 struct task_struct *task, int group, int result)
@@ -593,7 +613,7 @@ static void tg_on_signal(void *data, int sig, struct kernel_siginfo *info,
 	struct tg_member *m;
 	struct task_struct *t;
 
-	if (sig != SIGCONT)
+	if (sig != SIGCONT || !atomic_read(&tg_nr_throttled))
 		return;
 	rcu_read_lock();
 	for_each_thread(task, t) {
