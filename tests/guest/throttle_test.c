@@ -2070,6 +2070,167 @@ TEST_T(release_on_unpin, 30)
 	release_case("release_on_unpin", "ru", "cpu_quota_us=0", unpin);
 }
 
+/* ---- 11. the cgroup v2 freezer, again and again ---------------------------- */
+
+#define FREEZE_CYCLES		20
+#define THAW_RUN_US		500	/* "runs": half its allowance of a period */
+#define THAW_RUN_BOUND_S	2.0	/* the thawed spinner has run THAW_RUN_US */
+
+struct cycles {
+	const char *cg;
+	pid_t pid[2];		/* the spinner, the parked process */
+	int dstate;		/* samples of a thread in D */
+	char dwhat[1400];
+	double max_freeze, max_thaw, max_run;
+};
+
+/* sample the threads of both processes: a thread in D is noted */
+static void cycles_sample(struct cycles *c)
+{
+	long tids[16];
+	int i, k, n;
+
+	for (k = 0; k < 2; k++) {
+		n = proc_tids(c->pid[k], tids, 16);
+		for (i = 0; i < n; i++)
+			if (tid_state(c->pid[k], tids[i]) == 'D' && !c->dstate++)
+				tg_describe_task(tids[i], c->dwhat, sizeof(c->dwhat));
+	}
+}
+
+/* poll cgroup.events for @want, sampling states meanwhile; seconds taken, -1 if not */
+static double cycles_wait(struct cycles *c, const char *want)
+{
+	double t0 = tg_now();
+	char buf[512];
+
+	do {
+		cycles_sample(c);
+		rd(p2(c->cg, "cgroup.events"), buf, sizeof(buf));
+		if (strstr(buf, want))
+			return tg_now() - t0;
+		usleep(2000);
+	} while (tg_now() - t0 < FREEZE_BOUND_S);
+	return -1;
+}
+
+/* one freeze and thaw; NULL, or what went wrong */
+static const char *cycles_one(struct cycles *c)
+{
+	unsigned long long base;
+	double t, t0;
+
+	if (wr(p2(c->cg, "cgroup.freeze"), "1") < 0)
+		return "cgroup.freeze 1 failed";
+	t = cycles_wait(c, "frozen 1");
+	if (t < 0)
+		return "did not freeze within the bound";
+	c->max_freeze = t > c->max_freeze ? t : c->max_freeze;
+	base = proc_cpu_ns(c->pid[0]);
+	if (wr(p2(c->cg, "cgroup.freeze"), "0") < 0)
+		return "cgroup.freeze 0 failed";
+	t = cycles_wait(c, "frozen 0");
+	if (t < 0)
+		return "did not thaw within the bound";
+	c->max_thaw = t > c->max_thaw ? t : c->max_thaw;
+	t0 = tg_now();
+	while (proc_cpu_ns(c->pid[0]) - base < THAW_RUN_US * 1000ull) {
+		if (tg_now() - t0 > THAW_RUN_BOUND_S)
+			return "the thawed spinner did not run";
+		cycles_sample(c);
+		usleep(1000);
+	}
+	t = tg_now() - t0;
+	c->max_run = t > c->max_run ? t : c->max_run;
+	return NULL;
+}
+
+/*
+ * FREEZE_CYCLES freezes and thaws in a row of a cgroup v2 that holds a
+ * spinner of a group pinned at 10 % (throttled, parked most of each
+ * period) and a process parked for good (a group pinned at 0.01 %): every
+ * freeze completes within FREEZE_BOUND_S and every thaw lets the spinner
+ * run THAW_RUN_US within THAW_RUN_BOUND_S; no thread is ever seen in D;
+ * afterwards the spinner is held at 10 % +- REQ_TOL, and once both groups
+ * are released both processes run: nothing stays parked. The parked
+ * process's share over the cycles is printed, not judged: the freezer's
+ * trap ends a park and a thawed task runs until the next enforcer slice
+ * (docs/module.md), charged to its group.
+ */
+TEST_T(freeze_thaw_cycles, 120)
+{
+	struct cycles c = { .cg = "/sys/fs/cgroup/tgcycles" };
+	unsigned long long pbase, base[2];
+	const char *err = NULL;
+	double t0, parked, share, ref;
+	double lo = Q10_SHARE * (1 - REQ_TOL), hi = Q10_SHARE * (1 + REQ_TOL);
+	int ours, i, k;
+
+	set_period_ms(PERIOD_MS);
+	mk("cs");
+	pin("cs", Q10_US);
+	mk("cp");
+	pin("cp", QTINY_US);
+	c.pid[0] = spinner_proc(1, NULL);
+	c.pid[1] = spinner_proc(1, NULL);
+	join("cs", c.pid[0]);
+	join("cp", c.pid[1]);
+	wait_throttled("cp", 0, 5);
+	EXPECT(wait_off_cpu(c.pid[1], c.pid[1], 2.0), "the process at 0.01 %% was never seen parked");
+	EXPECT(!cgroup2_mount(&ours), "mount cgroup2: %s", strerror(errno));
+	rmdir(c.cg);
+	EXPECT_OK(mkdir(c.cg, 0755));
+	for (k = 0; k < 2; k++)
+		EXPECT(wrf(p2(c.cg, "cgroup.procs"), "%d", c.pid[k]) > 0, "move to %s: %s", c.cg,
+		       strerror(errno));
+	pbase = proc_cpu_ns(c.pid[1]);
+	t0 = tg_now();
+	for (i = 0; i < FREEZE_CYCLES && !err; i++)
+		err = cycles_one(&c);
+	parked = (proc_cpu_ns(c.pid[1]) - pbase) / 1e9 / (tg_now() - t0);
+	/* thaw and put them back before judging, so nothing is left frozen */
+	wr(p2(c.cg, "cgroup.freeze"), "0");
+	for (k = 0; k < 2; k++)
+		wrf("/sys/fs/cgroup/cgroup.procs", "%d", c.pid[k]);
+	rmdir(c.cg);
+	if (ours)
+		umount("/sys/fs/cgroup");
+	printf("TGTEST-INFO: freeze_thaw_cycles: %d of %d cycles%s%s; longest freeze %.3f s, thaw "
+	       "%.3f s (bound %.1f s), spinner ran %d us %.3f s after a thaw at most (bound %.1f s); "
+	       "the parked process %.4f of one CPU meanwhile (not judged: a thaw lets it run up to a "
+	       "slice); %d D samples\n",
+	       err ? i - 1 : i, FREEZE_CYCLES, err ? ": " : "", err ? err : "", c.max_freeze,
+	       c.max_thaw, FREEZE_BOUND_S, THAW_RUN_US, c.max_run, THAW_RUN_BOUND_S, parked,
+	       c.dstate);
+	if (c.dstate)
+		printf("TGTEST-INFO: freeze_thaw_cycles: first D sample: %s\n", c.dwhat);
+	EXPECT(!err, "cycle %d: %s", i, err);
+	EXPECT(!c.dstate, "%d samples in state D, e.g. %.300s", c.dstate, c.dwhat);
+
+	usleep(WARMUP_S * 1e6);
+	share = proc_share(c.pid[0], MEASURE_S);
+	printf("TGTEST-INFO: freeze_thaw_cycles: then the spinner: %.3f of one CPU over %.1f s "
+	       "(quota %.2f, +-%.0f %%: %.3f..%.3f)\n", share, MEASURE_S, Q10_SHARE,
+	       REQ_TOL * 100, lo, hi);
+	EXPECT(share >= lo && share <= hi, "spinner share %.3f after the cycles, expected %.2f "
+	       "+- %.0f %%", share, Q10_SHARE, REQ_TOL * 100);
+
+	/* released, both run at once (the bound scaled by the host's speed now) */
+	ref = free_run_ms();
+	for (k = 0; k < 2; k++)
+		base[k] = proc_cpu_ns(c.pid[k]);
+	t0 = tg_now();
+	unpin("cs");
+	unpin("cp");
+	for (k = 0; k < 2; k++)	/* both released at t0: the second is not late for the wait */
+		expect_released("freeze_thaw_cycles", k ? "the release of the parked process" :
+				"the release of the spinner", c.pid[k], t0, base[k], ref);
+	for (k = 0; k < 2; k++)
+		reap(c.pid[k]);
+	rmdir(p2(MNT, "cs"));
+	rmdir(p2(MNT, "cp"));
+}
+
 TEST_T(release_on_umount, 40)
 {
 	unsigned long long base;
