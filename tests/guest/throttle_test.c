@@ -2074,7 +2074,10 @@ TEST_T(release_on_unpin, 30)
 
 #define FREEZE_CYCLES		20
 #define THAW_RUN_US		500	/* "runs": half its allowance of a period */
-#define THAW_RUN_BOUND_S	2.0	/* the thawed spinner has run THAW_RUN_US */
+#define THAW_RUN_BOUND_S	3.0	/* the thawed spinner has run THAW_RUN_US: a thaw
+					 * lets it overrun until the next slice, and the
+					 * debt's floor (100 periods' quota) is 1 s of wall
+					 * at 10 %; 0.574 s seen in the guest */
 
 struct cycles {
 	const char *cg;
@@ -2223,8 +2226,9 @@ TEST_T(freeze_thaw_cycles, 120)
 	unpin("cs");
 	unpin("cp");
 	for (k = 0; k < 2; k++)	/* both released at t0: the second is not late for the wait */
-		expect_released("freeze_thaw_cycles", k ? "the release of the parked process" :
-				"the release of the spinner", c.pid[k], t0, base[k], ref);
+		expect_released("freeze_thaw_cycles", k ? "both groups' release (process 2: at 0.01 %)" :
+				"both groups' release (process 1: the spinner)", c.pid[k], t0, base[k],
+				ref);
 	for (k = 0; k < 2; k++)
 		reap(c.pid[k]);
 	rmdir(p2(MNT, "cs"));
