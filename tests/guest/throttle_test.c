@@ -2117,25 +2117,30 @@ static double cycles_wait(struct cycles *c, const char *want)
 	return -1;
 }
 
+/* write cgroup.freeze (@v: "0" or "1") and wait for "frozen @v"; 0, or -1 */
+static int cycles_freeze(struct cycles *c, const char *v, double *max)
+{
+	char want[16];
+	double t;
+
+	snprintf(want, sizeof(want), "frozen %s", v);
+	if (wr(p2(c->cg, "cgroup.freeze"), v) < 0 || (t = cycles_wait(c, want)) < 0)
+		return -1;
+	*max = t > *max ? t : *max;
+	return 0;
+}
+
 /* one freeze and thaw; NULL, or what went wrong */
 static const char *cycles_one(struct cycles *c)
 {
 	unsigned long long base;
 	double t, t0;
 
-	if (wr(p2(c->cg, "cgroup.freeze"), "1") < 0)
-		return "cgroup.freeze 1 failed";
-	t = cycles_wait(c, "frozen 1");
-	if (t < 0)
+	if (cycles_freeze(c, "1", &c->max_freeze))
 		return "did not freeze within the bound";
-	c->max_freeze = t > c->max_freeze ? t : c->max_freeze;
 	base = proc_cpu_ns(c->pid[0]);
-	if (wr(p2(c->cg, "cgroup.freeze"), "0") < 0)
-		return "cgroup.freeze 0 failed";
-	t = cycles_wait(c, "frozen 0");
-	if (t < 0)
+	if (cycles_freeze(c, "0", &c->max_thaw))
 		return "did not thaw within the bound";
-	c->max_thaw = t > c->max_thaw ? t : c->max_thaw;
 	t0 = tg_now();
 	while (proc_cpu_ns(c->pid[0]) - base < THAW_RUN_US * 1000ull) {
 		if (tg_now() - t0 > THAW_RUN_BOUND_S)
