@@ -9,6 +9,15 @@
  *                   with one populated group the caller is not in; and with
  *                   the caller inside a group. Loads and unloads the module
  *                   itself (./tgroup.ko).
+ *   tbench sigcont  (module NOT loaded when started) kill(SIGCONT)/s to a
+ *                   process of SIGCONT_THREADS sleeping threads in no group:
+ *                   without the module; loaded (inject=1) and mounted with
+ *                   no group throttled; and with a group throttled (a
+ *                   spinner pinned at 1 us per period). The module's
+ *                   SIGCONT probe walks the target's threads only in the
+ *                   last case (issue 22 a): the second rate should match
+ *                   the first, the third shows what the walk costs. Loads
+ *                   and unloads the module itself.
  *   tbench period   (module loaded with max_groups>=1024 and mounted) 1024
  *                   groups x 8 sleeping tasks, a few hundred periods, then
  *                   the read-only period_last_us=, period_max_us= and
@@ -36,6 +45,8 @@
 #define PERIOD_GROUPS 1024
 #define PERIOD_TASKS 8		/* per group: a process of 8 threads */
 #define PERIOD_RUN_S 6.0	/* a few hundred periods (slower at this scale) */
+#define SIGCONT_THREADS 256
+#define INJECT "/sys/kernel/debug/tgroup/inject"
 
 static double now_s(void)
 {
@@ -164,6 +175,103 @@ static int bench_spawn(void)
 	return 0;
 }
 
+/* kill(SIGCONT)/s to @pid over secs */
+static double sigcont_rate_once(pid_t pid, double secs)
+{
+	double t0 = now_s(), t;
+	long n = 0;
+
+	do {
+		kill(pid, SIGCONT);
+		n++;
+	} while ((t = now_s()) - t0 < secs);
+	return n / (t - t0);
+}
+
+/* best of RATE_RUNS after a warm-up, as rates() */
+static double sigcont_rate(pid_t pid)
+{
+	double r, best = 0;
+	int i;
+
+	sigcont_rate_once(pid, WARM_S);
+	for (i = 0; i < RATE_RUNS; i++) {
+		r = sigcont_rate_once(pid, RATE_S);
+		if (r > best)
+			best = r;
+	}
+	return best;
+}
+
+static int nr_threads(pid_t pid)
+{
+	char path[64], buf[4096];
+	FILE *f;
+	int n = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int bench_sigcont(void)
+{
+	double r_un, r_idle, r_thr;
+	char buf[64];
+	pid_t tgt, spin;
+	int i;
+
+	if (!access("/sys/module/tgroup", F_OK)) {
+		printf("TGTEST-INFO: tbench sigcont: tgroup already loaded, cannot measure without it\n");
+		return 1;
+	}
+	tgt = fork();
+	if (tgt == 0) {
+		pthread_t t;
+
+		for (i = 1; i < SIGCONT_THREADS; i++)
+			pthread_create(&t, NULL, sleeper, NULL);
+		sleeper(NULL);
+	}
+	for (i = 0; i < 1000 && nr_threads(tgt) < SIGCONT_THREADS; i++)
+		usleep(10000);
+	r_un = sigcont_rate(tgt);
+	if (system("insmod ./tgroup.ko inject=1") || mount("tgroup", MNT, "tgroup", 0, NULL)) {
+		printf("TGTEST-INFO: tbench sigcont: cannot load and mount the module\n");
+		kill(tgt, SIGKILL);
+		waitpid(tgt, NULL, 0);
+		return 1;
+	}
+	r_idle = sigcont_rate(tgt);
+	mkdir(MNT "/thr", 0755);
+	spin = fork();
+	if (spin == 0)
+		for (;;)
+			;
+	snprintf(buf, sizeof(buf), "%d", spin);
+	if (put(MNT "/thr/cgroup.procs", buf) || put(INJECT, "pin group=thr cpu_quota_us=1"))
+		printf("TGTEST-INFO: tbench sigcont: cannot throttle a group\n");
+	usleep(200000);
+	r_thr = sigcont_rate(tgt);
+	printf("TGTEST-BENCH: kill(SIGCONT)/s to a process of %d threads in no group (best of %d x "
+	       "%.0f s): module not loaded %.0f, mounted with no group throttled %.0f (ratio %.3f), "
+	       "with a group throttled %.0f (ratio %.3f)\n", SIGCONT_THREADS, RATE_RUNS, RATE_S,
+	       r_un, r_idle, r_idle / r_un, r_thr, r_thr / r_un);
+	kill(spin, SIGKILL);
+	waitpid(spin, NULL, 0);
+	kill(tgt, SIGKILL);
+	waitpid(tgt, NULL, 0);
+	rmdir(MNT "/thr");
+	if (umount(MNT) || system("rmmod tgroup"))
+		printf("TGTEST-INFO: tbench sigcont: unmount/unload failed\n");
+	return 0;
+}
+
 /* "key=N" in tgroup.config; -1 if absent */
 static long long config_key(const char *buf, const char *key)
 {
@@ -277,6 +385,8 @@ int main(int argc, char **argv)
 		return bench_spawn();
 	if (argc > 1 && !strcmp(argv[1], "period"))
 		return bench_period();
-	fprintf(stderr, "usage: tbench spawn|period\n");
+	if (argc > 1 && !strcmp(argv[1], "sigcont"))
+		return bench_sigcont();
+	fprintf(stderr, "usage: tbench spawn|sigcont|period\n");
 	return 2;
 }
