@@ -180,6 +180,7 @@ if [ -n "${TG_GUEST_LOCK:-}" ]; then
 fi
 # 2b. the older kernel without its headers, then README's command for it
 boot "$oldest" "$oldest-noheaders"
+tf=$SECONDS
 dpkg --root="$root" -l | awk '/^ii/ { print $2 }' | sort > "$build/pkgs.before-fix"
 if readme_install "$oldest" "$build/apt-fix.log"; then ok "readme_fix_installs ($(head -1 "$build/apt-fix.log"))"
 else tail -20 "$build/apt-fix.log"; ko readme_fix_installs "see build/deb/apt-fix.log"; fi
@@ -188,6 +189,7 @@ bad=$(headers_only "$build/pkgs.before-fix" "$build/pkgs.after-fix" "$oldest")
 if [ -z "$bad" ] && grep -qx "linux-headers-$oldest" "$build/pkgs.after-fix" && built_for "$oldest" && built_for "$newest"; then
 	ok "readme_fix_builds_module ($oldest's headers only, tgroup.ko built by DKMS's header hook)"
 else ko readme_fix_builds_module "new:$bad, tgroup.ko for $oldest: $(built_for "$oldest" && echo yes || echo no)"; fi
+echo "deb: README's command for $oldest in the chroot (DKMS build included) in $((SECONDS - tf)) s"
 mkimage
 for series in ${TG_DEB_KERNELS:-6.1 6.12}; do
 	k=$(echo "$kernels" | grep "^$series\." | tail -1)
