@@ -21,6 +21,30 @@ check() {	# name command...
 journal() { journalctl -q -o cat -u tgroup --since "@$1" 2>/dev/null; }
 echo "TGDEB: BEGIN $k"
 
+# 0. (install.sh's first boot) the running kernel has no headers: only the
+#    other kernel's were installed, README's command for it. tgroup.service
+#    fails at boot naming the running kernel, the kernels with headers and
+#    the fix; nothing is left loaded; the package's postinst check says the same.
+#    install.sh then runs README's command for this kernel and boots again.
+if [ ! -e /lib/modules/$k/build ]; then
+	other=$(cd /lib/modules && for d in */build; do [ -e "$d" ] && echo "${d%/build}"; done | tr '\n' ' ' | sed 's/ $//')
+	want="no tgroup.ko for the running kernel $k: its headers are not installed (headers installed for: $other; DKMS built tgroup.ko for: $other): apt install linux-headers-$k"
+	if systemctl is-failed -q tgroup && journalctl -b -q -o cat -u tgroup | grep -qF "$want"; then
+		pass "noheaders_unit_fails_naming_both (running $k, headers $other)"
+	else fail noheaders_unit_fails_naming_both "$(systemctl is-active tgroup): $(journalctl -b -q -o cat -u tgroup | tail -4)"; fi
+	check noheaders_nothing_loaded sh -c "[ ! -d /sys/module/tgroup ] && ! mountpoint -q $m"
+	# the installed postinst's check, cut from it (its DKMS part, run again,
+	# would remove the 6.12 build and redo it under TCG for minutes)
+	out=$(sed -n '/running-kernel-headers: begin/,/running-kernel-headers: end/p' /var/lib/dpkg/info/tgroup-dkms.postinst |
+		sh -s configure 2>&1)
+	if echo "$out" | grep -qF "tgroup-dkms: warning: no headers for the running kernel $k (headers installed for: $other): tgroup.ko is not built for it" &&
+		echo "$out" | grep -qF "fix: apt install linux-headers-$k"; then pass noheaders_postinst_names_both
+	else fail noheaders_postinst_names_both "$(echo "$out" | tail -4)"; fi
+	echo "TGDEB: END $k"
+	systemctl poweroff --no-block
+	exit 0
+fi
+
 # 1. tgroup.service started at boot (the package enabled it), with the module
 #    DKMS built for this kernel and the options from /etc/modprobe.d.
 if systemctl is-active -q tgroup; then pass boot_service_active
@@ -37,8 +61,21 @@ check apply_groups_at_boot test "$(cat $m/db/tgroup.priority 2>/dev/null)" = hig
 	"$(cat $m/batch/tgroup.priority 2>/dev/null)" = low -a \
 	"$(tr ' ' '\n' < $m/batch/tgroup.limit 2>/dev/null | grep nvm_wbps)" = nvm_wbps=500000000
 
+exporter_pid() { systemctl show -p MainPID --value tgroup-exporter; }
+scrape() {	# the exporter's /metrics, retried while it starts
+	local out
+	for _ in $(seq 1 20); do
+		out=$(exec 3<>/dev/tcp/127.0.0.1/9847 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3) && { echo "$out"; return; }
+		sleep 0.5
+	done
+}
+
 # 2. restart keeps the mount, the groups and their tasks, and re-applies
-#    (a priority changed by hand goes back to the file's).
+#    (a priority changed by hand goes back to the file's); the exporter, started
+#    (the package enabled it too), restarts with it (PartOf=tgroup.service).
+systemctl start tgroup-exporter
+scrape >/dev/null
+epid=$(exporter_pid)
 sleep 1000 & pid=$!
 echo $pid > $m/db/cgroup.procs
 echo low > $m/db/tgroup.priority
@@ -49,6 +86,10 @@ if systemctl restart tgroup; then
 	else fail restart_keeps_groups_and_reapplies "procs: $(cat $m/db/cgroup.procs 2>&1 | tr '\n' ' ') priority $(cat $m/db/tgroup.priority 2>&1)"; fi
 	if journal "$t0" | grep -q 'restart: /sys/fs/tgroup and every group stay'; then pass restart_says_kept
 	else fail restart_says_kept "$(journal "$t0" | tail -3)"; fi
+	npid=$(exporter_pid)
+	if systemctl is-active -q tgroup-exporter && [ "$npid" != 0 ] && [ "$npid" != "$epid" ] &&
+		scrape | grep -q 'group="db"'; then pass "restart_restarts_exporter_partof (pid $epid -> $npid)"
+	else fail restart_restarts_exporter_partof "active: $(systemctl is-active tgroup-exporter), pid $epid -> $npid"; fi
 else
 	fail restart_keeps_groups_and_reapplies "$(journal "$t0" | tail -5)"
 fi
@@ -64,6 +105,8 @@ else fail reload_refuses_bad_file "$(journal "$t0" | tail -3)"; fi
 cp /root/tgroup.conf.orig /etc/tgroup/tgroup.conf
 printf '\n[group web]\nnvm_rbps = 1G\n' >> /etc/tgroup/tgroup.conf
 check reload_applies systemctl reload tgroup
+# the limit reached the module: web/tgroup.limit has nvm_rbps = 1G (10^9 B/s)
+check reload_applied_limit test "$(tr ' ' '\n' < $m/web/tgroup.limit 2>/dev/null | grep nvm_rbps)" = nvm_rbps=1000000000
 check reload_created_group test -d $m/web -a "$(grep -qx $pid $m/db/cgroup.procs && echo kept)" = kept
 
 # 4. an option changed in /etc/modprobe.d is not in effect until the module
@@ -74,15 +117,27 @@ systemctl restart tgroup
 check restart_warns_option_not_in_effect sh -c "journalctl -q -o cat -u tgroup --since @$t0 |
 	grep -q 'module option max_groups=78 (/etc/modprobe.d) is not in effect: the loaded tgroup.ko has max_groups=77'"
 
-# 5. the exporter serves the groups (default address :9847).
+# 5. the exporter serves the groups (default address :9847), and each source
+#    and actuator as tgroup.config says: up 1 for "active" (actuators also
+#    "published"), 0 for anything else.
 if systemctl start tgroup-exporter; then
-	out=
-	for _ in $(seq 1 20); do
-		out=$(exec 3<>/dev/tcp/127.0.0.1/9847 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3) && break
-		sleep 0.5
-	done
+	out=$(scrape)
 	if echo "$out" | grep -q 'group="db"' && echo "$out" | grep -q 'group="web"'; then pass exporter_serves_groups
 	else fail exporter_serves_groups "$(echo "$out" | head -5)"; fi
+	bad= n=0 up=0
+	while IFS='=' read -r key state; do
+		case $key in
+		source_*) name=${key#source_} metric="tgroup_source_up{source=\"$name\"}" ;;
+		actuator_*) name=${key#actuator_} metric="tgroup_actuator_up{actuator=\"$name\"}" ;;
+		*) continue ;;
+		esac
+		case $key:$state in source_*:active*|actuator_*:active*|actuator_*:published*) v=1 ;; *) v=0 ;; esac
+		n=$((n + 1)) up=$((up + v))
+		echo "$out" | grep -qxF "$metric $v" || bad="$bad $metric(want $v: $state)"
+	done < $m/tgroup.config
+	if [ -z "$bad" ] && [ "$n" -ge 4 ] && [ "$(echo "$out" | grep -cE '^tgroup_(source|actuator)_up\{')" = "$n" ]; then
+		pass "exporter_source_actuator_up_as_module ($n, $up up)"
+	else fail exporter_source_actuator_up_as_module "$n states:$bad"; fi
 else
 	fail exporter_serves_groups "$(systemctl status tgroup-exporter --no-pager 2>&1 | tail -5)"
 fi
@@ -101,7 +156,15 @@ if systemctl start tgroup && [ "$(cat /sys/module/tgroup/parameters/max_groups)"
 	[ "$(cat $m/db/tgroup.priority)" = high ] && [ -d $m/web ]; then pass start_again_new_options
 else fail start_again_new_options "$(systemctl status tgroup --no-pager -l 2>&1 | tail -8)"; fi
 
-# 8. a setup that fails fails the unit, loudly (no ExecStart=-).
+# 8. a setup that fails fails the unit, loudly (no ExecStart=-), and a start
+#    that failed leaves nothing half up: it loaded the module, so ExecStopPost
+#    unmounts and unloads it and says so. A restart that fails keeps the
+#    module, every group and its tasks as they were, and says so.
+torn_down() {	# since: unit failed, nothing loaded or mounted, the journal says it was undone
+	systemctl is-failed -q tgroup && [ ! -d /sys/module/tgroup ] && ! mountpoint -q $m &&
+		journal "$1" | grep -q 'start failed (exit-code): undoing it, nothing is left half up' &&
+		journal "$1" | grep -q 'start failed: tgroup.ko unloaded'
+}
 mkdir -p /run/systemd/system/tgroup.service.d
 printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
 systemctl daemon-reload
@@ -110,6 +173,8 @@ t0=$(date +%s); sleep 1
 if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
 	journal "$t0" | grep -q 'no profile "no-such-cpu"'; then pass failing_setup_fails_unit
 else fail failing_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+if torn_down "$t0"; then pass failing_setup_leaves_nothing_up
+else fail failing_setup_leaves_nothing_up "module: $(ls -d /sys/module/tgroup 2>&1), $(mountpoint $m 2>&1), $(journal "$t0" | tail -3)"; fi
 # a source left off (no iMC PMU here) fails the unit unless accepted (SuccessExitStatus=3)
 printf '[Service]\nSuccessExitStatus=\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
 systemctl daemon-reload
@@ -118,9 +183,27 @@ t0=$(date +%s); sleep 1
 if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
 	journal "$t0" | grep -q '# off: uncore: ' && journal "$t0" | grep -q 'partly configured'; then pass partial_setup_fails_unit
 else fail partial_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+if torn_down "$t0"; then pass partial_setup_leaves_nothing_up
+else fail partial_setup_leaves_nothing_up "module: $(ls -d /sys/module/tgroup 2>&1), $(mountpoint $m 2>&1), $(journal "$t0" | tail -3)"; fi
+# a restart that fails (setup fails) keeps the groups and their tasks
 rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
 systemctl daemon-reload
 systemctl reset-failed tgroup
+systemctl start tgroup && echo $pid > $m/db/cgroup.procs
+printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+systemctl daemon-reload
+t0=$(date +%s); sleep 1
+if ! systemctl restart tgroup 2>/dev/null && systemctl is-failed -q tgroup && [ -d /sys/module/tgroup ] &&
+	mountpoint -q $m && grep -qx $pid $m/db/cgroup.procs 2>/dev/null &&
+	journal "$t0" | grep -q 'with tgroup.ko already loaded (a restart, or loaded by hand): kept as it was, /sys/fs/tgroup mounted with 3 group(s) and their tasks'; then
+	pass failed_restart_keeps_groups
+else fail failed_restart_keeps_groups "$(systemctl is-active tgroup), module: $(ls -d /sys/module/tgroup 2>&1), $(journal "$t0" | tail -3)"; fi
+# fixed: start keeps them (the module is loaded), stop tears down
+rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
+systemctl daemon-reload
+systemctl reset-failed tgroup
+if systemctl start tgroup && grep -qx $pid $m/db/cgroup.procs; then pass start_after_failed_restart_keeps_groups
+else fail start_after_failed_restart_keeps_groups "$(systemctl is-active tgroup)"; fi
 systemctl stop tgroup 2>/dev/null
 cp /root/tgroup.conf.orig /etc/tgroup/tgroup.conf
 sed -i 's/max_groups=78/max_groups=77/' /etc/modprobe.d/tgroup.conf
@@ -130,14 +213,6 @@ kill $pid 2>/dev/null
 #    tgroup-tools keeps tgroup.service, the module, the mount, the groups and
 #    their tasks (--no-stop-on-upgrade), and restarts the exporter so the new
 #    binary serves (--restart-after-upgrade, try-restart).
-exporter_pid() { systemctl show -p MainPID --value tgroup-exporter; }
-scrape() {	# the exporter's /metrics, retried while it starts
-	local out
-	for _ in $(seq 1 20); do
-		out=$(exec 3<>/dev/tcp/127.0.0.1/9847 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3) && { echo "$out"; return; }
-		sleep 0.5
-	done
-}
 if [ "$(cat /root/tgroup-deb-upgrade-kernel 2>/dev/null)" = "$k" ]; then
 	new=$(ls /root/tgroup-tools_*+upgradetest1_amd64.deb 2>/dev/null | head -1)
 	systemctl start tgroup tgroup-exporter

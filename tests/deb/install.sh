@@ -2,14 +2,20 @@
 # The Debian packages installed and run the way an operator would (issue 24):
 #  1. make deb; lintian (clean but the overrides debian/ justifies).
 #  2. A copy of the cached Debian 12 root (tests/deb/root.sh: systemd, Debian's
-#     cloud kernels 6.1 and 6.12) gets, in a chroot on the host,
+#     cloud kernels 6.1 and 6.12) gets, in a chroot on the host, README's
+#     command for a server running 6.12:
 #       apt-get install --no-install-recommends ./tgroup-dkms_*.deb ./tgroup-tools_*.deb \
-#           linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
-#     (the README's command, with the headers metapackage of each kernel the
-#     root has): DKMS builds tgroup.ko for both kernels in the package's
-#     postinst. Checked: nothing but headers of the installed kernels among the
-#     new kernel packages, never an image; tgroup.ko installed for both; the
-#     units enabled, not started.
+#           linux-headers-6.12.117+deb12-cloud-amd64      (linux-headers-$(uname -r))
+#     DKMS builds tgroup.ko for 6.12 in the package's postinst. Checked: nothing
+#     but those headers among the new kernel packages (no flavour metapackage,
+#     never an image); tgroup.ko for 6.12 only; the units enabled, not started.
+#  2b. The root then boots its older kernel, 6.1, which has no headers (a
+#     server behind the archive, or headers of another kernel installed):
+#     guest.sh checks tgroup.service failed at boot naming the running kernel
+#     and the kernels with headers, nothing left loaded, and the postinst's
+#     warning (the postinst's check) names both. Then README's command
+#     with $(uname -r) the booted 6.1 runs in the chroot: DKMS builds tgroup.ko
+#     for 6.1 (its header hook), only that kernel's headers arrive.
 #  3. The root, configured as an operator would (/etc/modprobe.d/tgroup.conf,
 #     /etc/tgroup/tgroup.conf), becomes an ext4 disk and boots under QEMU with
 #     systemd, once per kernel (6.1, then 6.12): tests/deb/guest.sh checks the
@@ -56,38 +62,47 @@ root=$build/server
 rm -rf "$root" && cp -a "$base" "$root" && rm -f "$root/.complete"
 cp "$build"/tgroup-dkms_*_all.deb "$build"/tgroup-tools_*_amd64.deb "$root/tmp/"
 kernels=$(cd "$root/boot" && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V)
+newest=$(echo "$kernels" | tail -1) oldest=$(echo "$kernels" | head -1)
+# README's server command, as written there: sudo and the .debs' directory
+# left out, $(uname -r) the kernel named ($1); run in the root's chroot
+readme_cmd=$(grep -m1 '^ *sudo apt install .*tgroup-\*\.deb.*linux-headers-\$(uname -r)' "$top/README.md" | sed 's/^ *sudo //')
+readme_install() {	# kernel log
+	local cmd=${readme_cmd//\$(uname -r)/$1}
+	cmd=${cmd//.\/tgroup-\*.deb//tmp/tgroup-*.deb}
+	echo "+ $cmd" >"$2"
+	# a private mount namespace: /proc, /sys, /dev for the maintainer
+	# scripts, gone with the command
+	unshare -m --propagation private sh -c "
+		mount -t proc proc '$root/proc' && mount --rbind /sys '$root/sys' && mount --rbind /dev '$root/dev' &&
+		DEBIAN_FRONTEND=noninteractive chroot '$root' sh -c '${cmd/apt install/apt-get install -y}'" >>"$2" 2>&1
+}
+headers_only() {	# before after kernel...: the new linux-* packages are only the named kernels' headers
+	local p bad= k
+	for p in $(comm -13 "$1" "$2" | grep '^linux-'); do
+		case $p in
+		linux-headers-*-common|linux-kbuild-*|linux-compiler-*) ;;
+		linux-headers-*) k=${p#linux-headers-}; [[ " ${*:3} " == *" $k "* ]] || bad="$bad $p" ;;
+		*) bad="$bad $p" ;;
+		esac
+	done
+	echo "$bad"
+}
+built_for() {	# kernel: tgroup.ko installed by DKMS for it, its vermagic that kernel
+	local f
+	f=$(ls "$root/lib/modules/$1/updates/dkms/tgroup.ko"* 2>/dev/null | head -1)
+	[ -n "$f" ] && [ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$1" ]
+}
 dpkg --root="$root" -l | awk '/^ii/ { print $2 }' | sort > "$build/pkgs.before"
-# a private mount namespace: /proc, /sys, /dev for the maintainer scripts,
-# gone with the command
-if unshare -m --propagation private sh -c "
-	mount -t proc proc '$root/proc' && mount --rbind /sys '$root/sys' && mount --rbind /dev '$root/dev' &&
-	DEBIAN_FRONTEND=noninteractive chroot '$root' apt-get install -y --no-install-recommends \
-		/tmp/$(cd "$build" && ls tgroup-dkms_*_all.deb) /tmp/$(cd "$build" && ls tgroup-tools_*_amd64.deb) \
-		linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64" >"$build/apt-install.log" 2>&1; then
-	ok apt_install
-else
-	tail -30 "$build/apt-install.log"; ko apt_install "see build/deb/apt-install.log"; exit 0
-fi
+if [ -z "$readme_cmd" ]; then ko apt_install "no 'sudo apt install ... ./tgroup-*.deb ... linux-headers-\$(uname -r)' in README.md"; exit 0
+elif readme_install "$newest" "$build/apt-install.log"; then ok "apt_install ($(head -1 "$build/apt-install.log"))"
+else tail -30 "$build/apt-install.log"; ko apt_install "see build/deb/apt-install.log"; exit 0; fi
 dpkg --root="$root" -l | awk '/^ii/ { print $2 }' | sort > "$build/pkgs.after"
 new=$(comm -13 "$build/pkgs.before" "$build/pkgs.after")
-bad=
-for p in $(echo "$new" | grep '^linux-'); do
-	case $p in
-	linux-image-*) bad="$bad $p" ;;
-	linux-headers-cloud-amd64|linux-headers-6.12-cloud-amd64|linux-headers-*-common|linux-kbuild-*|linux-compiler-*) ;;
-	linux-headers-*) grep -qx "${p#linux-headers-}" <<<"$kernels" || bad="$bad $p" ;;
-	*) bad="$bad $p" ;;
-	esac
-done
-if [ -z "$bad" ]; then ok "server_gets_only_headers_of_its_kernels ($(echo "$new" | grep -c '^linux-headers-[0-9]') headers packages)"
-else ko server_gets_only_headers_of_its_kernels "$bad"; fi
-miss=
-for k in $kernels; do
-	f=$(ls "$root/lib/modules/$k/updates/dkms/tgroup.ko"* 2>/dev/null | head -1)
-	[ -n "$f" ] && [ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$k" ] || miss="$miss $k"
-done
-if [ -z "$miss" ]; then ok "dkms_built_for_each_kernel ($(echo $kernels))"
-else grep -iE 'error|dkms' "$build/apt-install.log" | tail -10; ko dkms_built_for_each_kernel "no tgroup.ko for:$miss"; fi
+bad=$(headers_only "$build/pkgs.before" "$build/pkgs.after" "$newest")
+if [ -z "$bad" ]; then ok "server_gets_only_headers_of_its_kernel ($(echo "$new" | grep '^linux-headers-[0-9]' | tr '\n' ' '))"
+else ko server_gets_only_headers_of_its_kernel "$bad"; fi
+if built_for "$newest" && ! built_for "$oldest"; then ok "dkms_built_for_kernel_with_headers ($newest; not $oldest)"
+else grep -iE 'error|dkms' "$build/apt-install.log" | tail -10; ko dkms_built_for_kernel_with_headers "built for $newest: $(built_for "$newest" && echo yes || echo no), for $oldest: $(built_for "$oldest" && echo yes || echo no)"; fi
 if grep -q 'Building initial module for' "$build/apt-install.log" &&
 	[ -L "$root/etc/systemd/system/multi-user.target.wants/tgroup.service" ] &&
 	[ -L "$root/etc/systemd/system/multi-user.target.wants/tgroup-exporter.service" ]; then ok units_enabled
@@ -131,25 +146,18 @@ for u in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_al
 	ln -sf /dev/null "$root/etc/systemd/system/$u"
 done
 img=$build/server.img
-rm -f "$img"
-tb=$SECONDS
-if ! mke2fs -q -t ext4 -L tgroot -d "$root" "$img" 4G >"$build/mke2fs.log" 2>&1; then
-	cat "$build/mke2fs.log"; ko disk_image "mke2fs -d failed"; exit 0
-fi
-echo "deb: the root as an ext4 disk in $((SECONDS - tb)) s"
-
+mkimage() {
+	local tb=$SECONDS
+	rm -f "$img"
+	if ! mke2fs -q -t ext4 -L tgroot -d "$root" "$img" 4G >"$build/mke2fs.log" 2>&1; then
+		cat "$build/mke2fs.log"; ko disk_image "mke2fs -d failed"; exit 0
+	fi
+	echo "deb: the root as an ext4 disk in $((SECONDS - tb)) s"
+}
 accel=$(cat "$top/build/vm/accel" 2>/dev/null || echo tcg)
 if [ "$accel" = kvm ]; then accel_args=(-accel kvm -cpu host); else accel_args=(-accel tcg,thread=multi -cpu max); fi
-# one guest at a time on this machine: the lock held for both boots
-if [ -n "${TG_GUEST_LOCK:-}" ]; then
-	echo "deb: waiting for the guest lock $TG_GUEST_LOCK"
-	exec 8>>"$TG_GUEST_LOCK" && flock 8
-fi
-for series in ${TG_DEB_KERNELS:-6.1 6.12}; do
-	k=$(echo "$kernels" | grep "^$series\." | tail -1)
-	[ -n "$k" ] || { ko "boot_$series" "no $series kernel in the root"; continue; }
-	log=$build/console-$k.log
-	tb=$SECONDS
+boot() {	# kernel name: boot the disk on that kernel, print guest.sh's lines
+	local k=$1 log=$build/console-$2.log tb=$SECONDS
 	timeout -s KILL "${TG_DEB_TIMEOUT:-600}" \
 		qemu-system-x86_64 "${accel_args[@]}" -nographic -no-reboot -smp 2 -m 1536M \
 		-kernel "$root/boot/vmlinuz-$k" -initrd "$root/boot/initrd.img-$k" \
@@ -161,8 +169,32 @@ for series in ${TG_DEB_KERNELS:-6.1 6.12}; do
 	if grep -q "TGDEB: END $k" "$log.txt"; then
 		echo "deb: $k booted and tested in $((SECONDS - tb)) s"
 	else
-		tail -30 "$log.txt"; ko "guest_run_$series" "no end of the guest test (console: $log.txt)"
+		tail -30 "$log.txt"; ko "guest_run_$2" "no end of the guest test (console: $log.txt)"
 	fi
+}
+mkimage
+# one guest at a time on this machine: the lock held for all boots
+if [ -n "${TG_GUEST_LOCK:-}" ]; then
+	echo "deb: waiting for the guest lock $TG_GUEST_LOCK"
+	exec 8>>"$TG_GUEST_LOCK" && flock 8
+fi
+# 2b. the older kernel without its headers, then README's command for it
+boot "$oldest" "$oldest-noheaders"
+tf=$SECONDS
+dpkg --root="$root" -l | awk '/^ii/ { print $2 }' | sort > "$build/pkgs.before-fix"
+if readme_install "$oldest" "$build/apt-fix.log"; then ok "readme_fix_installs ($(head -1 "$build/apt-fix.log"))"
+else tail -20 "$build/apt-fix.log"; ko readme_fix_installs "see build/deb/apt-fix.log"; fi
+dpkg --root="$root" -l | awk '/^ii/ { print $2 }' | sort > "$build/pkgs.after-fix"
+bad=$(headers_only "$build/pkgs.before-fix" "$build/pkgs.after-fix" "$oldest")
+if [ -z "$bad" ] && grep -qx "linux-headers-$oldest" "$build/pkgs.after-fix" && built_for "$oldest" && built_for "$newest"; then
+	ok "readme_fix_builds_module ($oldest's headers only, tgroup.ko built by DKMS's header hook)"
+else ko readme_fix_builds_module "new:$bad, tgroup.ko for $oldest: $(built_for "$oldest" && echo yes || echo no)"; fi
+echo "deb: README's command for $oldest in the chroot (DKMS build included) in $((SECONDS - tf)) s"
+mkimage
+for series in ${TG_DEB_KERNELS:-6.1 6.12}; do
+	k=$(echo "$kernels" | grep "^$series\." | tail -1)
+	[ -n "$k" ] || { ko "boot_$series" "no $series kernel in the root"; continue; }
+	boot "$k" "$k"
 done
 [ -z "${TG_GUEST_LOCK:-}" ] || flock -u 8
 echo "deb: $((SECONDS - t0)) s in all"

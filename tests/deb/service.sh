@@ -11,7 +11,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 svc=$top/userland/install/tgroup-service
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-mkdir -p "$d/bin" "$d/params" "$d/mnt"
+mkdir -p "$d/bin" "$d/params" "$d/mnt" "$d/run"
+# /lib/modules as a server has it: three kernels, headers (build) for two
+mkdir -p "$d/modules/6.1.0-99-cloud-amd64" "$d/modules/6.1.0-98-cloud-amd64/build" \
+	"$d/modules/6.12.117+deb12-cloud-amd64/build"
 # the stand-ins read their behaviour from files in $d
 cat > "$d/bin/uname" <<EOF
 #!/bin/sh
@@ -47,7 +50,8 @@ esac
 EOF
 chmod +x "$d"/bin/*
 run() {	# args...: tgroup-service with the stand-ins; output in $out, status in $rc
-	out=$(PATH="$d/bin:$PATH" TGROUP_MOUNT="$d/mnt" TGROUP_MOK_PUB="$d/mok.pub" "$svc" "$@" 2>&1); rc=$?
+	out=$(PATH="$d/bin:$PATH" TGROUP_MOUNT="$d/mnt" TGROUP_MOK_PUB="$d/mok.pub" TGROUP_MODULES="$d/modules" \
+		TGROUP_RUN="$d/run" "$svc" "$@" 2>&1); rc=$?
 }
 t() {	# name expected-rc expected-substring
 	if [ "$rc" = "$2" ] && [[ $out == *"$3"* ]]; then echo "PASS service/$1"
@@ -60,8 +64,13 @@ touch "$d/mok.pub"
 reset
 echo "tgroup/0.1, 6.1.0-98-cloud-amd64, x86_64: installed" > "$d/dkms"
 run check
-if [ -e /lib/modules/6.1.0-99-cloud-amd64/build ]; then echo "FAIL service/no_headers: the host has /lib/modules/6.1.0-99-cloud-amd64"
-else t no_headers_names_both_kernels 1 "no tgroup.ko for the running kernel 6.1.0-99-cloud-amd64 (DKMS built it for: 6.1.0-98-cloud-amd64 ): its headers are not installed: apt install linux-headers-6.1.0-99-cloud-amd64"; fi
+t no_headers_names_both_kernels 1 "no tgroup.ko for the running kernel 6.1.0-99-cloud-amd64: its headers are not installed (headers installed for: 6.1.0-98-cloud-amd64 6.12.117+deb12-cloud-amd64; DKMS built tgroup.ko for: 6.1.0-98-cloud-amd64): apt install linux-headers-6.1.0-99-cloud-amd64 (DKMS then builds the module), then systemctl start tgroup"
+# no headers at all, nothing built
+rm -f "$d/dkms"
+mv "$d/modules" "$d/modules.all" && mkdir -p "$d/modules/6.1.0-99-cloud-amd64"
+run start
+t no_headers_at_all_says_none 1 "its headers are not installed (headers installed for: none; DKMS built tgroup.ko for: none): apt install linux-headers-6.1.0-99-cloud-amd64"
+rm -rf "$d/modules" && mv "$d/modules.all" "$d/modules"
 
 # a module whose vermagic is another kernel's
 reset
@@ -102,3 +111,13 @@ t ready 0 "is ready to load for 6.1.0-99-cloud-amd64 (Secure Boot: disabled)"
 # stop outside a restart job, nothing mounted or loaded here: nothing to do, success
 run stop
 t stop_nothing_mounted 0 ""
+
+# ExecStopPost: after an ordinary stop (SERVICE_RESULT=success) silent, and the
+# start's note that it loaded the module is gone; after a failed start that
+# loaded nothing, it says so (the teardown itself: deb/failing_setup_*)
+touch "$d/run/tgroup-service.loaded"
+SERVICE_RESULT=success run stop-post
+if [ "$rc" = 0 ] && [ -z "$out" ] && [ ! -e "$d/run/tgroup-service.loaded" ]; then echo "PASS service/stop_post_after_stop_silent"
+else echo "FAIL service/stop_post_after_stop_silent: rc $rc, $out, $(ls "$d/run")"; fi
+SERVICE_RESULT=exit-code run stop-post
+t stop_post_failed_start_nothing_loaded 0 "tgroup: start failed (exit-code): nothing is loaded or mounted"
