@@ -1935,6 +1935,133 @@ TEST_T(escape_io_uring_offload, 40)
 	esc_case("escape_io_uring_offload", "IOSQE_ASYNC reads of 256 KiB from /dev/zero", p);
 }
 
+/*
+ * io_uring's SQPOLL thread (iou-sqp-PID, a thread of the ring's owner)
+ * issues the SQEs it finds inline: a read of /dev/zero (FMODE_NOWAIT, so
+ * never punted to io-wq without IOSQE_ASYNC) runs in the SQ thread itself,
+ * and after its last SQE the thread spins for sq_thread_idle. An owner that
+ * keeps a ring of SQB_ENTRIES such reads full needs almost no CPU of its own
+ * (it writes SQEs and sleeps in io_uring_enter() for completions): the work,
+ * and the idle spinning, are the SQ thread's. Its share of one CPU (all
+ * threads) must stay within ESC_TOL of the quota like any other workload's.
+ * Then, released, the ring runs again within SQB_RELEASE_BOUND_S, and the
+ * process dies promptly when killed (a held SQ thread never stays held).
+ */
+#define SQB_ENTRIES		4096		/* SQ ring: a backlog of inline reads */
+#define SQB_READ_BYTES		(16 << 20)	/* one read from /dev/zero */
+#define SQB_IDLE_MS		10000		/* sq_thread_idle: spin 10 s when idle */
+#define SQB_RELEASE_BOUND_S	5.0		/* reads complete again after unpin */
+#define SQB_EXIT_BOUND_S	5.0		/* SIGKILL to exit, SQ thread included */
+
+struct sqb_shared {
+	volatile unsigned long long bytes, reads;	/* completed, as reaped */
+	volatile int err;				/* setup: errno */
+};
+
+static void __attribute__((noreturn)) sqpoll_backlog(struct sqb_shared *s)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	unsigned long long inflight = 0;
+	struct ring r;
+	char *buf;
+	int zero, err;
+
+	drop_to(ESC_UID);
+	zero = open("/dev/zero", O_RDONLY);
+	buf = mmap(NULL, SQB_READ_BYTES, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	p.flags = IORING_SETUP_SQPOLL;
+	p.sq_thread_idle = SQB_IDLE_MS;
+	err = zero < 0 || buf == MAP_FAILED ? errno : -ring_setup(&r, SQB_ENTRIES, &p);
+	if (err) {
+		s->err = err;
+		_exit(124);
+	}
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_READ;	/* inline: no IOSQE_ASYNC */
+	sqe.fd = zero;
+	sqe.addr = (unsigned long)buf;
+	sqe.len = SQB_READ_BYTES;
+	for (;;) {
+		while (ring_reap(&r, &cqe, 0)) {
+			inflight--;
+			if (cqe.res > 0) {
+				s->bytes += cqe.res;
+				s->reads++;
+			}
+		}
+		/* at most a ring's worth unreaped: the SQ (and the CQ) never overflow */
+		while (inflight < p.sq_entries) {
+			ring_submit(&r, &sqe);
+			inflight++;
+		}
+		/* sleep in the kernel until a completion */
+		syscall(__NR_io_uring_enter, r.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	}
+}
+
+TEST_T(escape_sqpoll_backlog, 60)
+{
+	const char *name = "escape_sqpoll_backlog";
+	struct sqb_shared *s = shm(sizeof(*s));
+	unsigned long long b0, b1, r0, r1;
+	double share, t0, t;
+	char how[1400];
+	int status;
+	pid_t p;
+
+	pinned_group("esc", Q10_US);
+	p = fork();
+	if (p == 0)
+		sqpoll_backlog(s);
+	join("esc", p);
+	usleep(WARMUP_S * 1e6);
+	EXPECT(!s->err, "io_uring_setup(SQPOLL) as uid %d: %s", ESC_UID, strerror(s->err));
+	if (s->err) {
+		reap(p);
+		return;
+	}
+	b0 = s->bytes;
+	r0 = s->reads;
+	share = proc_share(p, MEASURE_S);
+	b1 = s->bytes;
+	r1 = s->reads;
+	printf("TGTEST-INFO: %s: %llu reads completed, %.1f MiB read from /dev/zero in %.1f s "
+	       "(%.1f MiB per CPU-second of the process)\n", name, r1 - r0,
+	       (b1 - b0) / 1048576.0, MEASURE_S, (b1 - b0) / 1048576.0 / (share * MEASURE_S));
+	esc_expect(name, "an SQPOLL ring kept full of inline reads of 16 MiB from /dev/zero",
+		   share, p);
+
+	/* released, the ring runs again */
+	pin("esc", 0);
+	t0 = tg_now();
+	while (s->bytes <= b1 + (unsigned long long)SQB_READ_BYTES * 2 &&
+	       tg_now() - t0 < SQB_RELEASE_BOUND_S)
+		usleep(10000);
+	t = tg_now() - t0;
+	printf("TGTEST-INFO: %s: released: two more reads done after %.2f s\n", name, t);
+	EXPECT(t < SQB_RELEASE_BOUND_S, "released, the ring read %.1f MiB in %.1f s",
+	       (s->bytes - b1) / 1048576.0, SQB_RELEASE_BOUND_S);
+
+	/* pinned again, then killed: the process (its SQ thread too) exits */
+	pin("esc", Q10_US);
+	usleep(WARMUP_S * 1e6);
+	kill(p, SIGKILL);
+	t0 = tg_now();
+	while (waitpid(p, &status, WNOHANG) == 0 && tg_now() - t0 < SQB_EXIT_BOUND_S)
+		usleep(10000);
+	t = tg_now() - t0;
+	if (t >= SQB_EXIT_BOUND_S)
+		printf("TGTEST-INFO: %s: still there: %s\n", name,
+		       tg_describe_task(p, how, sizeof(how)));
+	EXPECT(t < SQB_EXIT_BOUND_S, "killed while throttled, still there after %.1f s", t);
+	if (t >= SQB_EXIT_BOUND_S)
+		reap(p);
+	rmdir(p2(MNT, "esc"));
+}
+
 /* ---- 6. leaving a throttle lets the task run at once ----------------------- */
 
 /* pa (2 burners) and pb (1 burner) deeply parked in g at 1 % */
