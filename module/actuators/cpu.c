@@ -53,8 +53,7 @@
  * io_uring's (vhost), KVM vCPU threads inside KVM_RUN (tg_park_here():
  * parked once back in user space), and io_uring's SQPOLL thread, which runs
  * task_work with its sqd->lock held (ring teardown in a kworker waits for
- * that lock): it is held instead in the cgroup freezer's trap, lock-free at
- * the top of its loop (tg_sq_hold()). io_uring's io-wq
+ * that lock): its CPU time is the group's, but it is not held. io_uring's io-wq
  * workers are parked before their next work item (io-wq runs task_work
  * there with no lock held), so work pushed onto them (IOSQE_ASYNC) waits
  * while the group is throttled; their park ends at any wake-up (exit,
@@ -71,7 +70,6 @@
  * a task that has not run since, and module exit waits for RCU-tasks so no
  * task is still executing module text.
  */
-#include <linux/cgroup.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -94,7 +92,6 @@
 
 /* m->park_busy */
 #define TG_PARK_BUSY		0
-#define TG_PARK_SQ_HELD		1	/* an SQPOLL thread we hold (tg_sq_hold()) */
 /* how a traced task parks (tg_park_wait()) */
 #define TG_PARK_TRACED		(TASK_KILLABLE | TASK_NOLOAD | TASK_FREEZABLE)
 
@@ -111,7 +108,6 @@ struct tg_cpu_grp {
 	s64			allow_us;	/* CPU time left this period */
 	bool			throttled;	/* parked tasks wait for false */
 	u32			gen;		/* +1 at every unthrottle */
-	unsigned int		sq_held;	/* SQPOLL threads held (TG_PARK_SQ_HELD) */
 	wait_queue_head_t	wq;		/* parked tasks */
 };
 
@@ -155,7 +151,7 @@ static bool tg_park_wanted(struct task_struct *t, bool new_task)
 	if (state == TASK_NEW)		/* a mover placed it before its first run */
 		return true;
 	if (flags & PF_IO_WORKER)
-		return tg_io_wq_worker(t);	/* the SQPOLL thread: tg_sq_hold() */
+		return tg_io_wq_worker(t);	/* the SQPOLL thread: never */
 	return task_is_running(t) || task_is_stopped_or_traced(t);
 }
 
@@ -376,121 +372,13 @@ idle:
 	clear_bit_unlock(TG_PARK_BUSY, &m->park_busy);
 }
 
-/* --- the SQPOLL thread ------------------------------------------------------ */
-
-/*
- * io_uring's SQPOLL thread (iou-sqp-PID) issues its SQEs inline: reads of
- * /dev/zero, say, run in it, and after the last one it spins for
- * sq_thread_idle. It runs task_work with its sqd->lock held (a park there
- * would hold ring teardown and registration), but the top of its loop calls
- * get_signal() with that lock dropped whenever a signal is pending, and
- * get_signal() honours the cgroup v2 freezer's trap (JOBCTL_TRAP_FREEZE:
- * do_freezer_trap() sleeps in TASK_INTERRUPTIBLE | TASK_FREEZABLE and
- * counts the task frozen in its cgroup while it sleeps). So an SQ thread
- * of a throttled group is held there, lock-free, exactly as the freezer
- * would hold it: the trap bit and TIF_SIGPENDING set under its siglock (as
- * cgroup_freeze_task() does); what it issues meanwhile sees a signal
- * pending (a read of /dev/zero ends after a page). The group's unthrottle
- * or release, or the thread leaving the group, clears the bit (not while
- * its cgroup is being frozen: then the freezer wants it) and wakes it, as
- * the freezer's thaw does. Anything that wakes it meanwhile (ring teardown
- * waiting for it to exit, a cgroup move) sees the trap still set and it
- * sleeps on, as a throttled task under CFS would wait: at most until the
- * group's throttle ends; SIGKILL ends it at once.
- */
-static bool tg_sq_thread(struct task_struct *t)
-{
-	return (READ_ONCE(t->flags) & PF_IO_WORKER) && !READ_ONCE(t->worker_private);
-}
-
-/* lock_task_sighand(), not exported: sighand_struct is SLAB_TYPESAFE_BY_RCU */
-static struct sighand_struct *tg_lock_sighand(struct task_struct *t, unsigned long *flags)
-{
-	struct sighand_struct *sh;
-
-	rcu_read_lock();
-	for (;;) {
-		sh = rcu_dereference(t->sighand);
-		if (!sh)
-			break;
-		spin_lock_irqsave(&sh->siglock, *flags);
-		if (likely(sh == rcu_access_pointer(t->sighand)))
-			break;
-		spin_unlock_irqrestore(&sh->siglock, *flags);
-	}
-	rcu_read_unlock();
-	return sh;
-}
-
-/* @t's cgroup (v2) is being frozen: the freezer's trap is its own then */
-static bool tg_cgroup_freezing(struct task_struct *t)
-{
-#ifdef CONFIG_CGROUPS
-	bool freezing;
-
-	rcu_read_lock();
-	freezing = test_bit(CGRP_FREEZE, &task_dfl_cgroup(t)->flags);
-	rcu_read_unlock();
-	return freezing;
-#else
-	return false;
-#endif
-}
-
-/* Hold @m's SQ thread at the top of its loop. grp->lock held. */
-static void tg_sq_hold(struct tg_member *m)
-{
-	struct task_struct *t = m->task;
-	struct sighand_struct *sh;
-	unsigned long flags;
-
-	lockdep_assert_held(&m->grp->lock);
-	if (READ_ONCE(t->flags) & PF_EXITING)
-		return;
-	sh = tg_lock_sighand(t, &flags);
-	if (!sh)
-		return;
-	/* again at every slice: a thaw of its cgroup clears the bit */
-	if (!(t->jobctl & JOBCTL_TRAP_FREEZE) && !(t->flags & PF_EXITING)) {
-		t->jobctl |= JOBCTL_TRAP_FREEZE;
-		set_tsk_thread_flag(t, TIF_SIGPENDING);
-	}
-	if (!test_and_set_bit(TG_PARK_SQ_HELD, &m->park_busy))
-		tg_cpu(m->grp)->sq_held++;
-	spin_unlock_irqrestore(&sh->siglock, flags);
-}
-
-/* Let @m's SQ thread go if it is held; the group it was held for is locked. */
-static void tg_sq_release(struct tg_member *m, struct tg_group *grp)
-{
-	struct task_struct *t = m->task;
-	struct sighand_struct *sh;
-	unsigned long flags;
-
-	lockdep_assert_held(&grp->lock);
-	if (!test_and_clear_bit(TG_PARK_SQ_HELD, &m->park_busy))
-		return;
-	tg_cpu(grp)->sq_held--;
-	sh = tg_lock_sighand(t, &flags);
-	if (!sh)
-		return;
-	if (!tg_cgroup_freezing(t))
-		t->jobctl &= ~JOBCTL_TRAP_FREEZE;
-	spin_unlock_irqrestore(&sh->siglock, flags);
-	wake_up_process(t);
-}
-
 static void tg_park_members(struct tg_group *grp)
 {
 	struct tg_member *m;
 
 	lockdep_assert_held(&grp->lock);
-	list_for_each_entry(m, &grp->members, gnode) {
-		if (tg_sq_thread(m->task))
-			tg_sq_hold(m);
-		else
-			tg_park_queue(m, false);
-	}
+	list_for_each_entry(m, &grp->members, gnode)
+		tg_park_queue(m, false);
 }
 
 /* --- throttling ----------------------------------------------------------- */
@@ -506,12 +394,6 @@ static void tg_cpu_unthrottle(struct tg_group *grp)
 	WRITE_ONCE(c->throttled, false);
 	WRITE_ONCE(c->gen, c->gen + 1);
 	wake_up_all(&c->wq);
-	if (c->sq_held) {
-		struct tg_member *m;
-
-		list_for_each_entry(m, &grp->members, gnode)
-			tg_sq_release(m, grp);
-	}
 }
 
 /* Throttle a group for the rest of the period. grp->lock held. */
@@ -687,7 +569,6 @@ static void tg_cpu_member_joined(struct tg_member *m, bool new_task)
 static void tg_cpu_member_left(struct tg_member *m, struct tg_group *from)
 {
 	lockdep_assert_held(&from->lock);
-	tg_sq_release(m, from);
 	if (tg_cpu(from)->throttled)
 		wake_up_all(&tg_cpu(from)->wq);
 }
