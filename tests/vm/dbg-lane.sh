@@ -87,7 +87,7 @@ timing=" closed_loop_holds_limit cpu_quota_25_percent cpu_quota_shared_50_percen
  io_uring_workers_wait_for_their_group remedial_closed_loop_bystander
  escape_traced_spinner escape_self_signalling_spinner escape_cpu_timer_spinner
  escape_stop_cont_spinner escape_handler_set_mid_park escape_active_tracer_spinner
- escape_io_uring_offload "
+ escape_io_uring_offload escape_sqpoll_backlog "
 # Known to differ on this kernel, not understood yet (named in docs/testing.md).
 known=" store_sampling_classifies_by_node "
 notcounted=" $(echo $timing $known) "	# one line, single spaces
