@@ -69,7 +69,7 @@ t_vm=$(date +%s)
 # this kernel is several times slower, so a silent console is taken for a
 # stall only after TG_DBG_STALL_S.
 vmout=$(TG_KERNEL="$kdir/bzImage" TG_VM_LOG="$con" TG_LOGLEVEL=7 TG_PANIC_ON_WARN=0 \
-	TG_GUEST_ARGS="tg.churn_s=${TG_DBG_CHURN_S:-60}${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}" \
+	TG_GUEST_ARGS="tg.churn_s=${TG_DBG_CHURN_S:-60} tg.measure_s=${TG_DBG_MEASURE_S:-2}${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}" \
 	TG_VM_TIMEOUT="${TG_DBG_VM_TIMEOUT:-2400}" TG_VM_STALL_S="${TG_DBG_STALL_S:-600}" TG_VM_BOOT_TIMEOUT="${TG_DBG_BOOT_TIMEOUT:-600}" \
 	tests/vm/run.sh "$krel" "$initramfs" "$suites")
 t_end=$(date +%s)
@@ -87,7 +87,7 @@ timing=" closed_loop_holds_limit cpu_quota_25_percent cpu_quota_shared_50_percen
  io_uring_workers_wait_for_their_group remedial_closed_loop_bystander
  escape_traced_spinner escape_self_signalling_spinner escape_cpu_timer_spinner
  escape_stop_cont_spinner escape_handler_set_mid_park escape_active_tracer_spinner
- escape_io_uring_offload escape_sqpoll_backlog "
+ escape_io_uring_offload escape_sqpoll_backlog freeze_thaw_cycles "
 # Known to differ on this kernel, not understood yet (named in docs/testing.md).
 known=" store_sampling_classifies_by_node "
 notcounted=" $(echo $timing $known) "	# one line, single spaces
