@@ -107,6 +107,20 @@ if grep -q 'Building initial module for' "$build/apt-install.log" &&
 	[ -L "$root/etc/systemd/system/multi-user.target.wants/tgroup.service" ] &&
 	[ -L "$root/etc/systemd/system/multi-user.target.wants/tgroup-exporter.service" ]; then ok units_enabled
 else ko units_enabled "tgroup.service / tgroup-exporter.service not enabled by the package"; fi
+# the exporter starts with tgroup.service (its WantedBy=tgroup.service, linked
+# by debhelper's enable step: deb-systemd-helper)
+if [ "$(readlink "$root/etc/systemd/system/tgroup.service.wants/tgroup-exporter.service")" = /lib/systemd/system/tgroup-exporter.service ]; then
+	ok exporter_wanted_by_tgroup_service
+else ko exporter_wanted_by_tgroup_service "$(ls -l "$root/etc/systemd/system/tgroup.service.wants" 2>&1)"; fi
+# DKMS's postinst block once in the built tgroup-dkms postinst (a second
+# #DEBHELPER#, even in a comment, builds every kernel twice), and the install
+# log shows one build per kernel
+ctl=$(mktemp -d) && dpkg-deb -e "$build"/tgroup-dkms_*_all.deb "$ctl"
+n=$(grep -c 'common.postinst' "$ctl/postinst"); rm -rf "$ctl"
+nb=$(grep -c "Building initial module for $newest" "$build/apt-install.log")
+if [ "$n" = 1 ] && [ "$nb" = 1 ] && ! grep -q 'Deleting module tgroup.* completely' "$build/apt-install.log"; then
+	ok "dkms_postinst_builds_once (1 block, 1 build for $newest)"
+else ko dkms_postinst_builds_once "$n DKMS block(s) in the postinst, $nb build(s) for $newest in build/deb/apt-install.log"; fi
 echo "deb: packages built and installed in $((SECONDS - t0)) s"
 
 # 3. configured as an operator would, then booted
