@@ -121,3 +121,19 @@ if [ "$rc" = 0 ] && [ -z "$out" ] && [ ! -e "$d/run/tgroup-service.loaded" ]; th
 else echo "FAIL service/stop_post_after_stop_silent: rc $rc, $out, $(ls "$d/run")"; fi
 SERVICE_RESULT=exit-code run stop-post
 t stop_post_failed_start_nothing_loaded 0 "tgroup: start failed (exit-code): nothing is loaded or mounted"
+
+# a stop that fails (umount busy: a shell cd'd into the mount) after the boot's
+# start: stop-post says the stop failed and leaves everything as it is, not
+# "start failed ... undoing it" (the boot's start marker lives as long as the
+# unit). Stand-ins: mountpoint (mounted), umount (busy).
+mkdir -p "$d/bin2"
+printf '#!/bin/sh\nexit 0\n' > "$d/bin2/mountpoint"
+printf '#!/bin/sh\necho "umount: $1: target is busy." >&2\nexit 32\n' > "$d/bin2/umount"
+chmod +x "$d"/bin2/*
+touch "$d/run/tgroup-service.loaded"
+PATH="$d/bin2:$PATH" run stop
+t failed_stop_says_umount_busy 1 "umount $d/mnt failed (a process has a file in it open?)"
+SERVICE_RESULT=exit-code PATH="$d/bin2:$PATH" run stop-post
+if [ "$rc" = 0 ] && [[ $out == "tgroup: stop failed (exit-code): left as it is: $d/mnt mounted with 0 group(s)"* ]] &&
+	[[ $out != *"start failed"* ]] && [ -z "$(ls "$d/run")" ]; then echo "PASS service/failed_stop_not_called_start_failed"
+else echo "FAIL service/failed_stop_not_called_start_failed: rc $rc, $out, $(ls "$d/run")"; fi
