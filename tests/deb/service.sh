@@ -137,3 +137,29 @@ SERVICE_RESULT=exit-code PATH="$d/bin2:$PATH" run stop-post
 if [ "$rc" = 0 ] && [[ $out == "tgroup: stop failed (exit-code): left as it is: $d/mnt mounted with 0 group(s)"* ]] &&
 	[[ $out != *"start failed"* ]] && [ -z "$(ls "$d/run")" ]; then echo "PASS service/failed_stop_not_called_start_failed"
 else echo "FAIL service/failed_stop_not_called_start_failed: rc $rc, $out, $(ls "$d/run")"; fi
+
+# debian/tgroup-tools.prerm on removal: a stop job succeeds even when
+# ExecStop fails, so the prerm looks at what is left and says it (review 2
+# LOW-5). In a private mount namespace: /run/systemd/system (a systemd host),
+# /sys/fs/tgroup still mounted (a tmpfs) in the failing case; stand-ins for
+# systemctl (tgroup.service active) and deb-systemd-invoke (the stop "succeeds").
+prerm=$top/debian/tgroup-tools.prerm
+mkdir -p "$d/bin3"
+printf '#!/bin/sh\nexit 0\n' > "$d/bin3/systemctl"
+printf '#!/bin/sh\necho "$*" >> "%s/invoked"\nexit 0\n' "$d" > "$d/bin3/deb-systemd-invoke"
+chmod +x "$d"/bin3/*
+prerm_run() {	# busy(0|1): the prerm's output in $out, status in $rc
+	out=$(PATH="$d/bin3:$PATH" unshare -m --propagation private sh -c '
+		mount -t tmpfs run /run && mkdir -p /run/systemd/system &&
+		if [ "$1" = 1 ]; then mount -t tmpfs fs /sys/fs && mkdir /sys/fs/tgroup && mount -t tmpfs tg /sys/fs/tgroup; fi &&
+		sh "$2" remove' sh "$1" "$prerm" 2>&1); rc=$?
+}
+prerm_run 1
+if [ "$rc" = 0 ] && [[ $out == *"tgroup-tools: warning: stopping tgroup.service failed"* ]] &&
+	[[ $out == *"/sys/fs/tgroup is mounted, tgroup.ko"* ]] && [[ $out == *"umount /sys/fs/tgroup; modprobe -r tgroup"* ]] &&
+	grep -qx 'stop tgroup-exporter.service tgroup.service' "$d/invoked"; then echo "PASS service/prerm_failed_teardown_says_so"
+else echo "FAIL service/prerm_failed_teardown_says_so: rc $rc, $out"; fi
+prerm_run 0
+if [ "$rc" = 0 ] && [[ $out == *"stopping tgroup.service: every group"* ]] && [[ $out != *warning* ]]; then
+	echo "PASS service/prerm_clean_teardown_no_warning"
+else echo "FAIL service/prerm_clean_teardown_no_warning: rc $rc, $out"; fi
