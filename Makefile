@@ -356,12 +356,13 @@ calibrate: $(BUILD)/tgeval-host
 # Install like a module from a vendor (a Debian server: make deb instead):
 # install-module puts tgroup.ko into /lib/modules/$(KVER)/updates (depmod)
 # and refuses one built for another kernel; install-tools puts tgctl,
-# tgroup-exporter, libtgroup, libtgpmem.so under $(PREFIX), the systemd
+# tgroup-exporter, libtgroup, libtgpmem.so, tgroup-headers under $(PREFIX), the systemd
 # units, /etc/modprobe.d/tgroup.conf and /etc/tgroup/tgroup.conf (both kept
 # if present). DESTDIR stages it (no depmod, ldconfig then).
 VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 LIBEXECDIR ?= $(PREFIX)/libexec/tgroup
@@ -387,6 +388,7 @@ install-tools: user userland
 	ln -sf libtgroup.so.0 $(DESTDIR)$(LIBDIR)/libtgroup.so
 	install -D -m 0644 $(BUILD)/libtgpmem.so $(DESTDIR)$(LIBDIR)/tgroup/libtgpmem.so
 	install -D -m 0755 userland/install/tgroup-service $(DESTDIR)$(LIBEXECDIR)/tgroup-service
+	install -D -m 0755 userland/install/tgroup-headers $(DESTDIR)$(SBINDIR)/tgroup-headers
 	mkdir -p $(DESTDIR)$(SYSTEMD_DIR)
 	$(UNIT_SUBST) userland/install/tgroup.service.in > $(DESTDIR)$(SYSTEMD_DIR)/tgroup.service
 	$(UNIT_SUBST) userland/install/tgroup-exporter.service.in > $(DESTDIR)$(SYSTEMD_DIR)/tgroup-exporter.service

@@ -18,7 +18,7 @@ if make --no-print-directory -s install DESTDIR="$d/root" KVER="$kver" >"$d/inst
 	miss=
 	for f in lib/modules/$kv/updates/tgroup.ko usr/local/bin/tgctl usr/local/bin/tgroup-exporter \
 		usr/local/include/tgroup.h usr/local/lib/libtgroup.a usr/local/lib/libtgroup.so.0 \
-		usr/local/lib/libtgroup.so usr/local/lib/tgroup/libtgpmem.so usr/local/libexec/tgroup/tgroup-service \
+		usr/local/lib/libtgroup.so usr/local/lib/tgroup/libtgpmem.so usr/local/libexec/tgroup/tgroup-service usr/local/sbin/tgroup-headers \
 		etc/modprobe.d/tgroup.conf etc/tgroup/tgroup.conf \
 		usr/local/lib/systemd/system/tgroup.service usr/local/lib/systemd/system/tgroup-exporter.service; do
 		[ -e "$d/root/$f" ] || miss="$miss $f"

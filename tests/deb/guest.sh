@@ -155,6 +155,25 @@ check exporter_stopped_with_it sh -c "! systemctl is-active -q tgroup-exporter"
 if systemctl start tgroup && [ "$(cat /sys/module/tgroup/parameters/max_groups)" = 78 ] &&
 	[ "$(cat $m/db/tgroup.priority)" = high ] && [ -d $m/web ]; then pass start_again_new_options
 else fail start_again_new_options "$(systemctl status tgroup --no-pager -l 2>&1 | tail -8)"; fi
+# the exporter starts with it (enabled, it is in tgroup.service.wants/:
+# WantedBy=tgroup.service; PartOf alone covers stop and restart only)
+active_within() {	# unit seconds: active within that many seconds
+	local i
+	for i in $(seq "$2"); do systemctl is-active -q "$1" && return 0; sleep 1; done
+	systemctl is-active -q "$1"
+}
+if active_within tgroup-exporter 30; then pass start_starts_exporter
+else fail start_starts_exporter "exporter $(systemctl is-active tgroup-exporter), wants: $(ls /etc/systemd/system/tgroup.service.wants 2>&1)"; fi
+# disabled, the exporter stays off when tgroup starts; enabled again, it starts
+systemctl stop tgroup
+systemctl disable -q tgroup-exporter
+if systemctl start tgroup && sleep 3 && ! systemctl is-active -q tgroup-exporter &&
+	[ ! -e /etc/systemd/system/tgroup.service.wants/tgroup-exporter.service ]; then pass disabled_exporter_stays_off
+else fail disabled_exporter_stays_off "exporter $(systemctl is-active tgroup-exporter)"; fi
+systemctl stop tgroup
+systemctl enable -q tgroup-exporter
+if systemctl start tgroup && active_within tgroup-exporter 30 && [ "$(cat $m/db/tgroup.priority)" = high ]; then pass reenabled_exporter_starts
+else fail reenabled_exporter_starts "exporter $(systemctl is-active tgroup-exporter), tgroup $(systemctl is-active tgroup)"; fi
 
 # 8. a setup that fails fails the unit, loudly (no ExecStart=-), and a start
 #    that failed leaves nothing half up: it loaded the module, so ExecStopPost
@@ -247,8 +266,9 @@ if [ "$(cat /root/tgroup-deb-upgrade-kernel 2>/dev/null)" = "$k" ]; then
 	check remove_keeps_config_and_dkms sh -c "[ -f /etc/tgroup/tgroup.conf ] && dpkg-query -W -f '\${Status}' tgroup-dkms | grep -q 'install ok installed'"
 	if DEBIAN_FRONTEND=noninteractive apt-get purge -y tgroup-tools >/root/apt-purge.log 2>&1 &&
 		[ ! -e /etc/tgroup/tgroup.conf ] && [ ! -e /etc/systemd/system/multi-user.target.wants/tgroup.service ] &&
-		[ ! -e /etc/systemd/system/multi-user.target.wants/tgroup-exporter.service ]; then pass purge_removes_config_and_enablement
-	else fail purge_removes_config_and_enablement "$(tail -3 /root/apt-purge.log; ls /etc/tgroup /etc/systemd/system/multi-user.target.wants 2>&1 | tr '\n' ' ')"; fi
+		[ ! -e /etc/systemd/system/multi-user.target.wants/tgroup-exporter.service ] &&
+		[ ! -e /etc/systemd/system/tgroup.service.wants/tgroup-exporter.service ]; then pass purge_removes_config_and_enablement
+	else fail purge_removes_config_and_enablement "$(tail -3 /root/apt-purge.log; ls /etc/tgroup /etc/systemd/system/multi-user.target.wants /etc/systemd/system/tgroup.service.wants 2>&1 | tr '\n' ' ')"; fi
 	kill $pid 2>/dev/null
 fi
 echo "TGDEB: END $k"

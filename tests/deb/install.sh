@@ -42,6 +42,13 @@ if out=$(cd "$build" && lintian --pedantic -E --fail-on error,warning,info,pedan
 	[ -z "$(echo "$out" | grep -E '^[EWIPX]: ')" ]; then ok lintian_clean
 else echo "$out" | head -20; ko lintian_clean "tags above (justified ones go into debian/*.lintian-overrides)"; fi
 
+# the two packages recommend each other at this version or later (apt
+# upgrades them together: review 2 LOW-9)
+rd=$(dpkg-deb -f "$build"/tgroup-dkms_*_all.deb Recommends) rt=$(dpkg-deb -f "$build"/tgroup-tools_*_amd64.deb Recommends)
+dv=$(dpkg-deb -f "$build"/tgroup-dkms_*_all.deb Version)
+if [ "$rd" = "tgroup-tools (>= $dv)" ] && [ "$rt" = "tgroup-dkms (>= $dv)" ]; then ok "recommends_versioned ($rt)"
+else ko recommends_versioned "tgroup-dkms: $rd; tgroup-tools: $rt"; fi
+
 # 1b. a newer version of the same source (its changelog one entry ahead), for
 #     the upgrade test in the last boot: dpkg -i of its tgroup-tools
 src=$(ls -d "$build"/tgroup-*/ | head -1)
@@ -107,6 +114,43 @@ if grep -q 'Building initial module for' "$build/apt-install.log" &&
 	[ -L "$root/etc/systemd/system/multi-user.target.wants/tgroup.service" ] &&
 	[ -L "$root/etc/systemd/system/multi-user.target.wants/tgroup-exporter.service" ]; then ok units_enabled
 else ko units_enabled "tgroup.service / tgroup-exporter.service not enabled by the package"; fi
+# the exporter starts with tgroup.service (its WantedBy=tgroup.service, linked
+# by debhelper's enable step: deb-systemd-helper)
+if [ "$(readlink "$root/etc/systemd/system/tgroup.service.wants/tgroup-exporter.service")" = /lib/systemd/system/tgroup-exporter.service ]; then
+	ok exporter_wanted_by_tgroup_service
+else ko exporter_wanted_by_tgroup_service "$(ls -l "$root/etc/systemd/system/tgroup.service.wants" 2>&1)"; fi
+# DKMS's postinst block once in the built tgroup-dkms postinst (a second
+# #DEBHELPER#, even in a comment, builds every kernel twice), and the install
+# log shows one build per kernel
+ctl=$(mktemp -d) && dpkg-deb -e "$build"/tgroup-dkms_*_all.deb "$ctl"
+n=$(grep -c 'common.postinst' "$ctl/postinst"); rm -rf "$ctl"
+nb=$(grep -c "Building initial module for $newest" "$build/apt-install.log")
+if [ "$n" = 1 ] && [ "$nb" = 1 ] && ! grep -q 'Deleting module tgroup.* completely' "$build/apt-install.log"; then
+	ok "dkms_postinst_builds_once (1 block, 1 build for $newest)"
+else ko dkms_postinst_builds_once "$n DKMS block(s) in the postinst, $nb build(s) for $newest in build/deb/apt-install.log"; fi
+# the next kernel (review 2 MEDIUM-3): tgroup-headers (README's second
+# command) adds the headers metapackage of each image metapackage the server
+# has; this root has linux-image-cloud-amd64 and linux-image-6.12-cloud-amd64
+# (tests/deb/root.sh), so apt-get -s's plan installs exactly their headers
+# metapackages (the running kernel's headers are installed) and no image
+hout=$(chroot "$root" tgroup-headers --dry-run --kernel "$newest" 2>&1); hrc=$?
+hwant=$(echo "$hout" | sed -n 's/^tgroup-headers: installing: //p' | tr ' ' '\n' | sort | tr '\n' ' ')
+if [ $hrc = 0 ] && [ "$hwant" = "linux-headers-6.12-cloud-amd64 linux-headers-cloud-amd64 " ] &&
+	echo "$hout" | grep -q '^Inst linux-headers-cloud-amd64 ' && echo "$hout" | grep -q '^Inst linux-headers-6.12-cloud-amd64 ' &&
+	! echo "$hout" | grep -q '^Inst linux-image-'; then ok "headers_helper_adds_metapackages_no_image ($hwant)"
+else ko headers_helper_adds_metapackages_no_image "rc $hrc, would install: $hwant; $(echo "$hout" | grep -E 'tgroup-headers|^Inst linux-image' | head -5)"; fi
+# a server running a kernel whose headers left the mirror (review 2
+# MEDIUM-2): README's command fails with the message README quotes and
+# installs nothing; tgroup-headers says what to do
+gone=6.1.0-1-cloud-amd64
+cmd=${readme_cmd//\$(uname -r)/$gone}; cmd=${cmd//.\/tgroup-\*.deb//tmp/tgroup-*.deb}
+gout=$(chroot "$root" sh -c "${cmd/apt install/apt-get -s install}" 2>&1); grc=$?
+hout=$(chroot "$root" tgroup-headers --dry-run --kernel "$gone" 2>&1); hrc=$?
+if [ $grc = 100 ] && echo "$gout" | grep -qxF "E: Unable to locate package linux-headers-$gone" &&
+	grep -qF "E: Unable to locate package linux-headers-KVER" "$top/README.md" && [ $hrc = 1 ] &&
+	echo "$hout" | grep -qF "the running kernel $gone's headers are not in the archive any more" &&
+	echo "$hout" | grep -qF "apt upgrade, reboot into the newer kernel"; then ok "headers_gone_from_mirror_readme_message (apt-get rc $grc)"
+else ko headers_gone_from_mirror_readme_message "apt-get rc $grc: $(echo "$gout" | grep '^E:' | head -2); helper rc $hrc: $(echo "$hout" | tail -1)"; fi
 echo "deb: packages built and installed in $((SECONDS - t0)) s"
 
 # 3. configured as an operator would, then booted

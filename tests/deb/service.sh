@@ -121,3 +121,45 @@ if [ "$rc" = 0 ] && [ -z "$out" ] && [ ! -e "$d/run/tgroup-service.loaded" ]; th
 else echo "FAIL service/stop_post_after_stop_silent: rc $rc, $out, $(ls "$d/run")"; fi
 SERVICE_RESULT=exit-code run stop-post
 t stop_post_failed_start_nothing_loaded 0 "tgroup: start failed (exit-code): nothing is loaded or mounted"
+
+# a stop that fails (umount busy: a shell cd'd into the mount) after the boot's
+# start: stop-post says the stop failed and leaves everything as it is, not
+# "start failed ... undoing it" (the boot's start marker lives as long as the
+# unit). Stand-ins: mountpoint (mounted), umount (busy).
+mkdir -p "$d/bin2"
+printf '#!/bin/sh\nexit 0\n' > "$d/bin2/mountpoint"
+printf '#!/bin/sh\necho "umount: $1: target is busy." >&2\nexit 32\n' > "$d/bin2/umount"
+chmod +x "$d"/bin2/*
+touch "$d/run/tgroup-service.loaded"
+PATH="$d/bin2:$PATH" run stop
+t failed_stop_says_umount_busy 1 "umount $d/mnt failed (a process has a file in it open?)"
+SERVICE_RESULT=exit-code PATH="$d/bin2:$PATH" run stop-post
+if [ "$rc" = 0 ] && [[ $out == "tgroup: stop failed (exit-code): left as it is: $d/mnt mounted with 0 group(s)"* ]] &&
+	[[ $out != *"start failed"* ]] && [ -z "$(ls "$d/run")" ]; then echo "PASS service/failed_stop_not_called_start_failed"
+else echo "FAIL service/failed_stop_not_called_start_failed: rc $rc, $out, $(ls "$d/run")"; fi
+
+# debian/tgroup-tools.prerm on removal: a stop job succeeds even when
+# ExecStop fails, so the prerm looks at what is left and says it (review 2
+# LOW-5). In a private mount namespace: /run/systemd/system (a systemd host),
+# /sys/fs/tgroup still mounted (a tmpfs) in the failing case; stand-ins for
+# systemctl (tgroup.service active) and deb-systemd-invoke (the stop "succeeds").
+prerm=$top/debian/tgroup-tools.prerm
+mkdir -p "$d/bin3"
+printf '#!/bin/sh\nexit 0\n' > "$d/bin3/systemctl"
+printf '#!/bin/sh\necho "$*" >> "%s/invoked"\nexit 0\n' "$d" > "$d/bin3/deb-systemd-invoke"
+chmod +x "$d"/bin3/*
+prerm_run() {	# busy(0|1): the prerm's output in $out, status in $rc
+	out=$(PATH="$d/bin3:$PATH" unshare -m --propagation private sh -c '
+		mount -t tmpfs run /run && mkdir -p /run/systemd/system &&
+		if [ "$1" = 1 ]; then mount -t tmpfs fs /sys/fs && mkdir /sys/fs/tgroup && mount -t tmpfs tg /sys/fs/tgroup; fi &&
+		sh "$2" remove' sh "$1" "$prerm" 2>&1); rc=$?
+}
+prerm_run 1
+if [ "$rc" = 0 ] && [[ $out == *"tgroup-tools: warning: stopping tgroup.service failed"* ]] &&
+	[[ $out == *"/sys/fs/tgroup is mounted, tgroup.ko"* ]] && [[ $out == *"umount /sys/fs/tgroup; modprobe -r tgroup"* ]] &&
+	grep -qx 'stop tgroup-exporter.service tgroup.service' "$d/invoked"; then echo "PASS service/prerm_failed_teardown_says_so"
+else echo "FAIL service/prerm_failed_teardown_says_so: rc $rc, $out"; fi
+prerm_run 0
+if [ "$rc" = 0 ] && [[ $out == *"stopping tgroup.service: every group"* ]] && [[ $out != *warning* ]]; then
+	echo "PASS service/prerm_clean_teardown_no_warning"
+else echo "FAIL service/prerm_clean_teardown_no_warning: rc $rc, $out"; fi

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -517,16 +518,37 @@ int main(int argc, char **argv)
 			char tmp[4096];
 			FILE *f;
 			size_t l = strlen(textfile);
+			int tfd, e = 0;
 
 			if (l < 6 || strcmp(textfile + l - 5, ".prom")) {
 				fprintf(stderr, "tgroup-exporter: --textfile must end in .prom\n");
 				return 2;
 			}
-			snprintf(tmp, sizeof(tmp), "%s.%d.tmp", textfile, (int)getpid());
-			f = fopen(tmp, "w");
-			if (!f || fwrite(b.p, 1, b.n, f) != b.n || fclose(f) || rename(tmp, textfile)) {
-				fprintf(stderr, "tgroup-exporter: %s: %s\n", textfile, strerror(errno));
-				unlink(tmp);
+			/*
+			 * A new file of a random name beside PATH (mkstemp:
+			 * O_CREAT|O_EXCL, so a symlink or file planted under any
+			 * name is never followed nor written), then renamed over
+			 * PATH (which replaces a symlink at PATH, not its target).
+			 * 0644 as before: node_exporter reads it as its own user.
+			 */
+			if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", textfile) >= sizeof(tmp)) {
+				fprintf(stderr, "tgroup-exporter: --textfile: path too long\n");
+				return 2;
+			}
+			tfd = mkstemp(tmp);
+			f = tfd < 0 ? NULL : fdopen(tfd, "w");
+			if (!f || fchmod(tfd, 0644) || fwrite(b.p, 1, b.n, f) != b.n)
+				e = errno ? errno : EIO;
+			if (f && fclose(f) && !e)
+				e = errno;
+			if (!f && tfd >= 0)
+				close(tfd);
+			if (!e && rename(tmp, textfile))
+				e = errno;
+			if (e) {
+				fprintf(stderr, "tgroup-exporter: %s: %s\n", textfile, strerror(e));
+				if (tfd >= 0)
+					unlink(tmp);
 				return 1;
 			}
 		}

@@ -76,8 +76,22 @@ else ko up_zero_without_mount "rc $rc: $out"; fi
 
 # textfile mode
 if "$ex" -m "$m" --textfile "$d/tgroup.prom" && grep -qx 'tgroup_up 1' "$d/tgroup.prom" &&
-	! ls "$d"/*.tmp >/dev/null 2>&1 && ! "$ex" -m "$m" --textfile "$d/x.txt" 2>/dev/null; then ok textfile
+	! ls "$d"/tgroup.prom.* >/dev/null 2>&1 && ! "$ex" -m "$m" --textfile "$d/x.txt" 2>/dev/null; then ok textfile
 else ko textfile; fi
+# --textfile never follows a symlink (a textfile directory another user can
+# write, the exporter run by root from a timer): a symlink planted at the old
+# predictable temp name (PATH.PID.tmp; the PID is the subshell's, kept by
+# exec) and one at PATH itself: neither target is written, PATH becomes a
+# regular file of mode 0644 with the exposition, no temp file is left
+echo victim > "$d/victim"; echo victim > "$d/victim2"
+ln -s "$d/victim2" "$d/tf.prom"
+( ln -s "$d/victim" "$d/tf.prom.$BASHPID.tmp"; exec "$ex" -m "$m" --textfile "$d/tf.prom" ); rc=$?
+if [ $rc = 0 ] && [ "$(cat "$d/victim")" = victim ] && [ "$(cat "$d/victim2")" = victim ] &&
+	[ -f "$d/tf.prom" ] && [ ! -L "$d/tf.prom" ] && grep -qx 'tgroup_up 1' "$d/tf.prom" &&
+	[ "$(command stat -c %a "$d/tf.prom")" = 644 ] &&
+	[ -z "$(ls -A "$d" | grep '^tf\.prom\.' | grep -v '\.tmp$')" ]; then ok textfile_no_symlink_follow
+else ko textfile_no_symlink_follow "rc $rc, victim: $(head -c 40 "$d/victim"), victim2: $(head -c 40 "$d/victim2"), $(ls -l "$d" | grep tf.prom)"; fi
+rm -f "$d"/tf.prom*
 
 # HTTP: /metrics (content type, values follow the files between scrapes), 404;
 # the default address ":PORT" is dual stack (IPv4 and IPv6 loopback answer)
