@@ -480,13 +480,16 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 	}
 	/*
 	 * The oracle: one exact cut at the first step over the threshold. It
-	 * knows the model and the CPU share every load gets on the platform
-	 * (calib_cpu: at this step the neighbour's smoothed share is still
-	 * ramping up, and the victim's has the host's noise), and cuts the
-	 * low-priority loads by the largest factor that keeps the victim's
-	 * latency at its threshold: tgeval model's oracle.V.N for a pair.
-	 * Computed in every mode (make demo shows the neighbours' share of
-	 * it), applied in the oracle's only.
+	 * knows the model and the CPU share every load gets in this run on
+	 * average (w->share: tgsim's per-run draw, so the yardstick holds the
+	 * victim's mean latency at the fixed threshold on every CPU-noise seed,
+	 * neither over it nor under it; calib_cpu where the run has no draw:
+	 * the guest, tgsim --cpu-seed 0. Not the smoothed share at this step:
+	 * the neighbour's is still ramping up, and the victim's has the host's
+	 * fluctuation), and cuts the low-priority loads by the largest factor
+	 * that keeps the victim's latency at its threshold: tgeval model's
+	 * oracle.V.N for a pair. Computed in every mode (make demo shows the
+	 * neighbours' share of it), applied in the oracle's only.
 	 */
 	if (!P->oracle_on && P->t_over >= 0) {
 		struct mload l[MAXW];
@@ -495,13 +498,13 @@ void plat_step(struct plat *P, double t, double dt, const double *cpu_s, const i
 		for (i = 0; i < n; i++) {
 			l[i] = ml[i];
 			low[i] = !P->w[idx[i]].high;
-			l[i].cpu = p->calib_cpu;
+			l[i].cpu = P->w[idx[i]].share > 0 ? P->w[idx[i]].share : p->calib_cpu;
 		}
 		P->oracle_cap = model_oracle(p, l, n, low, vk, P->thr[vk], &P->oracle_gbps);
 		P->oracle_on = 1;
 		for (i = 0; i < n && P->mode == M_ORACLE; i++)
 			if (low[i])
-				P->w[idx[i]].want_cap = P->oracle_cap * p->calib_cpu;
+				P->w[idx[i]].want_cap = P->oracle_cap * l[i].cpu;
 	}
 }
 

@@ -43,6 +43,8 @@ struct wl {
 	double last_t;		/* the model's last answer */
 	double rate_cpu;	/* bytes per CPU-second it moves now (while running) */
 	double want_cap;	/* CPU cap the baseline/oracle wants, fraction of duty (>= 1: none) */
+	double share;		/* the CPU share the run gives it on average, for the oracle
+				 * (tgsim: this run's draw; 0: the profile's calib_cpu) */
 	char quota[24];		/* the applied CPU quota, as text ("max", "-", µs) */
 	double qfrac;		/* the applied cap, fraction of duty (1: none) */
 	int relapses;		/* tgroup: relapses seen (last_reason relapse) */

@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 			die("bad limit: ", msg);
 		g[i].priority = P.w[i].high ? TG_PRIO_HIGH : TG_PRIO_LOW;
 		base[i] = cseed ? clip(P.prof.calib_cpu + 0.03 * cnorm(), 0.5, 1) : P.prof.calib_cpu;
+		P.w[i].share = base[i];	/* the oracle's, at this run's draw */
 		fl[i] = 0;
 		cap[i] = 1;
 		ext_mba[i] = 100;
