@@ -10,6 +10,12 @@
 #                       calib_cpu has lost threshold_drop (4 %), so the victim
 #                       is at 96 % of solo, within ORACLE_TOL points; no
 #                       control leaves it under 80 %.
+#   eval_oracle_noise/PROFILE  with CPU noise (--cpu-seed 1, 2, 3; 16 pairs,
+#                       60 s) the oracle controller, computed at the run's
+#                       own drawn CPU shares, holds the victim's mean latency
+#                       at its fixed threshold within ORACLE_LAT_TOL % (the
+#                       yardstick of eval_law_wc is reachable on every seed,
+#                       and not slack: at calib_cpu it was 3 % off either way);
 #   eval_law_wc/PROFILE  issue 21 item 1 where it is met: in tgsim without CPU
 #                       noise, 60 s of steady state (11-71 s, the neighbour
 #                       from 1 s), in each of the 16 pairs the neighbour keeps
@@ -30,7 +36,7 @@
 # Prints PASS/FAIL lines as tests/check.sh counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ORACLE_TOL=1.5
+ORACLE_TOL=1.5 ORACLE_LAT_TOL=1.5
 WC_MIN=0.8 VICTIM_PTS=1 CHANGES_PS=1 RELEASE_PERIODS=5
 b=$(pwd)/build
 make --no-print-directory -s "$b/tgeval-host" "$b/tgsim" >/dev/null || { echo "FAIL eval_host_build"; exit 1; }
@@ -51,16 +57,17 @@ for pr in nvm_read:nvm_write dram_read:dram_read; do
 		echo "FAIL eval_oracle/$v+$n: oracle $o % (96 ± $ORACLE_TOL expected), no control $z % (< 80 expected)"
 	fi
 done
-# tgroup in the 16 pairs, neighbour from 1 s; $1 profile, $2 seed, $3 the
-# neighbour's leave time (0: never), $4 duration, $5 window. Prints per pair
-# "seed pair victim_pct gbps oracle_gbps changes_meas release_ms cool_ms hot_before"
+# tgroup (or mode $6) in the 16 pairs, neighbour from 1 s; $1 profile, $2
+# seed, $3 the neighbour's leave time (0: never), $4 duration, $5 window.
+# Prints per pair "seed pair victim_pct gbps oracle_gbps changes_meas
+# release_ms cool_ms hot_before victim_lat_ns thr_ns"
 pairs16() {
 	local kinds="nvm_read nvm_write dram_read dram_write" v n
 	for v in $kinds; do for n in $kinds; do
-		"$b/tgsim" "$1" --mode tgroup --seed "$2" --cpu-seed "$2" --duration "$4" --measure "$5" \
+		"$b/tgsim" "$1" --mode "${6:-tgroup}" --seed "$2" --cpu-seed "$2" --duration "$4" --measure "$5" \
 			--ref 0.3:1 "v:$v:1:high:0:0" "n:$n:2:low:1:$3" |
-			awk -F, -v p="$2 $v+$n" '$11 == "high" { vp = $15 }
-				$11 == "low" { print p, vp, $13, $33, $23, $31, $30, $32 }'
+			awk -F, -v p="$2 $v+$n" '$11 == "high" { vp = $15; vl = $14 }
+				$11 == "low" { print p, vp, $13, $33, $23, $31, $30, $32, vl, $35 }'
 	done; done
 }
 # $1 test name, $2 runs expected, $3 the runs ("out"), $4 awk: a failing
@@ -68,15 +75,18 @@ pairs16() {
 judge() {
 	local bad
 	bad=$(echo "$3" | awk -v w=$WC_MIN -v pts=$VICTIM_PTS -v c=$CHANGES_PS -v r=$RELEASE_PERIODS \
-		"NF != 9 || $4" | paste -sd ';')
+		-v lt=$ORACLE_LAT_TOL "NF != 11 || $4" | paste -sd ';')
 	if [ "$(echo "$3" | wc -l)" = "$2" ] && [ -z "$bad" ]; then
 		echo "PASS $1 ($(echo "$3" | awk "$5"))"
 	else
-		echo "FAIL $1: seed pair victim% gbps oracle_gbps changes release_ms cool_ms hot_before: ${bad:-not $2 runs}"
+		echo "FAIL $1: seed pair victim% gbps oracle_gbps changes release_ms cool_ms hot_before lat_ns thr_ns: ${bad:-not $2 runs}"
 	fi
 }
 for p in eval/profiles/optane-clx.prof; do
 	n=$(basename "$p" .prof)
+	judge "eval_oracle_noise/$n" 48 "$(for s in 1 2 3; do pairs16 "$p" $s 0 71 11:71 oracle; done)" \
+		'$10 > $11 * (1 + lt / 100) || $10 < $11 * (1 - lt / 100)' \
+		'{ d = 100 * ($10 / $11 - 1); if (d < lo) lo = d; if (d > hi) hi = d } END { printf "victim latency %+.2f..%+.2f %% of its threshold", lo, hi }'
 	judge "eval_law_wc/$n" 16 "$(pairs16 "$p" 0 0 71 11:71)" '$4 < w * $5 || $3 < 96 - pts' \
 		'{ s = $4 / $5; if (!m || s < m) m = s } END { printf "neighbour >= %.2f of the oracle rate", m }'
 	judge "eval_law_stable/$n" 48 "$(for s in 1 2 3; do pairs16 "$p" $s 0 71 11:71; done)" '$6 > c * 60' \
