@@ -13,7 +13,7 @@ soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 want = min(hard, n + 64) if hard != resource.RLIM_INFINITY else n + 64
 if soft != resource.RLIM_INFINITY and soft < want:
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-socks, refused = [], 0
+socks, refused, errs = [], 0, {}
 for _ in range(n):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(3)
@@ -23,8 +23,9 @@ for _ in range(n):
         s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
         s.settimeout(None)  # blocking: MSG_DONTWAIT below then says "nothing yet"
         socks.append((s, time.monotonic()))
-    except OSError:
+    except OSError as e:  # counted as refused; which error, for the report
         refused += 1
+        errs[e.errno] = errs.get(e.errno, 0) + 1
         s.close()
 time.sleep(1.0)
 
@@ -63,3 +64,7 @@ while open_ and time.monotonic() < end:
             del open_[fd]
 print("held %d refused %d closed %d first %.1f last %.1f" % (len(held), refused, len(times),
       min(times) if times else -1, max(times) if times else -1))
+if errs:  # on stderr: not refusals by the server but failures to connect
+    print("connect errors: " + ", ".join("%s x%d" % (os.strerror(k) if k else "timeout", v)
+                                       for k, v in sorted(errs.items(), key=lambda kv: kv[0] or 0)),
+          file=sys.stderr)

@@ -145,17 +145,31 @@ else ko tgctl_status_resctrl_and_states "rc $rc/$rc2: $(echo "$tab" | grep '^#' 
 # scrape takes milliseconds; margin for a busy 2-core host, Prometheus'
 # scrape timeout is 10 s); every held connection is closed by the default
 # idle timeout (10 s): not before 9 s, by 25 s.
+#
+# Once in make check (26 Nov, not reproduced in 5 runs by hand) every one of
+# the 1,100 from 127.0.0.2 counted as refused while 127.0.0.1's 8 were held:
+# the helper now reports connect errors (not refusals by the server) on its
+# output, and a round where 127.0.0.2 held nothing is run once more, with
+# the first round's report printed, so a real regression still fails.
 hold=$(dirname "$(realpath "$0")")/exporter-hold.py
-"$ex" -m "$m" --web.listen-address=:$port 2>/dev/null & pid=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-python3 "$hold" $port 127.0.0.2 1100 "$d/rA" 40 > "$d/hA" 2>&1 & hA=$!
-python3 "$hold" $port 127.0.0.1 8 "$d/rB" 40 > "$d/hB" 2>&1 & hB=$!
-for _ in $(seq 600); do [ -e "$d/rA" ] && [ -e "$d/rB" ] && break; sleep 0.1; done
-scr=$(curl -s --max-time 5 -o "$d/s3" -w '%{http_code} %{time_total}' "http://127.0.0.1:$port/metrics")
-wait $hA $hB
-read -r _ heldA _ refA _ closedA _ firstA _ lastA < "$d/hA"
-read -r _ heldB _ refB _ closedB _ firstB _ lastB < "$d/hB"
-kill $pid; wait $pid 2>/dev/null; pid=
+conn_round() {
+	rm -f "$d/rA" "$d/rB"
+	"$ex" -m "$m" --web.listen-address=:$port 2>"$d/exlog" & pid=$!
+	for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+	python3 "$hold" $port 127.0.0.2 1100 "$d/rA" 40 > "$d/hA" 2>&1 & hA=$!
+	python3 "$hold" $port 127.0.0.1 8 "$d/rB" 40 > "$d/hB" 2>&1 & hB=$!
+	for _ in $(seq 600); do [ -e "$d/rA" ] && [ -e "$d/rB" ] && break; sleep 0.1; done
+	scr=$(curl -s --max-time 5 -o "$d/s3" -w '%{http_code} %{time_total}' "http://127.0.0.1:$port/metrics")
+	wait $hA $hB
+	read -r _ heldA _ refA _ closedA _ firstA _ lastA < "$d/hA"
+	read -r _ heldB _ refB _ closedB _ firstB _ lastB < "$d/hB"
+	kill $pid; wait $pid 2>/dev/null; pid=
+}
+conn_round
+if [ "$heldA" = 0 ]; then
+	echo "NOTE exporter: 127.0.0.2 held nothing ($(tr '\n' ' ' < "$d/hA")); exporter: $(tail -n 3 "$d/exlog" | tr '\n' ' '); once more"
+	conn_round
+fi
 if [ "${scr%% *}" = 200 ] && grep -qx 'tgroup_up 1' "$d/s3"; then ok scrape_beside_idle_connections
 else ko scrape_beside_idle_connections "scrape: ${scr:-none}; 127.0.0.2: $(cat "$d/rA" "$d/hA"); 127.0.0.1: $(cat "$d/rB" "$d/hB")"; fi
 if [ "$heldA" = 32 ] && [ "$refA" = 1068 ] && [ "$heldB" = 8 ] && [ "$refB" = 0 ]; then ok per_address_limit
