@@ -1736,10 +1736,13 @@ TEST_T(escape_stop_cont_spinner, 40)
  * may exceed the quota by what the tracer makes it spend in the kernel,
  * cycling through ptrace stops inside get_signal(), where no task_work
  * runs (docs/module.md): charged to the group, bounded here by
- * ESC_TRACED_TOTAL (0.073-0.140 of a CPU in 9 runs; 0.256 in all before
- * traced tasks kept their park, user time not measured then).
+ * ESC_TRACED_TOTAL (0.073-0.140 of a CPU in 9 runs, 0.356 once on a host
+ * at load 2.4 with user time 0.000; 0.256 in all before traced tasks kept
+ * their park, user time not measured then: the escape shows in user time,
+ * asserted within the quota + ESC_TOL; a total near a whole CPU would be
+ * the park lost).
  */
-#define ESC_TRACED_TOTAL	0.20	/* of one CPU, user + system */
+#define ESC_TRACED_TOTAL	0.45	/* of one CPU, user + system */
 struct tracer_log {
 	volatile long stops, sigs;
 	volatile pid_t tracee;
