@@ -127,6 +127,7 @@ static double measure_s(void)
 #define DEBT_SHARE_S		3.0
 #define DEBT_SHARE_TOL		0.50	/* "about its quota" at 1 %: +-50 % */
 
+#define CHILD_FAST_MAX		1	/* children_start_throttled: see there */
 #define CHILD_SPIN_US		5000	/* children forked while throttled */
 #define CHILD_MAX_INFLIGHT	8
 #define CHILD_PARENT_MB		64	/* makes fork() slower than the allowance */
@@ -667,9 +668,14 @@ TEST_T(children_start_throttled, 40)
 	       "one period (%d ms) of their fork\n", share, r->wall, Q10_SHARE, lo, hi,
 	       r->children, CHILD_SPIN_US, r->fast, PERIOD_MS);
 	EXPECT(r->children > 10, "only %ld children", r->children);
-	EXPECT(r->fast == 0, "%ld of %ld children forked into the throttled group ran %d us of "
-	       "CPU within one period of their fork (quota %d us per period)", r->fast,
-	       r->children, CHILD_SPIN_US, Q10_US);
+	/*
+	 * One may: the 6.12 guest saw 1 of 32 once on a host at load 2.4 (the
+	 * enforcer's slice late under TCG); children starting unparked show
+	 * as most of them.
+	 */
+	EXPECT(r->fast <= CHILD_FAST_MAX, "%ld of %ld children forked into the throttled group "
+	       "ran %d us of CPU within one period of their fork (quota %d us per period; at "
+	       "most %d may)", r->fast, r->children, CHILD_SPIN_US, Q10_US, CHILD_FAST_MAX);
 	EXPECT(share >= lo && share <= hi, "group share %.3f with throttled children, "
 	       "expected %.2f +- %.0f %%", share, Q10_SHARE, REQ_TOL * 100);
 	rmdir(p2(MNT, "kids"));
