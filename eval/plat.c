@@ -242,9 +242,13 @@ void plat_init(struct plat *P)
 
 /*
  * resctrl's MBA software controller (mount option mba_MBps), as upstream
- * has it: update_mba_bw() in fs/resctrl/monitor.c (torvalds/linux commit
- * 09f37134464c), once a second per control group, from its MBM bandwidth
- * of the last second (cur_bw, MBps) and the schemata's MB value (user_bw):
+ * has it: update_mba_bw(), the same rule in Linux 6.12 (read in Debian's
+ * linux-source-6.12 6.12.117: arch/x86/kernel/cpu/resctrl/monitor.c) and in
+ * fs/resctrl/monitor.c after the fs/arch split (torvalds/linux commit
+ * 09f37134464c); "x86/resctrl: Implement new mba_MBps throttling heuristic"
+ * (2024, in stable 6.1.83 too) replaced 6.1.0's delta_bw rule. Once a
+ * second per control group, from its MBM bandwidth of the last second
+ * (cur_bw, MBps) and the schemata's MB value (user_bw):
  *   MBA > min_bw and user_bw < cur_bw                          -> one step down
  *   MBA < 100 and user_bw > cur_bw * (MBA + min_bw) / MBA      -> one step up
  * (upstream: "avoid thrashing up and down on every poll by checking whether
