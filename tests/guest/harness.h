@@ -168,7 +168,7 @@ static int tg_run_one(const struct tg_test *t)
 {
 	char reason[512] = "", what[1200];
 	int fds[2], status = 0, killed = 0, hung = 0;
-	double deadline;
+	double deadline, t0 = tg_now();
 	ssize_t n;
 	pid_t pid;
 
@@ -216,6 +216,8 @@ static int tg_run_one(const struct tg_test *t)
 	n = read(fds[0], reason, sizeof(reason) - 1);
 	reason[n > 0 ? n : 0] = '\0';
 	close(fds[0]);
+	/* what each test costs (make check's budget): read from the console */
+	printf("TGTEST-INFO: test %s took %.1f s\n", t->name, tg_now() - t0);
 	if (hung) {
 		printf("TGTEST-INFO: %s: test process unkillable after its %u s timeout: %s\n",
 		       t->name, t->timeout_s, what);
