@@ -6,6 +6,7 @@
 #   make demo            the story: a noisy neighbour arrives, tgroup throttles
 #                        it, the victim recovers (emulated platform, eval/)
 #   make eval            every experiment into eval/results/<profile>/
+#   make eval-scen       the guest's scenarios, added to eval/results/optane-clx/
 #   make eval-quick      the reduced matrix with its assertions (in make check)
 #   make calibrate       the model vs the published figures (docs/eval.md)
 #   make deps            install the Debian packages development and the tests
@@ -60,7 +61,7 @@ GUEST_SRC := $(wildcard tests/guest/*.c)
 GUEST_BIN := $(patsubst tests/guest/%.c,$(BUILD)/guest/%,$(GUEST_SRC))
 GUEST_SCRIPTS := $(filter-out %.c %.h,$(wildcard tests/guest/*))
 
-.PHONY: k8s-check tgsim all module user userland nri install install-module install-tools install-dkms deb deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
+.PHONY: k8s-check tgsim all module user userland nri install install-module install-tools install-dkms deb deps deps-612 bench fuzz mutants check demo demo-run eval eval-run eval-scen eval-scen-run eval-quick calibrate checkpatch vm-check clean guest initramfs dbg-initramfs dbg-check
 
 all: module user userland
 
@@ -332,6 +333,29 @@ eval-run:
 	echo "$$(( ($$(date +%s) - t0) / 60 )) min wall-clock, of which $$g min in the guest's runs; the rest the host simulator, the boots, the reports and any wait for the guest lock (EVAL_PROFILES=$(EVAL_PROFILES), EVAL_REPS=$(EVAL_REPS), $$(date -u +%F))" > eval/results/runtime.txt; \
 	$(PYTHON) eval/report.py readme README.md eval/results; \
 	echo "eval: $$(( ($$(date +%s) - t0) / 60 )) min"
+
+# The four scenarios of docs/eval.md that run in the guest (eval/guest.sh
+# plan scen: 4 groups + a bystander, a heavy victim beside a harmless
+# neighbour, an on/off neighbour, a request-level victim) on optane-clx: no
+# control, tgroup and the baseline setting make eval picked (sim_pick.txt),
+# EVAL_REPS runs each, added to eval/results/optane-clx/ (run it after make
+# eval, which replaces that directory); then summary.md and README's block.
+# About 12 min.
+eval-scen: deps
+	@$(MAKE) -s --no-print-directory eval-scen-run
+
+eval-scen-run:
+	@$(MAKE) -s --no-print-directory $(INITRAMFS) >/dev/null
+	@d=eval/results/optane-clx o=$(BUILD)/eval-scen t0=$$(date +%s); \
+	[ -s $$d/sim_pick.txt ] || { echo "eval-scen: no $$d/sim_pick.txt: run make eval first"; exit 1; }; \
+	args="tg.modes=none+$$(sed -n 's/^guest=//p' $$d/sim_pick.txt) tg.knobs=$$(sed -n 's/^knobs=//p' $$d/sim_pick.txt) tg.reps=$(EVAL_REPS)"; \
+	echo "eval-scen: optane-clx: guest plan scen ($$args)"; rm -rf $$o; \
+	TG_GUEST_ARGS="$$args" TG_VM_TIMEOUT=3600 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh scen optane-clx $$o || exit 1; \
+	for f in groups heavy onoff requests; do \
+		[ -s $$o/$$f.csv ] || { echo "eval-scen: the guest wrote no $$f.csv"; exit 1; }; cp $$o/$$f.csv $$d/; done; \
+	echo "guest plan scen ($$args); make eval-scen $$(date -u +%F), $$(( ($$(date +%s) - t0) / 60 )) min wall-clock" > $$d/plan-scen.txt; \
+	$(PYTHON) eval/report.py summary $$d optane-clx && $(PYTHON) eval/report.py readme README.md eval/results && \
+	cat $$d/plan-scen.txt
 
 # The reduced matrix with eval-quick's assertions (part of make check).
 eval-quick: $(INITRAMFS)
