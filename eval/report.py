@@ -189,15 +189,49 @@ def pareto(d):
 
 
 def frontier(pts, mode, src="sim"):
-    """a baseline's settings as (worst, tput, knob), sorted by worst, upper envelope"""
+    """a baseline's settings as (worst, tput, knob) on its Pareto frontier, most protective first:
+    every setting that no other setting dominates (at least as protective and more traffic)"""
     s = sorted(((p["worst"][0], p["tput"][0], k[2]) for k, p in pts.items() if k[0] == src and k[1] == mode),
-               key=lambda x: -x[0])
-    env, best = [], -1
-    for w, t, k in s:        # from most protective down: keep those with more traffic
-        if t > best:
+               key=lambda x: (-x[0], -x[1]))
+    env = []
+    for w, t, k in s:
+        if not any(w2 >= w and t2 > t for w2, t2, _ in s) and not any(e[:2] == (w, t) for e in env):
             env.append((w, t, k))
-            best = t
     return env
+
+
+def rep_points(d):
+    """{rep: pts} as pareto() gives for the simulator, one run (seed) per rep: the sweep runs every
+    setting with the same CPU-noise seed per rep, so the reps are paired across modes"""
+    by = {}
+    for r in rows(os.path.join(d, "sim_matrix.csv")):
+        by.setdefault(r["rep"], []).append(r)
+    out = {}
+    for rep, rs in by.items():
+        out[rep] = {("sim",) + k: {x: (p[x][0], float("nan"), 1) for x in ("worst", "mean", "tput")} | {"pairs": p["pairs"]}
+                    for k, p in sweep.matrix_points(rs).items() if p["worst"]}
+    return out
+
+
+def ratio_ci(d, mode=None):
+    """the equal-protection ratio per run (rep r: tgroup's run r against each baseline's frontier of run
+    r, interpolated at tgroup's worst of run r), its 95 % CI over the runs: {baseline: ci}; the best
+    baseline's under None (the baseline with the lowest ratio in each run)"""
+    per = {}
+    for rep, pts in rep_points(d).items():
+        t = pts.get(("sim", "tgroup", "0"))
+        if not t:
+            continue
+        best = None
+        for m in ("static", "mbps", "memguard", "memguard-rw"):
+            a = at_protection(frontier(pts, m), t["worst"][0])
+            if a:
+                r = t["tput"][0] / a[2]
+                per.setdefault(m, []).append(r)
+                best = r if best is None else min(best, r)
+        if best is not None:
+            per.setdefault(None, []).append(best)
+    return {m: ci(v) for m, v in per.items()}
 
 
 def at_protection(env, w):
