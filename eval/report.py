@@ -364,17 +364,115 @@ def pareto_section(d, profile):
                 ". Where a baseline's is higher than tgroup's, it can protect the worst pair better than tgroup can"
                 " at any threshold_drop, at the price of the neighbours' traffic."]
         if best:
-            res = (t["tput"][0] / best[1], best, per)
+            res = (t["tput"][0] / best[1], best, per, headline_checks(d, pts, best[0]))
             out += ["", f"**Ratio, tgroup / best single baseline setting: {res[0]:.2f}×** (best: {MODE_NAME[best[0]]},"
                     f" interpolated; {t['tput'][0] / best[3]:.2f}× against its setting {knob_str(best[0], best[2])})."
                     " Above 1: at the same worst-case protection tgroup leaves the neighbours more traffic; below"
-                    " 1: the baseline does.", ""]
+                    " 1: the baseline does. It is a host-simulator figure; beside it:", ""] + \
+                [f"- {x}" for x in res[3]] + [""]
         g = [k for k in pts if k[0] == "guest"]
         if len(g) >= 2:
             out += ["In the guest (16 pairs × the runs): " + "; ".join(
                 f"{label_of(k[1], k[2])}: worst {fmt(pts[k]['worst'])} %, neighbours {fmt(pts[k]['tput'], 2)} GB/s"
                 for k in sorted(g, key=key)) + ".", ""]
     return out, res
+
+
+def guest_vs(pts, mode):
+    """the guest's tgroup against the guest's run of `mode` (its picked setting) over the 16 pairs:
+    (tgroup key, baseline key) or None"""
+    gb = [k for k in pts if k[0] == "guest" and k[1] == mode]
+    gt = pts.get(("guest", "tgroup", "0"))
+    return (("guest", "tgroup", "0"), gb[0]) if gb and gt else None
+
+
+def headline_checks(d, pts, best):
+    """what stands beside the simulator's equal-protection ratio (summary.md and README): its CI over
+    the runs, the guest's comparison, the sensitivity to the simulator's CPU draw"""
+    out = []
+    rc = ratio_ci(d)
+    if rc:
+        out.append("Over the runs (each run one CPU-noise seed; every setting ran on the same seeds, so run r of"
+                   " tgroup is paired with run r of each baseline's sweep, the ratio computed per run): " +
+                   "; ".join(f"{'best baseline' if m is None else MODE_NAME[m]} {fmt(c, 2)}×" for m, c in
+                             sorted(rc.items(), key=lambda x: (x[0] is not None, x[0] or ""))) + " (95 % CI).")
+    gv = guest_vs(pts, best)
+    if gv:
+        t, b = pts[gv[0]], pts[gv[1]]
+        if above(b["worst"], t["worst"]):
+            prot = f"{label_of(*gv[1][1:])} protects the worst pair better"
+        elif above(t["worst"], b["worst"]):
+            prot = f"tgroup protects the worst pair better than {label_of(*gv[1][1:])}"
+        else:
+            prot = f"tgroup and {label_of(*gv[1][1:])} protect the worst pair alike (CIs overlap)"
+        traf = ("tgroup leaves the neighbours more" if above(t["tput"], b["tput"]) else
+                "the baseline leaves the neighbours more" if above(b["tput"], t["tput"]) else
+                "the neighbours' traffic is the same within the CIs")
+        out.append(f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) at the picked setting:"
+                   f" {prot} ({fmt(b['worst'])} % vs tgroup's {fmt(t['worst'])} %), and {traf}"
+                   f" ({fmt(b['tput'], 2)} GB/s vs tgroup's {fmt(t['tput'], 2)} GB/s; tgroup / baseline"
+                   f" {t['tput'][0] / b['tput'][0]:.2f}×). The simulator's ratio is not reproduced in the guest"
+                   if not above(t["tput"], b["tput"]) or above(b["worst"], t["worst"]) else
+                   f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) at the picked setting:"
+                   f" {prot} ({fmt(b['worst'])} % vs tgroup's {fmt(t['worst'])} %), and {traf}"
+                   f" ({fmt(b['tput'], 2)} GB/s vs tgroup's {fmt(t['tput'], 2)} GB/s; tgroup / baseline"
+                   f" {t['tput'][0] / b['tput'][0]:.2f}×)")
+        out[-1] += "."
+    sv = sens_row(d)
+    if sv:
+        out.append(sv)
+    return out
+
+
+def sens_row(d):
+    """the sensitivity row: tgroup / each picked setting (step ratio, not interpolated: only the picked
+    settings ran) in the simulator as committed and with calib_cpu at the guest's measured victim share
+    (eval/sweep.py sens)"""
+    f = os.path.join(d, "sim_sens.txt")
+    if not os.path.exists(f):
+        return None
+    kv = dict(x.strip().split("=", 1) for x in open(f) if "=" in x)
+    per = {}
+    for src, path in (("stock", "sim_matrix.csv"), ("sens", "sim_sens_matrix.csv")):
+        by = {}
+        for r in rows(os.path.join(d, path)):
+            by.setdefault(r["rep"], []).append(r)
+        for rep, rs in by.items():
+            mp = sweep.matrix_points(rs)
+            t = mp.get(("tgroup", "0"))
+            for (m, k), p in mp.items():
+                if m in ("static", "mbps", "memguard", "memguard-rw") and t and p["tput"] and p["tput"][0] > 0:
+                    e = per.setdefault((m, k), {}).setdefault(src, {"r": [], "tw": [], "tt": [], "bw": []})
+                    e["r"].append(t["tput"][0] / p["tput"][0])
+                    e["tw"].append(t["worst"][0])
+                    e["tt"].append(t["tput"][0])
+                    e["bw"].append(p["worst"][0])
+    cells_ = []
+    for (m, k), e in sorted(per.items()):
+        if "sens" not in e or "stock" not in e:
+            continue
+        st, se = e["stock"], e["sens"]
+        if ci(st["bw"])[0] < ci(st["tw"])[0]:
+            continue        # never as protective as tgroup: no equal-protection ratio to test
+        cells_.append(f"{label_of(m, k)}: {fmt(ci(st['r']), 2)}× → **{fmt(ci(se['r']), 2)}×** (its worst"
+                      f" {ci(st['bw'])[0]:.1f} → {ci(se['bw'])[0]:.1f} %)")
+    if not cells_:
+        return None
+    t0, t1 = next(iter(per.values()))["stock"], next(iter(per.values()))["sens"]
+    pts = pareto(d)
+    interp = []
+    for m in ("memguard", "memguard-rw"):
+        a = at_protection(frontier(pts, m), ci(t1["tw"])[0])
+        if a:
+            interp.append(f"{MODE_NAME[m]} {ci(t1['tt'])[0] / a[2]:.2f}×")
+    return (f"**Sensitivity to the simulator's CPU draw**: with `calib_cpu` {kv.get('profile_calib_cpu')} → "
+            f"{kv.get('calib_cpu')} (the guest's victims' measured CPU share; thresholds unchanged; 16 pairs × the"
+            f" runs, tgroup and the picked settings only, `eval/sweep.py sens`), tgroup's worst pair"
+            f" {fmt(ci(t0['tw']))} → {fmt(ci(t1['tw']))} %, its neighbours {fmt(ci(t0['tt']), 2)} →"
+            f" {fmt(ci(t1['tt']), 2)} GB/s; tgroup / the picked setting (not interpolated), per run: " +
+            "; ".join(cells_) + "." + (" Interpolated on the committed frontiers at tgroup's new worst pair (the"
+                                      " baselines' caps do not depend on the draw): " + ", ".join(interp) + "."
+                                      if interp else ""))
 
 
 # ---- matrix (guest and sim) ------------------------------------------------------
@@ -785,6 +883,15 @@ def losses(d, pts):
                     + (" (the reference, not a buildable controller)" if mode == "oracle" else "")
                     + f" worst {fmt(p['worst'])} %, {fmt(p['tput'], 2)} GB/s; tgroup {fmt(t0['worst'])} %,"
                     f" {fmt(t0['tput'], 2)} GB/s.")
+    # the guest's Pareto points: a baseline setting that protects the worst pair better over the 16 pairs
+    tg0 = pts.get(("guest", "tgroup", "0"))
+    for (src, mode, kn), p in sorted(pts.items()):
+        if tg0 and src == "guest" and mode not in ("tgroup", "tgroup-othr", "none", "oracle") and \
+                above(p["worst"], tg0["worst"]):
+            add("guest-pareto", f"Worst-pair protection over the 16 pairs (guest): {label_of(mode, kn)} {fmt(p['worst'])} %"
+                f" with the neighbours at {fmt(p['tput'], 2)} GB/s; tgroup {fmt(tg0['worst'])} % at {fmt(tg0['tput'], 2)} GB/s"
+                + (" (the same traffic within the CIs)." if not above(tg0["tput"], p["tput"]) and not above(p["tput"], tg0["tput"])
+                   else "."))
     # the guest's matrix, pair by pair
     g = cells(os.path.join(d, "matrix.csv"))
     tg = {k[2]: c for k, c in g.items() if k[:2] == ("tgroup", "0")}
@@ -1017,7 +1124,8 @@ def cmd_readme(readme, results):
             lines += [f"Neighbour throughput at equal worst-case protection, tgroup / best single baseline setting"
                       f" ({MODE_NAME[ratio[1][0]]}): **{ratio[0]:.2f}×** (host simulator, interpolated on its frontier;"
                       " per baseline: " + "; ".join(ratio[2]) + ". The table shows each baseline at its setting at"
-                      " least as protective as tgroup, or at its most protective when none is).", ""]
+                      " least as protective as tgroup, or at its most protective when none is). Beside it:", ""] + \
+                [f"- {x}" for x in ratio[3]] + [""]
         lo = losses(d, pts)
         if lo:
             big = [x[1] for x in lo if x[0] not in ("transient", "scenario") or
