@@ -213,7 +213,7 @@ def rep_points(d):
     return out
 
 
-def ratio_ci(d, mode=None):
+def ratio_ci(d):
     """the equal-protection ratio per run (rep r: tgroup's run r against each baseline's frontier of run
     r, interpolated at tgroup's worst of run r), its 95 % CI over the runs: {baseline: ci}; the best
     baseline's under None (the baseline with the lowest ratio in each run)"""
