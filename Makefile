@@ -324,6 +324,7 @@ eval-run:
 		echo "eval: $$p: guest $$plan ($$args)"; \
 		echo "guest plan $$plan ($$args); host simulator: every mode and setting, $(EVAL_REPS) runs per cell; make eval started $$(date -u +%F)" > $$d/plan.txt; \
 		TG_GUEST_ARGS="$$args" TG_VM_TIMEOUT=3600 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p $$d || exit 1; \
+		$(PYTHON) eval/sweep.py sens $(BUILD)/tgsim eval/profiles/$$p.prof $$d --reps $(EVAL_REPS) || exit 1; \
 		rm -rf eval/results/$$p && mv $$d eval/results/$$p; \
 		$(PYTHON) eval/report.py summary eval/results/$$p $$p || exit 1; \
 		echo "eval: $$p done, $$(( ($$(date +%s) - t0) / 60 )) min so far"; \

@@ -33,6 +33,8 @@
 #                       wherever it was cold before the neighbour came (the
 #                       CSV's hot_before: a lone NVM-write victim keeps the
 #                       other kinds' latencies over their thresholds itself).
+#   eval_report_frontier  eval/report.py's Pareto frontier and equal-protection
+#                       interpolation on hand-worked cases (tests/unit/test_report.py).
 # Prints PASS/FAIL lines as tests/check.sh counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -95,3 +97,6 @@ for p in eval/profiles/optane-clx.prof; do
 		'$7 < 0 || $7 > r * 12 || ($9 == 0 && ($8 < 0 || $8 > 3000))' \
 		'{ if ($7 > r) r = $7; if ($9 == 0 && $8 > c) c = $8 } END { printf "released within %d ms, cold within %d ms", r, c }'
 done
+# eval_report_frontier: report.py's Pareto frontier and equal-protection
+# interpolation on hand-worked cases (ties in worst-case protection)
+/usr/bin/python3 tests/unit/test_report.py

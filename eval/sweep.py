@@ -2,6 +2,7 @@
 """eval/sweep.py - the host simulator's experiments (tgsim, eval/sim.c; docs/eval.md).
 
     sweep.py TGSIM PROFILE OUTDIR [--reps N] [--quick]
+    sweep.py sens TGSIM PROFILE OUTDIR [--reps N]   (after the guest's matrix: sens() below)
 
 Runs, in tgsim (the guest platform's model, baselines and statistics, and
 core/'s control law, with the guest's CPU noise modelled), on the schedule of
@@ -174,7 +175,47 @@ def pick(rows):
     return best, top
 
 
+def guest_cpu(d):
+    """the guest's victims' mean CPU share (fraction of what they asked for) in tgroup's matrix runs,
+    steady state (DIR/matrix.csv); None without guest runs"""
+    p = os.path.join(d, "matrix.csv")
+    xs = [float(r["cpu_pct"]) for r in (csv.DictReader(open(p)) if os.path.exists(p) else [])
+          if r["mode"] == "tgroup" and r["knob"] == "0" and r["prio"] == "high"]
+    return round(mean(xs) / 100, 2) if xs else None
+
+
+def sens(tgsim, prof, d, reps):
+    """The sensitivity row (docs/eval.md): the 16 pairs x reps in tgsim for tgroup and each baseline's
+    picked setting (sim_pick.txt), with the profile's calib_cpu (the simulator's CPU draw) set to the
+    guest's measured victim share and the thresholds unchanged. Writes d/sim_sens.prof (the copy),
+    d/sim_sens_matrix.csv and d/sim_sens.txt."""
+    cpu = guest_cpu(d)
+    pk = os.path.join(d, "sim_pick.txt")
+    if cpu is None or not os.path.exists(pk):
+        print(f"sens: no guest matrix.csv or sim_pick.txt in {d}: skipped")
+        return 0
+    knobs = [x.split(":", 1) for x in open(pk).read().split("knobs=", 1)[1].split()[0].split("+") if ":" in x] \
+        if "knobs=" in open(pk).read() else []
+    sp = os.path.join(d, "sim_sens.prof")
+    with open(sp, "w") as f:
+        for line in open(prof):
+            f.write(f"calib_cpu = {cpu}\n" if line.split("=")[0].strip() == "calib_cpu" else line)
+    nt = profile_values(prof).get("noisy_threads", "2")
+    jobs = [common("matrix", f"{v}+{n}", rep, mode, knob) + pair_args(v, n, nt)
+            for rep in range(1, reps + 1) for v in KINDS for n in KINDS
+            for mode, knob in [("tgroup", None)] + [(m, k) for m, k in knobs]]
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        outs = list(ex.map(lambda j: run(tgsim, sp, j), jobs))
+    split(outs, d, "sim_sens_")
+    with open(os.path.join(d, "sim_sens.txt"), "w") as f:
+        f.write(f"calib_cpu={cpu}\nprofile_calib_cpu={profile_values(prof).get('calib_cpu', '1')}\n")
+    print(f"sens: calib_cpu {cpu} (the guest's victims), {len(jobs)} runs")
+    return 0
+
+
 def main(a):
+    if len(a) >= 4 and a[0] == "sens":
+        return sens(a[1], a[2], a[3], int(a[a.index("--reps") + 1]) if "--reps" in a else 5)
     if len(a) < 3:
         sys.exit(__doc__)
     tgsim, prof, d = a[0], a[1], a[2]

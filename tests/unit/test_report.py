@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""tests/unit/test_report.py - eval/report.py's Pareto arithmetic against hand-worked cases.
+
+Prints PASS/FAIL lines as tests/check.sh counts them (eval/check-host.sh runs it).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "eval"))
+import report  # noqa: E402
+
+fails = []
+
+
+def check(name, got, want):
+    if got != want:
+        fails.append(f"{name}: got {got!r}, want {want!r}")
+
+
+def pts(*settings):
+    """[(knob, worst, tput)] of one baseline as pareto() gives them"""
+    return {("sim", "memguard-rw", k): {"worst": (w, 0.0, 5), "tput": (t, 0.0, 5)} for k, w, t in settings}
+
+
+# the review's case (optane-clx, MemGuard-rw): three settings tie at 95.196 %; only the one with the
+# most traffic is on the frontier, and the interpolation at 95.902 % uses it:
+# 3.20 + (4.80 - 3.20) * (96.668 - 95.902) / (96.668 - 95.196) = 4.0326
+p = pts(("0.3/0.1", 96.668, 3.20), ("0.5/0.02", 95.196, 4.16), ("0.5/0.05", 95.196, 4.40),
+        ("0.5/0.1", 95.196, 4.80), ("0.5/0.2", 93.338, 5.60), ("0.3/0.05", 97.118, 2.80),
+        ("0.2/0.1", 96.0, 3.00))       # 0.2/0.1 dominated by 0.3/0.1 (more protective, more traffic)
+env = report.frontier(p, "memguard-rw")
+check("frontier_ties", [e[2] for e in env], ["0.3/0.05", "0.3/0.1", "0.5/0.1", "0.5/0.2"])
+a = report.at_protection(env, 95.902)
+check("at_protection_step", (a[0], a[1]), (3.20, "0.3/0.1"))
+check("at_protection_interp", round(a[2], 4), 4.0326)
+# equal points (same worst, same traffic): one kept; a point alone is its own frontier
+check("frontier_dup", [e[2] for e in report.frontier(pts(("a", 90.0, 1.0), ("b", 90.0, 1.0)), "memguard-rw")], ["a"])
+check("frontier_one", len(report.frontier(pts(("a", 90.0, 1.0)), "memguard-rw")), 1)
+# never as protective: None
+check("at_protection_none", report.at_protection(env, 99.5), None)
+
+if fails:
+    for f in fails:
+        print("FAIL eval_report_frontier:", f)
+else:
+    print("PASS eval_report_frontier")
+sys.exit(1 if fails else 0)
