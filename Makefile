@@ -341,7 +341,7 @@ eval-run:
 # control, tgroup and the baseline setting make eval picked (sim_pick.txt),
 # EVAL_REPS runs each, added to eval/results/optane-clx/ (run it after make
 # eval, which replaces that directory); then summary.md and README's block.
-# About 12 min.
+# About 14 min (813 s in the guest, 26 Nov).
 eval-scen: deps
 	@$(MAKE) -s --no-print-directory eval-scen-run
 
