@@ -1054,7 +1054,8 @@ def alloc_section(d):
     n = max(c[3][2] for c in al)
     out = [f"## Bandwidth allocation: one task of each kind, limits on three (guest, {n} run{'s' if n > 1 else ''} per mode)", "",
            "GB/s: mean ± 95 % CI over the runs; a limit is held when the CI lies within ±5 % of it, missed when it lies"
-           " entirely outside.", "",
+           " entirely outside. Each limit is chosen to bind: at least 20 % under its task's rate without control (the"
+           " no-control rows), rounded down to a round figure (eval/guest.sh).", "",
            "| mode | task | GB/s | limit (GB/s) | within ±5 % (on the CI)? |", "|---|---|---|---|---|"]
     for mode, w, kind, c, lv, v in al:
         out.append(f"| {MODE_NAME[mode]} | {kind} | {fmt(c, 2)} | {lv if lv else '–'} | {v} |")
