@@ -190,12 +190,13 @@ def pareto(d):
 
 def frontier(pts, mode, src="sim"):
     """a baseline's settings as (worst, tput, knob) on its Pareto frontier, most protective first:
-    every setting that no other setting dominates (at least as protective and more traffic)"""
+    every setting that no other setting dominates (at least as protective with at least as much traffic,
+    better on one of the two: of two settings with equal traffic, the more protective one is kept)"""
     s = sorted(((p["worst"][0], p["tput"][0], k[2]) for k, p in pts.items() if k[0] == src and k[1] == mode),
                key=lambda x: (-x[0], -x[1]))
     env = []
     for w, t, k in s:
-        if not any(w2 >= w and t2 > t for w2, t2, _ in s) and not any(e[:2] == (w, t) for e in env):
+        if not any(w2 >= w and t2 >= t and (w2 > w or t2 > t) for w2, t2, _ in s) and not any(e[:2] == (w, t) for e in env):
             env.append((w, t, k))
     return env
 
@@ -642,6 +643,54 @@ def transient_cells(d, g=None, s=None):
     return res
 
 
+def cold_by_victim(d, g=None, s=None):
+    """[(source, {victim kind: (cold runs, runs)})] of tgroup on the profile's thresholds in the matrix: the
+    runs whose detector was cold when the neighbour arrived, the only ones detection is measured on"""
+    g = cells(os.path.join(d, "matrix.csv")) if g is None else g
+    s = cells(os.path.join(d, "sim_matrix.csv")) if s is None else s
+    out = []
+    for src, cs in (("guest", g), ("sim", s)):
+        by = {}
+        for (mode, knob, lab), c in cs.items():
+            if (mode, knob) == ("tgroup", "0") and "+" in lab:
+                e = by.setdefault(lab.split("+")[0], [0, 0])
+                e[0] += sum(1 for hb in c["hot_before"] if not hb)
+                e[1] += len(c["hot_before"])
+        if by:
+            out.append((src, by))
+    return out
+
+
+def detection_note(d, g=None, s=None):
+    """one paragraph: which victim kinds detection is measured on, and why the others are always hot"""
+    cb = cold_by_victim(d, g, s)
+    if not cb:
+        return ""
+    per, never = [], []
+    for src, by in cb:
+        per.append(f"{src}: " + ", ".join(f"{SHORT[v]} {by[v][0]}/{by[v][1]}" for v in KINDS if v in by))
+        nv = [SHORT[v] for v in KINDS if v in by and by[v][0] == 0]
+        if nv:
+            never.append(f"in the {src} for {' and '.join(nv)} victims")
+    if not never and all(by[v][0] == by[v][1] for _, by in cb for v in by):
+        return ""
+    cpu = sweep.guest_cpu(d)
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pf = os.path.join(top, "eval", "profiles", os.path.basename(os.path.normpath(d)) + ".prof")
+    cal = sweep.profile_values(pf).get("calib_cpu", "?") if os.path.exists(pf) else "?"
+    return ("**Detection is measured on a biased sample.** Runs cold at the arrival, per victim kind (tgroup, profile"
+            " thresholds): " + "; ".join(per) + ". "
+            + ("Detection is never measured " + ", ".join(never) + ": they are always hot before the arrival. "
+               if never else "")
+            + "The victim alone pushes its latency over the fixed threshold before any neighbour arrives: the thresholds"
+            f" are calibrated at the victims' median CPU share `calib_cpu` ({cal})"
+            + (f", while the guest's victims got {cpu:.2f} of theirs (more traffic, a higher latency);"
+               if cpu is not None else ";")
+            + " in the simulator, which draws the CPU around `calib_cpu`, the victim's own CPU noise crosses the"
+            " threshold, the more often the longer the solo phase. Not recalibrated here: that changes every run's"
+            " threshold (docs/eval.md).")
+
+
 def transient_section(d):
     g = cells(os.path.join(d, "matrix.csv"))
     s = cells(os.path.join(d, "sim_matrix.csv"))
@@ -670,6 +719,9 @@ def transient_section(d):
                    f" {fmt(lo)} | {f'{hot}/{nr}' if tg else '–'} |"
                    f" {(fmt(det, 0) + f' (n={det[2]})' if det[2] else f'– (n=0)') if tg else '–'} |")
     out.append("")
+    dn = detection_note(d, g, s)
+    if dn:
+        out += [dn, ""]
     rat = reaction_ratios(d, g, s, react)
     if rat:
         out += ["**Reaction as a ratio to the oracle controller's, start-up** (tgroup: time back within 5 % of solo, \"never\""
@@ -850,8 +902,10 @@ def timeline_section(d):
                 n = sum(1 for x in xs if x is not None and x < 0)
                 v = [x for x in xs if x is not None and x >= 0]
                 return (fmt(ci(v), 0) if v else "–") + (f" ({n} never)" if n else "")
+            tg = mode in ("tgroup", "tgroup-othr")
             out.append(f"| {src} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} | {fmt(ci(c['ngbps']), 2)} |"
-                       f" {never(c['back'])} | {cold_detect(c)} | {int(sum(x or 0 for x in c['hot_before']))}/{len(c['pct'])} |"
+                       f" {never(c['back'])} | {cold_detect(c) if tg else '–'} |"
+                       f" {str(int(sum(x or 0 for x in c['hot_before']))) + '/' + str(len(c['pct'])) if tg else '–'} |"
                        f" {never(c['cool'])} | {never(c['release'])} |")
     if out:
         if ratios:
@@ -1058,7 +1112,7 @@ def alloc_section(d):
            " no-control rows), rounded down to a round figure (eval/guest.sh).", "",
            "| mode | task | GB/s | limit (GB/s) | within ±5 % (on the CI)? |", "|---|---|---|---|---|"]
     for mode, w, kind, c, lv, v in al:
-        out.append(f"| {MODE_NAME[mode]} | {kind} | {fmt(c, 2)} | {lv if lv else '–'} | {v} |")
+        out.append(f"| {MODE_NAME[mode]} | {kind} | {fmt(c, 3)} | {lv if lv else '–'} | {v} |")
     return out + [""]
 
 
@@ -1171,7 +1225,7 @@ def losses(d, pts):
             if nev:
                 add("cooling", f"Cooling (timeline, {src}): tgroup's detector did not return to none after the neighbour"
                            f" left in {nev} of {len(t['cool'])} runs (its low mark is under the victim's solo latency).")
-    miss = [f"{kind} {fmt(c, 2)} GB/s against {lv} ({v})" for mode, w, kind, c, lv, v in alloc_cells(d)
+    miss = [f"{kind} {fmt(c, 3)} GB/s against {lv} ({v})" for mode, w, kind, c, lv, v in alloc_cells(d)
             if lv is not None and v not in ("held",) and not v.startswith("under")]
     if miss:
         add("alloc", "Bandwidth limits not shown held within ±5 % on the CI (guest): " + ", ".join(miss) + ".")
@@ -1206,6 +1260,12 @@ DOUBTFUL = [
 ]
 
 
+# the scenarios the guest runs (eval/guest.sh plan scen) as (experiment, guest label, the simulator's label)
+SCEN_GUEST_SIM = [("groups", "4+bystander", "4+bystander"), ("heavy", "dram_read4+harmless", "dram_readx4+harmless"),
+                  ("onoff", "nvm_read+nvm_write/0.3", "nvm_read+nvm_write/0.3s"),
+                  ("requests", "nvm_read+dram_read", "nvm_read req=0.5+dram_read")]
+
+
 def doubtful(d, profile):
     """DOUBTFUL with its per-pair figures computed from d's CSVs (tgroup on the profile's thresholds)"""
     g = cells(os.path.join(d, "matrix.csv"))
@@ -1233,28 +1293,53 @@ def doubtful(d, profile):
                     " simulator draws the victims' CPU around `calib_cpu`, and the guest's victims got more.")
     else:
         simguest = "No pair ran in both the guest and the simulator for tgroup."
+    dis = []
+    for exp, gl, sl in SCEN_GUEST_SIM:
+        t = cells(os.path.join(d, f"{exp}.csv")).get(("tgroup", "0", gl))
+        u = cells(os.path.join(d, f"sim_{exp}.csv")).get(("tgroup", "0", sl))
+        if t and u and (above(ci(t["pct"]), ci(u["pct"])) or above(ci(u["pct"]), ci(t["pct"]))):
+            dis.append(f"{sl}: sim {fmt(ci(u['pct']))} vs guest {fmt(ci(t['pct']))} %")
+    if dis:
+        simguest += (" In the scenarios both ran, tgroup's victim (% of solo) differs beyond the CIs in: " + "; ".join(dis)
+                     + " (the guest is the measurement).")
     ab = []
     for src, cs in (("guest", g), ("simulator", s)):
         over = []
         for lab in pairs_sorted({k[2] for k in cs if k[:2] == ("tgroup", "0")}):
             c = cs[("tgroup", "0", lab)]
             o = orc.get(tuple(lab.split("+")))
-            if o and ci(c["ngbps"])[0] > o:
+            if o and ci(c["ngbps"])[0] - ci(c["ngbps"])[1] > o:
                 over.append(f"{pair_label(lab)} {fmt(ci(c['ngbps']), 2)} GB/s against {o:.2f} (victim {fmt(ci(c['pct']))} %)")
         ab.append(f"in the {src}, " + ("; ".join(over) if over else "no pair"))
     above_ = ("Pairs where tgroup's neighbour keeps more than the oracle rate (the most traffic that holds the victim at"
-              " its threshold, the model's): there tgroup cannot hold the victim at its threshold. Such pairs: " + "; ".join(ab)
+              " its threshold, the model's), its 95 % CI entirely above it: there tgroup does not hold the victim at its"
+              " threshold in the steady state (pairs whose CI reaches the oracle rate are not listed). Such pairs: " + "; ".join(ab)
               + ". Whether the CPU quota floor is the cause is not measured here (docs/control-law.md: the oracle's"
               " smallest CPU share is 12× the floor)." if orc else "The oracle rates were not available (no build/tgeval-host).")
     return [x.replace("{SIMGUEST}", simguest).replace("{ABOVE}", above_) for x in DOUBTFUL]
 
 
+# the plan files in a results directory: (file, the invocation that writes it, the files it made)
+WHAT_RAN = [("plan.txt", "`make eval`", "sim_*.csv (eval/sweep.py), matrix.csv, timeline*.csv, alloc.csv (the guest)"),
+            ("plan-scen.txt", "`make eval-scen`", "groups.csv, heavy.csv, onoff.csv, requests.csv (the guest)"),
+            ("plan-sim.txt", "eval/sweep.py by hand (host)", "the sim_*.csv it names"),
+            ("plan-alloc.txt", "eval/run.sh alloc by hand", "alloc.csv (the guest)")]
+
+
+def what_ran(d):
+    """[line] per plan file present in d: which invocation made which files, and its own line"""
+    out = []
+    for f, how, made in WHAT_RAN:
+        p = os.path.join(d, f)
+        if os.path.exists(p):
+            out.append(f"{how} (`{f}`): {made}. " + open(p).read().strip())
+    return out
+
+
 def cmd_summary(d, profile):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     prof_path = os.path.join(top, "eval", "profiles", f"{profile}.prof")
-    info = ""
-    if os.path.exists(os.path.join(d, "plan.txt")):
-        info = open(os.path.join(d, "plan.txt")).read().strip()
+    info = what_ran(d)
     out = [f"# eval results: `{profile}`", "",
            "Produced by `make eval` (eval/sweep.py on the host simulator, then eval/run.sh + eval/guest.sh in the QEMU"
            " guest, eval/report.py). Victims run 1 thread at high priority, noisy neighbours the profile's"
@@ -1262,7 +1347,8 @@ def cmd_summary(d, profile):
            " and mode; every guest run on a freshly loaded module. Every cell: mean ± 95 % CI over its runs"
            " (docs/eval.md says how each number is made).", ""]
     if info:
-        out += ["What ran: " + info, ""]
+        out += ["What ran, by the invocation that made each file (a later one replaced the files it names):", ""] + \
+            [f"- {x}" for x in info] + [""]
     par, ratio = pareto_section(d, profile)
     out += par
     lo = losses(d, pareto(d))
@@ -1403,6 +1489,9 @@ def cmd_readme(readme, results):
                                                                  + "; ".join(tr_) if tr_ else "") +
                       ". tgroup's neighbour traffic over the 16 pairs as a share of the oracle's: " +
                       ("; ".join(sh) or "–") + ".", ""]
+        dn = detection_note(d)
+        if dn:
+            lines += [dn, ""]
         if ar:
             lines += ["Reaction by arrival time (host simulator, 16 pairs × 5 runs; tgroup's mean time back, × the oracle's):"
                       " " + "; ".join(ar) + ". The 1 s figures are start-up: the regulator's recent low point still"
