@@ -408,15 +408,19 @@ def headline_checks(d, pts, best):
             prot = f"tgroup protects the worst pair better than {label_of(*gv[1][1:])}"
         else:
             prot = f"tgroup and {label_of(*gv[1][1:])} protect the worst pair alike (CIs overlap)"
+        now = sim_pick(d).get(best)
+        at = ("at the picked setting" if now is None or now == gv[1][2] else
+              f"at the setting the sweep picked when the guest ran ({knob_str(best, gv[1][2])}; the simulator's sweep"
+              f" now picks {knob_str(best, now)}, not run in the guest)")
         traf = ("tgroup leaves the neighbours more" if above(t["tput"], b["tput"]) else
                 "the baseline leaves the neighbours more" if above(b["tput"], t["tput"]) else
                 "the neighbours' traffic is the same within the CIs")
-        out.append(f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) at the picked setting:"
+        out.append(f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) {at}:"
                    f" {prot} ({fmt(b['worst'])} % vs tgroup's {fmt(t['worst'])} %), and {traf}"
                    f" ({fmt(b['tput'], 2)} GB/s vs tgroup's {fmt(t['tput'], 2)} GB/s; tgroup / baseline"
                    f" {t['tput'][0] / b['tput'][0]:.2f}×). The simulator's ratio is not reproduced in the guest"
                    if not above(t["tput"], b["tput"]) or above(b["worst"], t["worst"]) else
-                   f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) at the picked setting:"
+                   f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) {at}:"
                    f" {prot} ({fmt(b['worst'])} % vs tgroup's {fmt(t['worst'])} %), and {traf}"
                    f" ({fmt(b['tput'], 2)} GB/s vs tgroup's {fmt(t['tput'], 2)} GB/s; tgroup / baseline"
                    f" {t['tput'][0] / b['tput'][0]:.2f}×)")
