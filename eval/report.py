@@ -190,12 +190,13 @@ def pareto(d):
 
 def frontier(pts, mode, src="sim"):
     """a baseline's settings as (worst, tput, knob) on its Pareto frontier, most protective first:
-    every setting that no other setting dominates (at least as protective and more traffic)"""
+    every setting that no other setting dominates (at least as protective with at least as much traffic,
+    better on one of the two: of two settings with equal traffic, the more protective one is kept)"""
     s = sorted(((p["worst"][0], p["tput"][0], k[2]) for k, p in pts.items() if k[0] == src and k[1] == mode),
                key=lambda x: (-x[0], -x[1]))
     env = []
     for w, t, k in s:
-        if not any(w2 >= w and t2 > t for w2, t2, _ in s) and not any(e[:2] == (w, t) for e in env):
+        if not any(w2 >= w and t2 >= t and (w2 > w or t2 > t) for w2, t2, _ in s) and not any(e[:2] == (w, t) for e in env):
             env.append((w, t, k))
     return env
 
@@ -407,15 +408,19 @@ def headline_checks(d, pts, best):
             prot = f"tgroup protects the worst pair better than {label_of(*gv[1][1:])}"
         else:
             prot = f"tgroup and {label_of(*gv[1][1:])} protect the worst pair alike (CIs overlap)"
+        now = sim_pick(d).get(best)
+        at = ("at the picked setting" if now is None or now == gv[1][2] else
+              f"at the setting the sweep picked when the guest ran ({knob_str(best, gv[1][2])}; the simulator's sweep"
+              f" now picks {knob_str(best, now)}, not run in the guest)")
         traf = ("tgroup leaves the neighbours more" if above(t["tput"], b["tput"]) else
                 "the baseline leaves the neighbours more" if above(b["tput"], t["tput"]) else
                 "the neighbours' traffic is the same within the CIs")
-        out.append(f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) at the picked setting:"
+        out.append(f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) {at}:"
                    f" {prot} ({fmt(b['worst'])} % vs tgroup's {fmt(t['worst'])} %), and {traf}"
                    f" ({fmt(b['tput'], 2)} GB/s vs tgroup's {fmt(t['tput'], 2)} GB/s; tgroup / baseline"
                    f" {t['tput'][0] / b['tput'][0]:.2f}×). The simulator's ratio is not reproduced in the guest"
                    if not above(t["tput"], b["tput"]) or above(b["worst"], t["worst"]) else
-                   f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) at the picked setting:"
+                   f"**The guest** (real processes, tgroup.ko; 16 pairs × {t['worst'][2]} runs) {at}:"
                    f" {prot} ({fmt(b['worst'])} % vs tgroup's {fmt(t['worst'])} %), and {traf}"
                    f" ({fmt(b['tput'], 2)} GB/s vs tgroup's {fmt(t['tput'], 2)} GB/s; tgroup / baseline"
                    f" {t['tput'][0] / b['tput'][0]:.2f}×)")
@@ -642,12 +647,62 @@ def transient_cells(d, g=None, s=None):
     return res
 
 
+def cold_by_victim(d, g=None, s=None):
+    """[(source, {victim kind: (cold runs, runs)})] of tgroup on the profile's thresholds in the matrix: the
+    runs whose detector was cold when the neighbour arrived, the only ones detection is measured on"""
+    g = cells(os.path.join(d, "matrix.csv")) if g is None else g
+    s = cells(os.path.join(d, "sim_matrix.csv")) if s is None else s
+    out = []
+    for src, cs in (("guest", g), ("sim", s)):
+        by = {}
+        for (mode, knob, lab), c in cs.items():
+            if (mode, knob) == ("tgroup", "0") and "+" in lab:
+                e = by.setdefault(lab.split("+")[0], [0, 0])
+                e[0] += sum(1 for hb in c["hot_before"] if not hb)
+                e[1] += len(c["hot_before"])
+        if by:
+            out.append((src, by))
+    return out
+
+
+def detection_note(d, g=None, s=None):
+    """one paragraph: which victim kinds detection is measured on, and why the others are always hot"""
+    cb = cold_by_victim(d, g, s)
+    if not cb:
+        return ""
+    per, never = [], []
+    for src, by in cb:
+        per.append(f"{src}: " + ", ".join(f"{SHORT[v]} {by[v][0]}/{by[v][1]}" for v in KINDS if v in by))
+        nv = [SHORT[v] for v in KINDS if v in by and by[v][0] == 0]
+        if nv:
+            never.append(f"in the {src} for {' and '.join(nv)} victims")
+    if not never and all(by[v][0] == by[v][1] for _, by in cb for v in by):
+        return ""
+    cpu = sweep.guest_cpu(d)
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pf = os.path.join(top, "eval", "profiles", os.path.basename(os.path.normpath(d)) + ".prof")
+    cal = sweep.profile_values(pf).get("calib_cpu", "?") if os.path.exists(pf) else "?"
+    return ("**Detection is measured on a biased sample.** Runs cold at the arrival, per victim kind (tgroup, profile"
+            " thresholds): " + "; ".join(per) + ". "
+            + ("Detection is never measured " + ", ".join(never) + ": they are always hot before the arrival. "
+               if never else "")
+            + "The victim alone pushes its latency over the fixed threshold before any neighbour arrives: the thresholds"
+            f" are calibrated at the victims' median CPU share `calib_cpu` ({cal})"
+            + (f", while the guest's victims got {cpu:.2f} of theirs (more traffic, a higher latency);"
+               if cpu is not None else ";")
+            + " in the simulator, which draws the CPU around `calib_cpu`, the victim's own CPU noise crosses the"
+            " threshold, the more often the longer the solo phase. Not recalibrated here: that changes every run's"
+            " threshold (docs/eval.md).")
+
+
 def transient_section(d):
     g = cells(os.path.join(d, "matrix.csv"))
     s = cells(os.path.join(d, "sim_matrix.csv"))
     if not g and not s:
         return []
-    out = ["## The transient, per neighbour kind", "",
+    out = ["## The transient, per neighbour kind (start-up: the neighbour arrives 1 s after the controller starts)", "",
+           "The neighbour arrives 1 s after a freshly loaded module and the victim start: tgroup's figures here are"
+           " its **start-up** reaction (the arrival-time section has the warm one). "
            "From the neighbour's arrival: **back** = the first time from which the victim's mean over the next"
            " second is ≥ 95 % of solo (0: it never fell under; \"never\": not within the run); **loss** = the area"
            " between 100 % and the victim's % of solo from the arrival to the steady-state window (%·s, 10 s);"
@@ -668,9 +723,12 @@ def transient_section(d):
                    f" {fmt(lo)} | {f'{hot}/{nr}' if tg else '–'} |"
                    f" {(fmt(det, 0) + f' (n={det[2]})' if det[2] else f'– (n=0)') if tg else '–'} |")
     out.append("")
+    dn = detection_note(d, g, s)
+    if dn:
+        out += [dn, ""]
     rat = reaction_ratios(d, g, s, react)
     if rat:
-        out += ["**Reaction as a ratio to the oracle controller's** (tgroup: time back within 5 % of solo, \"never\""
+        out += ["**Reaction as a ratio to the oracle controller's, start-up** (tgroup: time back within 5 % of solo, \"never\""
                 " counted as the run's 12 s; the oracle: its cut, the first step over the threshold + one period, or"
                 " its time back if later): " + "; ".join(rat) + ".", ""]
     gl = reaction_goal(d, g, s)
@@ -716,6 +774,77 @@ def reaction_goal(d, g=None, s=None):
         if (mode, knob) == ("tgroup", "0"):
             out.append((f"{SHORT[n]} ({src})", f"**{judge(v[0], BACK_GOAL_PERIODS * PERIOD_MS, higher=False)}**"
                         f" ({fmt(v[0], 0)} ms)"))
+    return out
+
+
+ARRIVAL_STATE = {1.0: "start-up (the matrix's)", 2.0: "warm", 3.0: "warm"}
+
+
+def oracle_react(c, src="sim", never_ms=12000.0):
+    """the oracle's reaction per run: its cut (first step over the threshold + one period) or its time back
+    within 5 %, whichever is later ("never": never_ms)"""
+    return [max(b if b is not None and b >= 0 else never_ms, 1000 * (ov or 0) + PERIOD_S_MS[src])
+            for b, ov in zip(c["back"], c["over"])]
+
+
+def arrival_cells(d):
+    """{(arrival s, neighbour kind): (tgroup back ci, never, oracle reaction ci)} from sim_arrival.csv
+    (eval/sweep.py arrival()): over the 4 victim kinds × the runs, "never" as the run's 12 s"""
+    cs = cells(os.path.join(d, "sim_arrival.csv"))
+    res = {}
+    for a in sorted({float(k[2].rsplit("@", 1)[1].rstrip("s")) for k in cs if "@" in k[2]}):
+        for n in KINDS:
+            b, o, never = [], [], 0
+            for v in KINDS:
+                t, oc = cs.get(("tgroup", "0", f"{v}+{n}@{a:g}s")), cs.get(("oracle", "0", f"{v}+{n}@{a:g}s"))
+                if t:
+                    never += sum(1 for x in t["back"] if x is not None and x < 0)
+                    b += [x if x is not None and x >= 0 else 12000.0 for x in t["back"]]
+                if oc:
+                    o += oracle_react(oc)
+            if b and o:
+                res[(a, n)] = (ci(b), never, ci(o))
+    return res
+
+
+def arrival_lines(d):
+    """per arrival time, the README's text: tgroup's back / the oracle's, per neighbour kind"""
+    ac = arrival_cells(d)
+    out = []
+    for a in sorted({k[0] for k in ac}):
+        st = "start-up" if a <= 1.0 else "warm"
+        out.append(f"{a:g} s ({st}): " + ", ".join(f"{SHORT[n]} {ac[(a, n)][0][0]:.0f} ms ({xfmt(ac[(a, n)][0][0] / ac[(a, n)][2][0])})"
+                                                for n in KINDS if (a, n) in ac))
+    return out
+
+
+def arrival_section(d):
+    ac = arrival_cells(d)
+    if not ac:
+        return []
+    out = ["## Reaction by arrival time: start-up vs warm (host simulator)", "",
+           "The matrix's neighbour arrives 1 s after the controller (a freshly loaded module) and the victim start,"
+           " so the transient section measures tgroup's **start-up** reaction. Here the same 16 pairs (eval/sweep.py"
+           " `arrival`: tgroup on the profile's thresholds and the oracle, the runs of the matrix's seeds) with the"
+           " neighbour arriving 1, 2 and 3 s after the start; the victim's reference is its solo phase from 0.3 s to"
+           " the arrival. **back** as in the transient section (\"never\" counted as 12 s); the oracle's reaction"
+           " as in the reaction ratio (its cut or its time back, the later). Mean ± 95 % CI over the 4 victim kinds ×"
+           " the runs. What is still warming up at 1 s (found on optane-clx): the regulator's recent low point (core/reg_remedial.c,"
+           " `tg_rem_observe()`: two buckets of 4 dead times, 80 periods = 0.96 s each) still holds the first"
+           " period's latency, the platform's before the victim's traffic reached it, until the older bucket is"
+           " replaced at 1.944 s; the first cut is sized on the slope from that point and removes too little, and"
+           " the search then steps down one dead time at a time (docs/eval.md, \"Start-up and warm reaction\").", "",
+           "| arrival | controller | neighbour | tgroup back, ms | never back | oracle, ms | tgroup / oracle |"
+           f" goal ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms (CI) |",
+           "|---|---|---|---|---|---|---|---|"]
+    for (a, n), (b, never, o) in sorted(ac.items(), key=lambda x: (x[0][0], KINDS.index(x[0][1]))):
+        out.append(f"| {a:g} s | {ARRIVAL_STATE.get(a, 'warm' if a > 1 else 'start-up')} | {SHORT[n]} | {fmt(b, 0)} |"
+                   f" {never}/{b[2]} | {fmt(o, 0)} | {xfmt(b[0] / o[0]) if o[0] > 0 else '–'} |"
+                   f" {judge(b, BACK_GOAL_PERIODS * PERIOD_MS, higher=False)} |")
+    out += ["", "The oracle's reaction is its cut, one period or two after the arrival; a tgroup victim that never"
+            " fell under 95 % counts 0 ms, so warm multiples under 1 occur and a few slow runs make the means (the"
+            " DW neighbour's CIs): the absolute ms are the figure. The guest has no arrival-time runs: its"
+            " timeline (arrival at 2 s, a warm controller) is the guest's warm figure.", ""]
     return out
 
 
@@ -777,8 +906,10 @@ def timeline_section(d):
                 n = sum(1 for x in xs if x is not None and x < 0)
                 v = [x for x in xs if x is not None and x >= 0]
                 return (fmt(ci(v), 0) if v else "–") + (f" ({n} never)" if n else "")
+            tg = mode in ("tgroup", "tgroup-othr")
             out.append(f"| {src} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {fmt(ci(c['pct']))} | {fmt(ci(c['ngbps']), 2)} |"
-                       f" {never(c['back'])} | {cold_detect(c)} | {int(sum(x or 0 for x in c['hot_before']))}/{len(c['pct'])} |"
+                       f" {never(c['back'])} | {cold_detect(c) if tg else '–'} |"
+                       f" {str(int(sum(x or 0 for x in c['hot_before']))) + '/' + str(len(c['pct'])) if tg else '–'} |"
                        f" {never(c['cool'])} | {never(c['release'])} |")
     if out:
         if ratios:
@@ -941,7 +1072,7 @@ def scen_section(d):
 
 # ---- alloc -------------------------------------------------------------------
 
-ALLOC_LIMITS = {"nr": 1.5, "nw": 0.4, "dr": 3.0}    # eval/guest.sh's alloc plan, GB/s
+ALLOC_LIMITS = {"nr": 1.0, "nw": 0.4, "dr": 3.0}    # eval/guest.sh's alloc plan, GB/s (each >= 20 % under the task's rate without control)
 ALLOC_TOL = 0.05
 
 
@@ -981,10 +1112,11 @@ def alloc_section(d):
     n = max(c[3][2] for c in al)
     out = [f"## Bandwidth allocation: one task of each kind, limits on three (guest, {n} run{'s' if n > 1 else ''} per mode)", "",
            "GB/s: mean ± 95 % CI over the runs; a limit is held when the CI lies within ±5 % of it, missed when it lies"
-           " entirely outside.", "",
+           " entirely outside. Each limit is chosen to bind: at least 20 % under its task's rate without control (the"
+           " no-control rows), rounded down to a round figure (eval/guest.sh).", "",
            "| mode | task | GB/s | limit (GB/s) | within ±5 % (on the CI)? |", "|---|---|---|---|---|"]
     for mode, w, kind, c, lv, v in al:
-        out.append(f"| {MODE_NAME[mode]} | {kind} | {fmt(c, 2)} | {lv if lv else '–'} | {v} |")
+        out.append(f"| {MODE_NAME[mode]} | {kind} | {fmt(c, 3)} | {lv if lv else '–'} | {v} |")
     return out + [""]
 
 
@@ -1060,8 +1192,9 @@ def losses(d, pts):
                        f" {fmt(b, 0)} ms, loss {fmt(lo)} %·s; tgroup back {fmt(t[0], 0)} ms, loss {fmt(t[2])} %·s.")
     miss = [f"{k} {v.split('(')[1].rstrip(')')}" for k, v in reaction_goal(d, g) if v.startswith("**missed")]
     if miss:
-        add("reaction", f"Issue 12's reaction goal (back within 5 % ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms) missed on the CI,"
-            " per neighbour kind: " + ", ".join(miss) + ". Reaction as a multiple of the oracle's: "
+        add("reaction", f"Issue 12's reaction goal (back within 5 % ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms) missed on the CI"
+            " at start-up (the matrix: the neighbour arrives 1 s after the controller starts; warm: the arrival-time"
+            " section and the timeline), per neighbour kind: " + ", ".join(miss) + ". Reaction as a multiple of the oracle's: "
             + "; ".join(reaction_ratios(d, g)) + ".")
     # the scenarios against issue 12's goal, the oracle beside
     for src, pre in (("guest", ""), ("sim", "sim_")):
@@ -1097,7 +1230,7 @@ def losses(d, pts):
             if nev:
                 add("cooling", f"Cooling (timeline, {src}): tgroup's detector did not return to none after the neighbour"
                            f" left in {nev} of {len(t['cool'])} runs (its low mark is under the victim's solo latency).")
-    miss = [f"{kind} {fmt(c, 2)} GB/s against {lv} ({v})" for mode, w, kind, c, lv, v in alloc_cells(d)
+    miss = [f"{kind} {fmt(c, 3)} GB/s against {lv} ({v})" for mode, w, kind, c, lv, v in alloc_cells(d)
             if lv is not None and v not in ("held",) and not v.startswith("under")]
     if miss:
         add("alloc", "Bandwidth limits not shown held within ±5 % on the CI (guest): " + ", ".join(miss) + ".")
@@ -1126,10 +1259,20 @@ DOUBTFUL = [
     " stretches cpu.max's period keeping the ratio: coarser than MemGuard's 1 ms regulation. The read/write"
     " variant (separate budgets per period) is the project's, not a published design.",
     "**tgroup above the oracle rate.** {ABOVE}",
-    "**Steady state is 2 s.** The window holds two mba_MBps decisions; a controller that oscillates slower than"
+    "**The transient is start-up.** The matrix's neighbour arrives 1 s after a freshly loaded module, and the"
+    " regulator's recent low point still holds the first period's latency then (optane-clx, the simulator):"
+    " the transient table and the reaction goal's verdicts measure tgroup starting, not tgroup warm; the"
+    " arrival-time table (simulator) has both, the timeline (arrival at 2 s) is the guest's warm figure.",
+        "**Steady state is 2 s.** The window holds two mba_MBps decisions; a controller that oscillates slower than"
     " that is measured at a phase (the CSV's changes_meas counts throttle changes in the window). tgroup itself"
     " has not converged in it (the matrix section counts its changes; the 60 s run is its steady state).",
 ]
+
+
+# the scenarios the guest runs (eval/guest.sh plan scen) as (experiment, guest label, the simulator's label)
+SCEN_GUEST_SIM = [("groups", "4+bystander", "4+bystander"), ("heavy", "dram_read4+harmless", "dram_readx4+harmless"),
+                  ("onoff", "nvm_read+nvm_write/0.3", "nvm_read+nvm_write/0.3s"),
+                  ("requests", "nvm_read+dram_read", "nvm_read req=0.5+dram_read")]
 
 
 def doubtful(d, profile):
@@ -1159,28 +1302,53 @@ def doubtful(d, profile):
                     " simulator draws the victims' CPU around `calib_cpu`, and the guest's victims got more.")
     else:
         simguest = "No pair ran in both the guest and the simulator for tgroup."
+    dis = []
+    for exp, gl, sl in SCEN_GUEST_SIM:
+        t = cells(os.path.join(d, f"{exp}.csv")).get(("tgroup", "0", gl))
+        u = cells(os.path.join(d, f"sim_{exp}.csv")).get(("tgroup", "0", sl))
+        if t and u and (above(ci(t["pct"]), ci(u["pct"])) or above(ci(u["pct"]), ci(t["pct"]))):
+            dis.append(f"{sl}: sim {fmt(ci(u['pct']))} vs guest {fmt(ci(t['pct']))} %")
+    if dis:
+        simguest += (" In the scenarios both ran, tgroup's victim (% of solo) differs beyond the CIs in: " + "; ".join(dis)
+                     + " (the guest is the measurement).")
     ab = []
     for src, cs in (("guest", g), ("simulator", s)):
         over = []
         for lab in pairs_sorted({k[2] for k in cs if k[:2] == ("tgroup", "0")}):
             c = cs[("tgroup", "0", lab)]
             o = orc.get(tuple(lab.split("+")))
-            if o and ci(c["ngbps"])[0] > o:
+            if o and ci(c["ngbps"])[0] - ci(c["ngbps"])[1] > o:
                 over.append(f"{pair_label(lab)} {fmt(ci(c['ngbps']), 2)} GB/s against {o:.2f} (victim {fmt(ci(c['pct']))} %)")
         ab.append(f"in the {src}, " + ("; ".join(over) if over else "no pair"))
     above_ = ("Pairs where tgroup's neighbour keeps more than the oracle rate (the most traffic that holds the victim at"
-              " its threshold, the model's): there tgroup cannot hold the victim at its threshold. Such pairs: " + "; ".join(ab)
+              " its threshold, the model's), its 95 % CI entirely above it: there tgroup does not hold the victim at its"
+              " threshold in the steady state (pairs whose CI reaches the oracle rate are not listed). Such pairs: " + "; ".join(ab)
               + ". Whether the CPU quota floor is the cause is not measured here (docs/control-law.md: the oracle's"
               " smallest CPU share is 12× the floor)." if orc else "The oracle rates were not available (no build/tgeval-host).")
     return [x.replace("{SIMGUEST}", simguest).replace("{ABOVE}", above_) for x in DOUBTFUL]
 
 
+# the plan files in a results directory: (file, the invocation that writes it, the files it made)
+WHAT_RAN = [("plan.txt", "`make eval`", "sim_*.csv (eval/sweep.py), matrix.csv, timeline*.csv, alloc.csv (the guest)"),
+            ("plan-scen.txt", "`make eval-scen`", "groups.csv, heavy.csv, onoff.csv, requests.csv (the guest)"),
+            ("plan-sim.txt", "eval/sweep.py by hand (host)", "the sim_*.csv it names"),
+            ("plan-alloc.txt", "eval/run.sh alloc by hand", "alloc.csv (the guest)")]
+
+
+def what_ran(d):
+    """[line] per plan file present in d: which invocation made which files, and its own line"""
+    out = []
+    for f, how, made in WHAT_RAN:
+        p = os.path.join(d, f)
+        if os.path.exists(p):
+            out.append(f"{how} (`{f}`): {made}. " + open(p).read().strip())
+    return out
+
+
 def cmd_summary(d, profile):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     prof_path = os.path.join(top, "eval", "profiles", f"{profile}.prof")
-    info = ""
-    if os.path.exists(os.path.join(d, "plan.txt")):
-        info = open(os.path.join(d, "plan.txt")).read().strip()
+    info = what_ran(d)
     out = [f"# eval results: `{profile}`", "",
            "Produced by `make eval` (eval/sweep.py on the host simulator, then eval/run.sh + eval/guest.sh in the QEMU"
            " guest, eval/report.py). Victims run 1 thread at high priority, noisy neighbours the profile's"
@@ -1188,7 +1356,8 @@ def cmd_summary(d, profile):
            " and mode; every guest run on a freshly loaded module. Every cell: mean ± 95 % CI over its runs"
            " (docs/eval.md says how each number is made).", ""]
     if info:
-        out += ["What ran: " + info, ""]
+        out += ["What ran, by the invocation that made each file (a later one replaced the files it names):", ""] + \
+            [f"- {x}" for x in info] + [""]
     par, ratio = pareto_section(d, profile)
     out += par
     lo = losses(d, pareto(d))
@@ -1198,6 +1367,7 @@ def cmd_summary(d, profile):
         [f"- {x[1]}" for x in lo or [("", "none found in this profile's data")]] + [""]
     out += matrix_section(d, profile, prof_path)
     out += transient_section(d)
+    out += arrival_section(d)
     out += timeline_section(d)
     out += scen_section(d)
     out += alloc_section(d)
@@ -1320,12 +1490,22 @@ def cmd_readme(readme, results):
                       " per baseline: " + "; ".join(ratio[2]) + ". The table shows each baseline at its setting at"
                       " least as protective as tgroup, or at its most protective when none is). Beside it:", ""] + \
                 [f"- {x}" for x in ratio[3]] + [""]
-        rr, tr_, sh = reaction_ratios(d), timeline_ratios(d), oracle_share(d, prof)
+        rr, tr_, sh, ar = reaction_ratios(d), timeline_ratios(d), oracle_share(d, prof), arrival_lines(d)
         if rr or tr_ or sh:
             lines += ["Against the oracle references (issue 20, item 7): tgroup's reaction (back within 5 % of solo) as a"
-                      " multiple of the oracle controller's: " + "; ".join(rr + [f"timeline, {x}" for x in tr_]) +
+                      " multiple of the oracle controller's, **start-up** (the matrix: the neighbour arrives 1 s after the"
+                      " controller starts): " + "; ".join(rr) + (". **Warm** (the timeline: the neighbour arrives at 2 s): "
+                                                                 + "; ".join(tr_) if tr_ else "") +
                       ". tgroup's neighbour traffic over the 16 pairs as a share of the oracle's: " +
                       ("; ".join(sh) or "–") + ".", ""]
+        dn = detection_note(d)
+        if dn:
+            lines += [dn, ""]
+        if ar:
+            lines += ["Reaction by arrival time (host simulator, 16 pairs × 5 runs; tgroup's mean time back, × the oracle's):"
+                      " " + "; ".join(ar) + ". The 1 s figures are start-up (the summary's \"Reaction by arrival time\" says what"
+                      " is still warming up)."
+                      " The guest's warm figure is the timeline's.", ""]
         lo = losses(d, pts)
         if lo:
             big = [x[1] for x in lo if x[0] not in ("transient", "scenario") or

@@ -3,6 +3,7 @@
 
     sweep.py TGSIM PROFILE OUTDIR [--reps N] [--quick]
     sweep.py sens TGSIM PROFILE OUTDIR [--reps N]   (after the guest's matrix: sens() below)
+    sweep.py arrival TGSIM PROFILE OUTDIR [--reps N]   (only the arrival-time runs: arrival() below)
 
 Runs, in tgsim (the guest platform's model, baselines and statistics, and
 core/'s control law, with the guest's CPU noise modelled), on the schedule of
@@ -13,9 +14,11 @@ the guest's matrix (eval/guest.sh):
     sweep.tgroup, and every baseline at every setting of its sweep.* line;
   - the scenarios (docs/eval.md, "Scenarios"), in no control, tgroup, the
     oracle and each baseline at its equal-protection setting (pick());
-  - the timeline (an NVM-write neighbour arrives and leaves) per mode.
+  - the timeline (an NVM-write neighbour arrives and leaves) per mode;
+  - the arrival time (arrival()): the 16 pairs with the neighbour arriving
+    1, 2 and 3 s after the controller starts, tgroup and the oracle.
 N runs (--reps, default 5) per cell, each with its own CPU-noise seed.
-Writes OUTDIR/sim_matrix.csv, sim_scen.csv, sim_timeline.csv and
+Writes OUTDIR/sim_matrix.csv, sim_scen.csv, sim_timeline.csv, sim_arrival.csv and
 sim_ts_<mode>.csv (one run's time series), and prints the guest's knob line.
 """
 import csv
@@ -213,9 +216,39 @@ def sens(tgsim, prof, d, reps):
     return 0
 
 
+# the arrival times of arrival(), s after the controller (and the victim) start
+ARRIVALS = (1.0, 2.0, 3.0)
+
+
+def arrival(tgsim, prof, d, reps, arrivals=ARRIVALS):
+    """The arrival-time runs (docs/eval.md, "Start-up and warm reaction"): the matrix's 16 pairs x reps,
+    tgroup (profile thresholds) and the oracle, the neighbour arriving at each of `arrivals` s (the
+    matrix's is 1 s: a controller 1 s old), the victim's reference its solo phase from 0.3 s to the
+    arrival, the steady state 10-12 s after it. Writes d/sim_arrival.csv (label: PAIR@As)."""
+    nt = profile_values(prof).get("noisy_threads", "2")
+    jobs = []
+    for a in arrivals:
+        for rep in range(1, reps + 1):
+            for v in KINDS:
+                for n in KINDS:
+                    for mode in ("tgroup", "oracle"):
+                        j = ["--mode", mode, "--exp", "arrival", "--label", f"{v}+{n}@{a:g}s", "--rep", str(rep),
+                             "--seed", str(rep), "--cpu-seed", str(rep), "--duration", f"{a + 12:g}",
+                             "--measure", f"{a + 10:g}:{a + 12:g}", "--ref", f"0.3:{a:g}",
+                             f"v_{SHORT[v]}:{v}:1:high:0:0", f"n_{SHORT[n]}:{n}:{nt}:low:{a:g}:0"]
+                        jobs.append(j)
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        outs = list(ex.map(lambda j: run(tgsim, prof, j), jobs))
+    split(outs, d, "sim_")
+    print(f"arrival: {len(jobs)} runs, arrivals {' '.join(f'{a:g}' for a in arrivals)} s")
+    return 0
+
+
 def main(a):
     if len(a) >= 4 and a[0] == "sens":
         return sens(a[1], a[2], a[3], int(a[a.index("--reps") + 1]) if "--reps" in a else 5)
+    if len(a) >= 4 and a[0] == "arrival":
+        return arrival(a[1], a[2], a[3], int(a[a.index("--reps") + 1]) if "--reps" in a else 5)
     if len(a) < 3:
         sys.exit(__doc__)
     tgsim, prof, d = a[0], a[1], a[2]
@@ -265,6 +298,8 @@ def main(a):
         f.write(f"best={top or ''}\nknobs={knobs}\n")
         f.write(f"guest=tgroup+{top}\n" if top else "guest=tgroup\n")
     print(f"sim: {len(rows)} matrix rows; equal-protection settings {knobs or 'none'}; best {top}")
+    if not quick:
+        arrival(tgsim, prof, d, reps)
     return 0
 
 

@@ -36,6 +36,13 @@ check("at_protection_interp", round(a[2], 4), 4.0326)
 # equal points (same worst, same traffic): one kept; a point alone is its own frontier
 check("frontier_dup", [e[2] for e in report.frontier(pts(("a", 90.0, 1.0), ("b", 90.0, 1.0)), "memguard-rw")], ["a"])
 check("frontier_one", len(report.frontier(pts(("a", 90.0, 1.0)), "memguard-rw")), 1)
+# a tie on traffic: the more protective point is kept, the other dropped, and the interpolation at
+# 96.5 % runs from (97, 3.0) to (95, 4.0): 3.0 + 1.0 * 0.5 / 2 = 3.25 (review 2, L-a)
+tie = report.frontier(pts(("a", 97.0, 3.0), ("b", 96.0, 3.0), ("c", 95.0, 4.0)), "memguard-rw")
+check("frontier_traffic_tie", [e[2] for e in tie], ["a", "c"])
+check("at_protection_traffic_tie", round(report.at_protection(tie, 96.5)[2], 4), 3.25)
+# a tie on protection: the one with more traffic is kept
+check("frontier_protection_tie", [e[2] for e in report.frontier(pts(("a", 96.0, 3.0), ("b", 96.0, 3.5)), "memguard-rw")], ["b"])
 # never as protective: None
 check("at_protection_none", report.at_protection(env, 99.5), None)
 
