@@ -115,10 +115,13 @@ static double measure_s(void)
 
 #define DEBT_THREADS		200
 #define DEBT_SPIN_S		1.0
-#define DEBT_RESUME_BOUND_S	2.0	/* the group runs again after the burst; the
-					 * last spinner never stalls longer */
+#define DEBT_RESUME_BOUND_S	3.0	/* the group runs again after the burst; the
+					 * last spinner never stalls longer (the floor:
+					 * 100 periods, ~1 s; without it ~200 s; 2.0
+					 * failed once at 2.065 s, host busy with
+					 * test_plant runs, 26 Nov, no code change) */
 #define DEBT_BLOCK_BOUND_S	20.0	/* the 199 others reach their pipe read: the
-					 * 2 s above + 18 s of their own CPU at 1 %
+					 * 3 s above + 17 s of their own CPU at 1 %
 					 * (80 ms for 199 wake-ups under TCG on a quiet
 					 * host; 5 s failed once at 112 of 199, 10 s at
 					 * 185 of 199 with the host at load 6). The
