@@ -137,7 +137,7 @@ static double measure_s(void)
 
 /*
  * 15 s in the cloud-kernel guests (6.1 and 6.12: make check's budget); the
- * debug-kernel lane runs 40 s under lockdep and KASAN (tests/vm/dbg-lane.sh).
+ * debug-kernel lane runs 30 s under lockdep and KASAN (tests/vm/dbg-lane.sh).
  */
 #define CHURN_DEFAULT_S		15
 #define CHURN_GROUPS		8	/* c0..c7, created and removed */
