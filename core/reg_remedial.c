@@ -239,7 +239,8 @@ static bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *c
  * seen per kind (lat_lo: the bottom of the rise a threshold allows); and
  * the lowest of the last TG_WIN_MULT to 2 x TG_WIN_MULT dead times with the
  * load then (win_*: two buckets) - the point before the rise a cut is
- * sized from, recent enough that the load measured with it is this one's.
+ * sized from, recent enough that the load measured with it is this one's,
+ * taken only from periods whose load has been steady for a dead time.
  */
 static u64 tg_rem_row(int k, const u64 tot[TG_NR_KINDS])
 {
@@ -269,12 +270,31 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		u64 lat = det->lat_ns[k];
 
+		u64 ref = r->steady_load[k];
+
 		r->load[k] = tg_rem_row(k, tot);
 		r->nload[k] = tg_rem_row(k, ntot);
+		/* the load steady (within 1/TG_WIN_RISE) since how long */
+		if ((r->load[k] > ref ? r->load[k] - ref : ref - r->load[k]) > ref / TG_WIN_RISE) {
+			r->steady_load[k] = r->load[k];
+			r->steady_age[k] = 0;
+		} else if (r->steady_age[k] < TG_NEVER) {
+			r->steady_age[k]++;
+		}
 		if (!lat)
 			continue;
 		if (!r->lat_lo[k] || lat < r->lat_lo[k])
 			r->lat_lo[k] = lat;
+		/*
+		 * a low point only where the load has been steady for a dead
+		 * time: the latency shows it by then (a cut's effect is measured
+		 * within one). Before, it can show a load of before: at start-up
+		 * the idle platform's latency beside the traffic just begun (300
+		 * ns against 557 solo, optane-clx), a point far under the slope
+		 * that sizes a cut too small for a second (docs/control-law.md).
+		 */
+		if (r->steady_age[k] < cfg->dead_periods)
+			continue;
 		if (!r->win_lat[0][k] || lat < r->win_lat[0][k]) {
 			r->win_lat[0][k] = lat;
 			r->win_load[0][k] = r->load[k];

@@ -209,6 +209,10 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  *    TG_WIN_MULT to 2 x TG_WIN_MULT dead times (and the load then); where
  *    the load rose by 1/TG_WIN_RISE since (an arrival), a class may be cut
  *    by the share of the rise since then, else by that of the whole rise;
+ *    a period counts for that low point only when its load has stayed
+ *    within 1/TG_WIN_RISE of where it stood a dead time before (the
+ *    latency then shows that load: a start-up's idle latency, paired
+ *    with the traffic that has just begun, is no point on the slope);
  *  - TG_WINDOW_OVER: a step whose window had a latency over its threshold
  *    in 1/this of its periods or more (not in a row: noise) is undone as
  *    if it had relapsed - its mean is over.
@@ -398,6 +402,9 @@ struct tg_regulator {
 	u64 win_lat[2][TG_NR_KINDS], win_load[2][TG_NR_KINDS];
 	u64 win_nload[2][TG_NR_KINDS];	/* ... the low-priority groups' part of it */
 	u32 win_age;			/* periods into bucket 0 */
+	/* per kind: the load a steady stretch began at, and its periods */
+	u64 steady_load[TG_NR_KINDS];
+	u32 steady_age[TG_NR_KINDS];
 	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
 	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
 	u32 falling;			/* kinds whose latency fell by more than noise */

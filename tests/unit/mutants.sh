@@ -83,6 +83,7 @@ mutants=(
 	'reg_remedial.c;;s/\tprotect\.over &= used;/\t;/;;the law acts only on latencies a high-priority group lives with'
 	'regulator.c;;s/return TG_ALL_KINDS;\t\/\* the victims are outside tgroup/return 0;\t\/* the victims are outside tgroup/;;with no high-priority group every threshold counts'
 	'reg_remedial.c;;s/if \(r->nload\[k\] > nlo && r->nload\[k\] - nlo >= all \/ TG_WIN_RISE\)/if (all - wlo >= all \/ TG_WIN_RISE)/;;an arrival is the low-priority groups'"'"' rise, not a victim'"'"'s'
+	'reg_remedial.c;;s/if \(r->steady_age\[k\] < cfg->dead_periods\)\n\t\t\tcontinue;/;/;;a low point only where the load has been steady for a dead time (start-up)'
 )
 
 want=("$@")

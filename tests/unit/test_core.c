@@ -1460,6 +1460,45 @@ static void test_victim_rise_no_arrival(void **state)
 }
 
 /*
+ * Start-up (issue 21 item 3, docs/control-law.md "Start-up"): the victim's
+ * traffic begins with the law - three times its later rate for the first 5
+ * periods - while its latency still shows the idle platform (300, then
+ * climbing to its settled 450 over those periods). A writer arriving 100
+ * periods later (the start-up still in the older bucket) takes the latency
+ * to 900: from the settled point (450 at the victim's steady load) the
+ * writer made the whole rise, and the setpoint (500 - (500 - 300) / 16 =
+ * 487.5) asks for (900 - 487.5) / (900 - 450) x 5/4 > 1 of it - the
+ * writer at its floor in one cut. From the start-up point (300 at three
+ * times the load) the slope is shallower and counts only the load above
+ * the start-up's: the law before this rule left the writer 19 % of its
+ * CPU time (a 1931 us quota against the 20 us floor).
+ */
+static void test_startup_point_not_low(void **state)
+{
+	static const uint64_t climb[5] = { 300, 380, 420, 440, 448 };
+	struct law w;
+	int p;
+
+	(void)state;
+	law_init(&w, 2);
+	w.g[1].active = false;
+	law_set(&w, 0, TG_DRAM_READ, 3 * GB);
+	law_set(&w, 0, TG_NVM_WRITE, 30 * MB);
+	for (p = 0; p < 5; p++)
+		law_step(&w, climb[p]);
+	law_set(&w, 0, TG_DRAM_READ, 1 * GB);
+	law_set(&w, 0, TG_NVM_WRITE, 10 * MB);
+	for (p = 0; p < 100; p++)
+		law_step(&w, 450);
+	w.g[1].active = true;
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	law_step(&w, 900);
+	law_step(&w, 900);
+	assert_true(law_cut(&w, 1));
+	assert_int_equal(w.g[1].rem.quota_us, w.reg.quota_min);
+}
+
+/*
  * The cut falls on every peer of a class by the same share (1 and 0.6 GB/s
  * of NVM writes: 0.6 is over half the largest), and goes on to the next
  * class of MT²'s order (a DRAM reader) for what the first cannot give.
@@ -2307,6 +2346,7 @@ int main(void)
 		cmocka_unit_test(test_persistent_over),
 		cmocka_unit_test(test_marginal_cut_small),
 		cmocka_unit_test(test_victim_rise_no_arrival),
+		cmocka_unit_test(test_startup_point_not_low),
 		cmocka_unit_test(test_cut_classes),
 		cmocka_unit_test(test_relapse_window_lag),
 		cmocka_unit_test(test_hold_counts_quiet),
