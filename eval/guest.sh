@@ -216,6 +216,8 @@ case " $plan " in *" cpuloss "*)
 	mount | grep -q ' /sys/fs/cgroup type cgroup2' || mount -t cgroup2 none /sys/fs/cgroup
 	echo +cpu > /sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p /sys/fs/cgroup/cl
+	# the cfs_bandwidth static key held on (tests/guest/k8s: the guest hang)
+	mkdir -p /sys/fs/cgroup/tg-keypin && echo "10000000 100000" > /sys/fs/cgroup/tg-keypin/cpu.max
 	echo "TGEVAL-CSV cpuloss_cpu.csv,#variant,rep,cpu,user,nice,system,irq,softirq,idle,LOC,RES,CAL,enforce_timer_cpu"
 	snap() {	# /proc/stat's cpuN line (ticks), LOC/RES/CAL column N
 		c=$1

@@ -35,7 +35,6 @@ GOAL_PCT = 97.0          # issue 12: victim >= 97 % of solo in every pair
 BACK_GOAL_PERIODS = 5    # issue 12: reaction <= 5 periods after detection
 PERIOD_MS = 10
 PERIOD_S_MS = {"guest": 12, "sim": 12}   # the period as it runs (10 ms in jiffies at HZ=250: 12 ms)
-CALIB_NOTE = "the profile's calib_cpu, 87 %"
 STARVED_PCT = 40         # a victim that got less of its CPU: the host starved the guest
 
 # eval-quick's assertions: what held on every run (docs/eval.md, "eval-quick")
@@ -553,7 +552,7 @@ def matrix_section(d, profile, profile_path):
         out += ["The victim's CPU share in the guest, % of what it asked for, mean over the runs, alone → steady state: " +
                 "; ".join(f"{label_of(*m)}: {ci([x for k, c in g.items() if k[:2] == m for x in c['ref_cpu']])[0]:.0f} → "
                           f"{ci([x for k, c in g.items() if k[:2] == m for x in c['cpu']])[0]:.0f}" for m in gm) +
-                f" (the thresholds assume {CALIB_NOTE}).", ""]
+                f" (the thresholds assume the profile's calib_cpu, {calib_of(d)}).", ""]
     return out
 
 
@@ -691,8 +690,8 @@ def detection_note(d, g=None, s=None):
             + (f", while the guest's victims got {cpu:.2f} of theirs (more traffic, a higher latency);"
                if cpu is not None else ";")
             + " in the simulator, which draws the CPU around `calib_cpu`, the victim's own CPU noise crosses the"
-            " threshold, the more often the longer the solo phase. Not recalibrated here: that changes every run's"
-            " threshold (docs/eval.md).")
+            " threshold, the more often the longer the solo phase. `calib_cpu` was recalibrated on 26 Nov from 0.87 to"
+            " the guest's median solo share (docs/eval.md).")
 
 
 def transient_section(d):
@@ -1241,7 +1240,7 @@ DOUBTFUL = [
     "**The guest's CPU noise.** Workloads get 50-95 % of the CPU they ask for in the TCG guest on a shared 2-core"
     " host, varying by the second with other work on the host. % of solo compares the victim with itself alone at"
     " the CPU it got (the model's solo), which removes its own share, but the neighbour's traffic follows the CPU"
-    " it really got, and so does the victim's latency against a fixed threshold. The thresholds are calibrated at the median share (`calib_cpu`, 0.87): a victim that gets more"
+    " it really got, and so does the victim's latency against a fixed threshold. The thresholds are calibrated at the median share (`calib_cpu`, {CALIB}; 0.87 before 26 Nov): a victim that gets more"
     " CPU than that can be over its threshold alone (the tables count \"hot before the arrival\"), one that gets"
     " less loses more before the detector fires.",
     "**The host simulator is not the module.** The sweeps, the scenarios and the oracle's reaction come from"
@@ -1275,6 +1274,13 @@ SCEN_GUEST_SIM = [("groups", "4+bystander", "4+bystander"), ("heavy", "dram_read
                   ("requests", "nvm_read+dram_read", "nvm_read req=0.5+dram_read")]
 
 
+def calib_of(d):
+    """the profile's calib_cpu for results dir d (eval/profiles/NAME.prof), as written there"""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pf = os.path.join(top, "eval", "profiles", os.path.basename(os.path.normpath(d)) + ".prof")
+    return sweep.profile_values(pf).get("calib_cpu", "?") if os.path.exists(pf) else "?"
+
+
 def doubtful(d, profile):
     """DOUBTFUL with its per-pair figures computed from d's CSVs (tgroup on the profile's thresholds)"""
     g = cells(os.path.join(d, "matrix.csv"))
@@ -1298,8 +1304,8 @@ def doubtful(d, profile):
                     + (" (most: " + "; ".join(cell(x) for x in more[:3]) + ")" if more else "")
                     + f" and as much or less in {len(less)}" + (" (" + "; ".join(cell(x) for x in less[:3]) + ")" if less else "")
                     + f"; its victim is higher in {sum(1 for x in both if x[3] > x[4])} pairs and lower in"
-                    f" {sum(1 for x in both if x[3] < x[4])}. The sensitivity row (the Pareto section) shows one cause: the"
-                    " simulator draws the victims' CPU around `calib_cpu`, and the guest's victims got more.")
+                    f" {sum(1 for x in both if x[3] < x[4])}. The sensitivity row (the Pareto section) shows how much the"
+                    " simulator's CPU draw (around `calib_cpu`) moves the simulator's figures.")
     else:
         simguest = "No pair ran in both the guest and the simulator for tgroup."
     dis = []
@@ -1325,7 +1331,8 @@ def doubtful(d, profile):
               " threshold in the steady state (pairs whose CI reaches the oracle rate are not listed). Such pairs: " + "; ".join(ab)
               + ". Whether the CPU quota floor is the cause is not measured here (docs/control-law.md: the oracle's"
               " smallest CPU share is 12× the floor)." if orc else "The oracle rates were not available (no build/tgeval-host).")
-    return [x.replace("{SIMGUEST}", simguest).replace("{ABOVE}", above_) for x in DOUBTFUL]
+    return [x.replace("{SIMGUEST}", simguest).replace("{ABOVE}", above_).replace("{CALIB}", calib_of(d))
+            for x in DOUBTFUL]
 
 
 # the plan files in a results directory: (file, the invocation that writes it, the files it made)
