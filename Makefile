@@ -313,7 +313,7 @@ eval: deps
 eval-run:
 	@$(MAKE) -s --no-print-directory $(INITRAMFS) $(BUILD)/tgsim $(BUILD)/tgeval-host >/dev/null
 	@t0=$$(date +%s); for p in $(EVAL_PROFILES); do \
-		d=eval/results/$$p.new; rm -rf $$d; mkdir -p $$d; \
+		d=eval/results/$$p.new; rm -rf $$d; mkdir -p $$d; cp eval/profiles/$$p.prof $$d/profile.prof; \
 		echo "eval: $$p: host simulator (eval/sweep.py)"; \
 		$(PYTHON) eval/sweep.py $(BUILD)/tgsim eval/profiles/$$p.prof $$d --reps $(EVAL_REPS) || exit 1; \
 		modes=$$(sed -n 's/^guest=//p' $$d/sim_pick.txt); knobs=$$(sed -n 's/^knobs=//p' $$d/sim_pick.txt); \

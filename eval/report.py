@@ -432,7 +432,7 @@ def headline_checks(d, pts, best):
 
 def sens_row(d):
     """the sensitivity row: tgroup / each picked setting (step ratio, not interpolated: only the picked
-    settings ran) in the simulator as committed and with calib_cpu at the guest's measured victim share
+    settings ran) in the simulator as committed and with calib_cpu moved as sim_sens.txt says (`why`)
     (eval/sweep.py sens)"""
     f = os.path.join(d, "sim_sens.txt")
     if not os.path.exists(f):
@@ -472,7 +472,7 @@ def sens_row(d):
         if a:
             interp.append(f"{MODE_NAME[m]} {ci(t1['tt'])[0] / a[2]:.2f}×")
     return (f"**Sensitivity to the simulator's CPU draw**: with `calib_cpu` {kv.get('profile_calib_cpu')} → "
-            f"{kv.get('calib_cpu')} (the guest's victims' measured CPU share; thresholds unchanged; 16 pairs × the"
+            f"{kv.get('calib_cpu')} ({kv.get('why', 'the guest' + chr(39) + 's victims' + chr(39) + ' measured CPU share')}; thresholds unchanged; 16 pairs × the"
             f" runs, tgroup and the picked settings only, `eval/sweep.py sens`), tgroup's worst pair"
             f" {fmt(ci(t0['tw']))} → {fmt(ci(t1['tw']))} %, its neighbours {fmt(ci(t0['tt']), 2)} →"
             f" {fmt(ci(t1['tt']), 2)} GB/s; tgroup / the picked setting (not interpolated), per run: " +
@@ -678,9 +678,7 @@ def detection_note(d, g=None, s=None):
     if not never and all(by[v][0] == by[v][1] for _, by in cb for v in by):
         return ""
     cpu = sweep.guest_cpu(d)
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    pf = os.path.join(top, "eval", "profiles", os.path.basename(os.path.normpath(d)) + ".prof")
-    cal = sweep.profile_values(pf).get("calib_cpu", "?") if os.path.exists(pf) else "?"
+    cal = calib_of(d)
     return ("**Detection is measured on a biased sample.** Runs cold at the arrival, per victim kind (tgroup, profile"
             " thresholds): " + "; ".join(per) + ". "
             + ("Detection is never measured " + ", ".join(never) + ": they are always hot before the arrival. "
@@ -688,7 +686,8 @@ def detection_note(d, g=None, s=None):
             + "The victim alone pushes its latency over the fixed threshold before any neighbour arrives: the thresholds"
             f" are calibrated at the victims' median CPU share `calib_cpu` ({cal})"
             + (f", while the guest's victims got {cpu:.2f} of theirs (more traffic, a higher latency);"
-               if cpu is not None else ";")
+               if cpu is not None and cal != "?" and cpu > float(cal) + 0.005 else
+               f" (the guest's victims got {cpu:.2f} of theirs);" if cpu is not None else ";")
             + " in the simulator, which draws the CPU around `calib_cpu`, the victim's own CPU noise crosses the"
             " threshold, the more often the longer the solo phase. `calib_cpu` was recalibrated on 26 Nov from 0.87 to"
             " the guest's median solo share (docs/eval.md).")
@@ -713,10 +712,7 @@ def transient_section(d):
            " between victim kinds count as noise (the per-pair cells are in the CSV).", "",
            "| source | mode | setting | neighbour | back, ms | never back | loss, %·s | hot before the arrival | detection (cold runs), ms |",
            "|---|---|---|---|---|---|---|---|---|"]
-    react = {}
-    cs_by = {"guest": g, "sim": s}
     for (src, mode, knob, n), (cb, never, lo, det, hot, nr) in transient_cells(d, g, s).items():
-        react[(src, mode, knob, n)] = cb
         tg = mode in ("tgroup", "tgroup-othr")
         out.append(f"| {src} | {MODE_NAME[mode]} | {knob_str(mode, knob)} | {SHORT[n]} | {fmt(cb, 0)} | {never}/{cb[2]} |"
                    f" {fmt(lo)} | {f'{hot}/{nr}' if tg else '–'} |"
@@ -725,11 +721,12 @@ def transient_section(d):
     dn = detection_note(d, g, s)
     if dn:
         out += [dn, ""]
-    rat = reaction_ratios(d, g, s, react)
+    rat = reaction_ratios(d, g, s)
     if rat:
-        out += ["**Reaction as a ratio to the oracle controller's, start-up** (tgroup: time back within 5 % of solo, \"never\""
-                " counted as the run's 12 s; the oracle: its cut, the first step over the threshold + one period, or"
-                " its time back if later): " + "; ".join(rat) + ".", ""]
+        out += ["**Reaction as a ratio to the oracle controller's, start-up** (one definition for both, per run: the"
+                " later of the controller's cut and the victim back within 5 % of solo, \"never\" counted as the run's"
+                " 12 s; the cut: the oracle's one period after the victim's first step over its threshold, tgroup's one"
+                " period after its detector reported it, a lower bound for tgroup): " + "; ".join(rat) + ".", ""]
     gl = reaction_goal(d, g, s)
     if gl:
         out += [f"**Goal (issue 12): back ≤ {BACK_GOAL_PERIODS} periods ({BACK_GOAL_PERIODS * PERIOD_MS} ms) after"
@@ -743,26 +740,20 @@ def xfmt(r):
     return f"{r:.1f}×" if r < 10 else f"{r:.0f}×"
 
 
-def reaction_ratios(d, g=None, s=None, react=None):
-    """tgroup's time back within 5 % over the oracle's reaction, per neighbour kind and source, as text.
-    The oracle's is its cut (the first step over the threshold + one period for the pin to apply) or
-    its time back, whichever is later: its victim usually never falls under 95 % (the cut comes
-    before the neighbour ramps up)"""
+def reaction_ratios(d, g=None, s=None):
+    """tgroup's reaction over the oracle's (react_runs(): the later of the cut and the victim back within
+    5 %, one definition for both), per neighbour kind and source, as text with both in ms"""
     g = cells(os.path.join(d, "matrix.csv")) if g is None else g
     s = cells(os.path.join(d, "sim_matrix.csv")) if s is None else s
     cs_by = {"guest": g, "sim": s}
-    if react is None:
-        react = {k: v[0] for k, v in transient_cells(d, g, s).items()}
     rat = []
     for n in KINDS:
         for src in ("guest", "sim"):
-            o = [max(b if b is not None and b >= 0 else 12000.0, 1000 * (ov or 0) + PERIOD_S_MS[src])
-                 for lab in KINDS for c in [cs_by[src].get(("oracle", "0", f"{lab}+{n}"))] if c
-                 for b, ov in zip(c["back"], c["over"])]
-            t = react.get((src, "tgroup", "0", n))
-            if o and t:
-                oc = ci(o)
-                rat.append(f"{SHORT[n]} ({src}): tgroup {t[0]:.0f} ms, oracle {oc[0]:.0f} ms: {xfmt(t[0] / oc[0])}")
+            r = {m: [x for lab in KINDS for c in [cs_by[src].get((m, "0", f"{lab}+{n}"))] if c
+                     for x in react_runs(c, src, m)] for m in ("tgroup", "oracle")}
+            if r["tgroup"] and r["oracle"]:
+                t, o = ci(r["tgroup"]), ci(r["oracle"])
+                rat.append(f"{SHORT[n]} ({src}): tgroup {t[0]:.0f} ms, oracle {o[0]:.0f} ms: {xfmt(t[0] / o[0])}")
     return rat
 
 
@@ -779,11 +770,16 @@ def reaction_goal(d, g=None, s=None):
 ARRIVAL_STATE = {1.0: "start-up (the matrix's)", 2.0: "warm", 3.0: "warm"}
 
 
-def oracle_react(c, src="sim", never_ms=12000.0):
-    """the oracle's reaction per run: its cut (first step over the threshold + one period) or its time back
-    within 5 %, whichever is later ("never": never_ms)"""
-    return [max(b if b is not None and b >= 0 else never_ms, 1000 * (ov or 0) + PERIOD_S_MS[src])
-            for b, ov in zip(c["back"], c["over"])]
+def react_runs(c, src, mode, never_ms=12000.0):
+    """a controller's reaction per run, one definition for tgroup and the oracle: the later of its first
+    cut and the victim back within 5 % of solo ("never": never_ms). The cut: the oracle's one period after
+    the victim's first step over its threshold (`over`); tgroup's one period after its detector reported
+    the interference (`over` + the detection delay, 0 where it was hot before): no earlier, so a run whose
+    victim never fell under 95 % counts the controller's cut, not 0 (tgroup's real first cut may come
+    later than one period after detection: this is a lower bound for tgroup)"""
+    return [max(b if b is not None and b >= 0 else never_ms,
+                1000 * (ov or 0) + (max(dt or 0, 0) if mode != "oracle" else 0) + PERIOD_S_MS[src])
+            for b, ov, dt in zip(c["back"], c["over"], c["detect"])]
 
 
 def arrival_cells(d):
@@ -798,9 +794,9 @@ def arrival_cells(d):
                 t, oc = cs.get(("tgroup", "0", f"{v}+{n}@{a:g}s")), cs.get(("oracle", "0", f"{v}+{n}@{a:g}s"))
                 if t:
                     never += sum(1 for x in t["back"] if x is not None and x < 0)
-                    b += [x if x is not None and x >= 0 else 12000.0 for x in t["back"]]
+                    b += react_runs(t, "sim", "tgroup")
                 if oc:
-                    o += oracle_react(oc)
+                    o += react_runs(oc, "sim", "oracle")
             if b and o:
                 res[(a, n)] = (ci(b), never, ci(o))
     return res
@@ -826,24 +822,25 @@ def arrival_section(d):
            " so the transient section measures tgroup's **start-up** reaction. Here the same 16 pairs (eval/sweep.py"
            " `arrival`: tgroup on the profile's thresholds and the oracle, the runs of the matrix's seeds) with the"
            " neighbour arriving 1, 2 and 3 s after the start; the victim's reference is its solo phase from 0.3 s to"
-           " the arrival. **back** as in the transient section (\"never\" counted as 12 s); the oracle's reaction"
-           " as in the reaction ratio (its cut or its time back, the later). Mean ± 95 % CI over the 4 victim kinds ×"
+           " the arrival. **Reaction** for both controllers as in the reaction ratio (the later of the controller's cut"
+           " and the victim back within 5 %; \"never\" counted as 12 s; tgroup's cut one period after its detection,"
+           " a lower bound). Mean ± 95 % CI over the 4 victim kinds ×"
            " the runs. What is still warming up at 1 s (found on optane-clx): the regulator's recent low point (core/reg_remedial.c,"
            " `tg_rem_observe()`: two buckets of 4 dead times, 80 periods = 0.96 s each) still holds the first"
            " period's latency, the platform's before the victim's traffic reached it, until the older bucket is"
            " replaced at 1.944 s; the first cut is sized on the slope from that point and removes too little, and"
            " the search then steps down one dead time at a time (docs/eval.md, \"Start-up and warm reaction\").", "",
-           "| arrival | controller | neighbour | tgroup back, ms | never back | oracle, ms | tgroup / oracle |"
+           "| arrival | controller | neighbour | tgroup reaction, ms | never back | oracle, ms | tgroup / oracle |"
            f" goal ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms (CI) |",
            "|---|---|---|---|---|---|---|---|"]
     for (a, n), (b, never, o) in sorted(ac.items(), key=lambda x: (x[0][0], KINDS.index(x[0][1]))):
         out.append(f"| {a:g} s | {ARRIVAL_STATE.get(a, 'warm' if a > 1 else 'start-up')} | {SHORT[n]} | {fmt(b, 0)} |"
                    f" {never}/{b[2]} | {fmt(o, 0)} | {xfmt(b[0] / o[0]) if o[0] > 0 else '–'} |"
                    f" {judge(b, BACK_GOAL_PERIODS * PERIOD_MS, higher=False)} |")
-    out += ["", "The oracle's reaction is its cut, one period or two after the arrival; a tgroup victim that never"
-            " fell under 95 % counts 0 ms, so warm multiples under 1 occur and a few slow runs make the means (the"
-            " DW neighbour's CIs): the absolute ms are the figure. The guest has no arrival-time runs: its"
-            " timeline (arrival at 2 s, a warm controller) is the guest's warm figure.", ""]
+    out += ["", "Where neither victim fell under 95 %, both reactions are the controllers' cuts, one period or two"
+            " after the arrival, tgroup's later by its detection; a few slow runs make the means (the DW neighbour's"
+            " CIs): the absolute ms are the figure. The guest has no arrival-time runs: its timeline (arrival at"
+            " 2 s, a warm controller) is the guest's warm figure.", ""]
     return out
 
 
@@ -878,9 +875,8 @@ def timeline_ratios(d):
         cs = cells(os.path.join(d, f))
         t, o = cs.get(("tgroup", "0", "nvm_read+nvm_write")), cs.get(("oracle", "0", "nvm_read+nvm_write"))
         if t and o:
-            tb = ci([b if b is not None and b >= 0 else 14000.0 for b in t["back"]])
-            ob = ci([max(b if b is not None and b >= 0 else 14000.0, 1000 * (ov or 0) + PERIOD_S_MS[src])
-                     for b, ov in zip(o["back"], o["over"])])
+            tb = ci(react_runs(t, src, "tgroup", 14000.0))
+            ob = ci(react_runs(o, src, "oracle", 14000.0))
             ratios.append(f"{src}: tgroup {tb[0]:.0f} ms, oracle {ob[0]:.0f} ms: {xfmt(tb[0] / ob[0])}")
     return ratios
 
@@ -994,16 +990,19 @@ def scen_section(d):
                            ("requests", "A request-level victim (load 0.5; a request = 1 ms of its solo work)")):
             cs = cells(os.path.join(d, f"{pre}{exp}.csv"))
             if not cs:
+                if src == "guest" and exp in GUEST_SCEN and os.path.basename(os.path.normpath(d)) in SCEN_PROFILES:
+                    out += [f"### {title} (guest)", "", "**Not run in this result set**: `make eval` replaces the"
+                            " directory and `make eval-scen` adds the guest's scenarios; until it has run, the"
+                            " simulator's table below is the only one.", ""]
                 continue
             none = {k[2]: c for k, c in cs.items() if k[0] == "none"}
             out += [f"### {title} ({src})", ""]
             if exp == "groups":
-                same = src == "guest"     # the simulator's same-kind groups are bit-identical: no test there
+                same = True     # groups of one kind differ in the simulator too: each workload draws its own CPU
                 out += ["Jain's index over the groups' kept share (steady GB/s / the same group's GB/s without"
-                        " control), per run; the bystander's kept share; who was throttled." +
-                        ("" if same else " No \"Jain (same kind)\" column here: the simulator's groups of one kind"
-                         " are bit-identical (the same workload and CPU draw), so it is 1.00 in every mode and cannot"
-                         " fail (the guest's table has it: g1 and g4 are both DRAM readers)."), "",
+                        " control), per run; \"same kind\": the mean over the kinds of Jain's index among the groups"
+                        " of one kind (equally noisy groups, issue 21 item 5); the bystander's kept share; who was"
+                        " throttled.", "",
                         "| groups | mode | setting | victim % of solo | neighbours GB/s | Jain (all groups) |" +
                         (" Jain (same kind) |" if same else "") + " bystander kept | groups throttled >50 % of the time |",
                         "|---|---|---|---|---|---|---|---|" + ("---|" if same else "")]
@@ -1237,6 +1236,11 @@ def losses(d, pts):
 
 
 DOUBTFUL = [
+    "**The loss (%·s) is mostly the steady level.** It integrates the victim's shortfall under 100 % of solo from"
+    " the arrival to the steady-state window (about 10 s), so a controller that holds the victim at its threshold"
+    " by design (the oracle: ~4 points × 10 s) shows a large loss after a short transient, and one that"
+    " over-protects a small one: where tgroup \"loses less than the oracle\", it is the steady level, not the"
+    " transient. The transient is the reaction (back within 5 %, and the cut), not the loss.",
     "**The guest's CPU noise.** Workloads get 50-95 % of the CPU they ask for in the TCG guest on a shared 2-core"
     " host, varying by the second with other work on the host. % of solo compares the victim with itself alone at"
     " the CPU it got (the model's solo), which removes its own share, but the neighbour's traffic follows the CPU"
@@ -1272,12 +1276,17 @@ DOUBTFUL = [
 SCEN_GUEST_SIM = [("groups", "4+bystander", "4+bystander"), ("heavy", "dram_read4+harmless", "dram_readx4+harmless"),
                   ("onoff", "nvm_read+nvm_write/0.3", "nvm_read+nvm_write/0.3s"),
                   ("requests", "nvm_read+dram_read", "nvm_read req=0.5+dram_read")]
+GUEST_SCEN = {exp for exp, _, _ in SCEN_GUEST_SIM}    # the guest's scenarios (make eval-scen)
+SCEN_PROFILES = {"optane-clx"}                          # the profile make eval-scen runs them on (Makefile)
 
 
 def calib_of(d):
-    """the profile's calib_cpu for results dir d (eval/profiles/NAME.prof), as written there"""
+    """the calib_cpu the results in d ran with: d/profile.prof (make eval's copy), else the profile
+    eval/profiles/NAME.prof as it is now"""
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    pf = os.path.join(top, "eval", "profiles", os.path.basename(os.path.normpath(d)) + ".prof")
+    pf = os.path.join(d, "profile.prof")
+    if not os.path.exists(pf):
+        pf = os.path.join(top, "eval", "profiles", os.path.basename(os.path.normpath(d)) + ".prof")
     return sweep.profile_values(pf).get("calib_cpu", "?") if os.path.exists(pf) else "?"
 
 
