@@ -201,7 +201,7 @@ def sens(tgsim, prof, d, reps):
     if cpu is not None and abs(cpu - pc) < SENS_STEP / 2:
         # the guest's share is the calibration's: the draw SENS_STEP lower instead (two standard
         # deviations of the simulator's draw; the calibration before 26 Nov was 0.87)
-        cpu, why = round(pc - SENS_STEP, 2), (f"the guest's victims got {cpu:.2f}, the calibration's; here {SENS_STEP:g}"
+        cpu, why = round(pc - SENS_STEP, 2), (f"the guest's victims got {cpu:.2f}, within {SENS_STEP / 2:g} of the calibration's; here {SENS_STEP:g}"
                                               " lower, two standard deviations of the simulator's draw")
     pk = os.path.join(d, "sim_pick.txt")
     if cpu is None or not os.path.exists(pk):
