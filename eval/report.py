@@ -1002,8 +1002,8 @@ def scen_section(d):
                 same = True     # groups of one kind differ in the simulator too: each workload draws its own CPU
                 out += ["Jain's index over the groups' kept share (steady GB/s / the same group's GB/s without"
                         " control), per run; \"same kind\": the mean over the kinds of Jain's index among the groups"
-                        " of one kind (equally noisy groups, issue 21 item 5); the bystander's kept share; who was"
-                        " throttled.", "",
+                        " of one kind (equally noisy groups, issue 21 item 5; 1.00 by construction where each kind has one"
+                        " group); the bystander's kept share; who was throttled.", "",
                         "| groups | mode | setting | victim % of solo | neighbours GB/s | Jain (all groups) |" +
                         (" Jain (same kind) |" if same else "") + " bystander kept | groups throttled >50 % of the time |",
                         "|---|---|---|---|---|---|---|---|" + ("---|" if same else "")]
