@@ -430,6 +430,9 @@ def headline_checks(d, pts, best):
     return out
 
 
+SENS_WHY = "the guest's victims' measured CPU share"    # sim_sens.txt's `why` before it had one
+
+
 def sens_row(d):
     """the sensitivity row: tgroup / each picked setting (step ratio, not interpolated: only the picked
     settings ran) in the simulator as committed and with calib_cpu moved as sim_sens.txt says (`why`)
@@ -472,7 +475,7 @@ def sens_row(d):
         if a:
             interp.append(f"{MODE_NAME[m]} {ci(t1['tt'])[0] / a[2]:.2f}×")
     return (f"**Sensitivity to the simulator's CPU draw**: with `calib_cpu` {kv.get('profile_calib_cpu')} → "
-            f"{kv.get('calib_cpu')} ({kv.get('why', 'the guest' + chr(39) + 's victims' + chr(39) + ' measured CPU share')}; thresholds unchanged; 16 pairs × the"
+            f"{kv.get('calib_cpu')} ({kv.get('why', SENS_WHY)}; thresholds unchanged; 16 pairs × the"
             f" runs, tgroup and the picked settings only, `eval/sweep.py sens`), tgroup's worst pair"
             f" {fmt(ci(t0['tw']))} → {fmt(ci(t1['tw']))} %, its neighbours {fmt(ci(t0['tt']), 2)} →"
             f" {fmt(ci(t1['tt']), 2)} GB/s; tgroup / the picked setting (not interpolated), per run: " +
@@ -826,11 +829,12 @@ def arrival_section(d):
            " the arrival. **Reaction** for both controllers as in the reaction ratio (the later of the controller's cut"
            " and the victim back within 5 %; \"never\" counted as 12 s; tgroup's cut one period after its detection,"
            " a lower bound). Mean ± 95 % CI over the 4 victim kinds ×"
-           " the runs. What is still warming up at 1 s (found on optane-clx): the regulator's recent low point (core/reg_remedial.c,"
-           " `tg_rem_observe()`: two buckets of 4 dead times, 80 periods = 0.96 s each) still holds the first"
-           " period's latency, the platform's before the victim's traffic reached it, until the older bucket is"
-           " replaced at 1.944 s; the first cut is sized on the slope from that point and removes too little, and"
-           " the search then steps down one dead time at a time (docs/eval.md, \"Start-up and warm reaction\").", "",
+           " the runs. What warmed up at 1 s before the start-up rule (merged 26 Nov; found on optane-clx): the"
+           " regulator's recent low point (core/reg_remedial.c, `tg_rem_observe()`: two buckets of 4 dead times, 80"
+           " periods = 0.96 s each) held the first period's latency, the platform's before the victim's traffic"
+           " reached it, until the older bucket was replaced at 1.944 s, and sized the first cut too small; now a"
+           " period counts for the low point only once its load has been steady for a dead time (docs/eval.md,"
+           " \"Start-up and warm reaction\").", "",
            "| arrival | controller | neighbour | tgroup reaction, ms | never back | oracle, ms | tgroup / oracle |"
            f" goal ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms (CI) |",
            "|---|---|---|---|---|---|---|---|"]
@@ -999,14 +1003,13 @@ def scen_section(d):
             none = {k[2]: c for k, c in cs.items() if k[0] == "none"}
             out += [f"### {title} ({src})", ""]
             if exp == "groups":
-                same = True     # groups of one kind differ in the simulator too: each workload draws its own CPU
                 out += ["Jain's index over the groups' kept share (steady GB/s / the same group's GB/s without"
                         " control), per run; \"same kind\": the mean over the kinds of Jain's index among the groups"
                         " of one kind (equally noisy groups, issue 21 item 5; 1.00 by construction where each kind has one"
                         " group); the bystander's kept share; who was throttled.", "",
                         "| groups | mode | setting | victim % of solo | neighbours GB/s | Jain (all groups) |" +
-                        (" Jain (same kind) |" if same else "") + " bystander kept | groups throttled >50 % of the time |",
-                        "|---|---|---|---|---|---|---|---|" + ("---|" if same else "")]
+                        " Jain (same kind) | bystander kept | groups throttled >50 % of the time |",
+                        "|---|---|---|---|---|---|---|---|---|"]
                 byst = []
                 for (mode, knob, lab), c in sorted(cs.items()):
                     nb = none.get(lab)
@@ -1024,7 +1027,7 @@ def scen_section(d):
                         by.append(kept.get("by"))
                         thr.append(sum(1 for r in gs if (fnum(r["thr_frac"]) or 0) > 0.5))
                     out.append(scen_row(lab, mode, knob, c, fmt(ci(c["ngbps"]), 2), fmt(ci(js), 2),
-                                        *([fmt(ci(jk), 2)] if same else []), fmt(ci(by), 2), fmt(ci(thr), 1)))
+                                        fmt(ci(jk), 2), fmt(ci(by), 2), fmt(ci(thr), 1)))
                     if (mode, knob) == ("tgroup", "0"):
                         bg = [fnum(r["gbps"]) for lows in c["lows"] for r in lows if r["workload"] == "by"]
                         tg_ = [fnum(r["gbps"]) for lows in c["lows"] for r in lows
