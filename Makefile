@@ -241,7 +241,7 @@ vm-check: $(INITRAMFS)
 K8S_VM_TIMEOUT ?= 1200
 k8s-check: $(INITRAMFS)
 	@dir=$$(tests/e2e/runtimes.sh) && \
-	TG_VM_DISK=$$dir/disk.img TG_VM_LOG=$(BUILD)/vm/k8s-console.log TG_VM_TIMEOUT=$(K8S_VM_TIMEOUT) \
+	TG_VM_DISK=$$dir/disk.img TG_VM_LOG=$(BUILD)/vm/k8s-console.log TG_VM_TIMEOUT=$(K8S_VM_TIMEOUT) TG_TCG_THREAD=$${TG_TCG_THREAD:-single} \
 	TG_GUEST_ARGS="$(if $(K8S_OLDER),tg.k8s_older=$(K8S_OLDER)) $(if $(filter 1,$(K8S_CRITEST)),tg.k8s_critest=1)" \
 		tests/vm/run.sh $(GUEST_KVER) $< k8s$(K8S_ARGS); rc=$$?; \
 	$(if $(filter 1,$(K8S_CRITEST)),tests/e2e/critest-mark.sh $(BUILD)/vm/k8s-console.log.txt "$$dir";) exit $$rc

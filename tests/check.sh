@@ -17,6 +17,8 @@ failed=()
 suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland,nri}
 
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
+# lap STEP: the time at which STEP starts (where make check's time goes)
+lap() { echo "time: step $1 starts at ${SECONDS} s"; }
 # vm_tally CONSOLE WHAT: a guest run's result ($vmout, tests/vm/run.sh's
 # output) into the totals, its passes listed from CONSOLE
 vm_tally() {
@@ -32,6 +34,7 @@ ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
 
 kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make deps)"; echo "0 passed, 1 failed"; exit 1; }
 
+lap 1
 # 1. tgroup.ko against the guest kernel's headers, warning-free with W=1.
 log=$build/module-build.log
 if make --no-print-directory -C "/lib/modules/$kver/build" M="$top" W=1 modules >"$log" 2>&1; then
@@ -40,11 +43,13 @@ else
 	tail -20 "$log"; ko module_build_w1 "build failed"
 fi
 
+lap 1a
 # 1a. The layout (docs/module.md): cgroup-ui/ -> module/ one way, through
 #     tgroup.h; plug-ins independent; only registry.c names them. Read from
 #     the objects step 1 made.
 if out=$(tests/layout.sh 2>&1); then ok module_layout; else echo "$out"; ko module_layout "see above"; fi
 
+lap 1c
 # 1c. The build-time guards fail the build when they should: a probe whose
 #     prototype differs from its tracepoint's, a PREEMPT_RT kernel.
 out=$(tests/build-guards.sh "/lib/modules/$kver/build" 2>&1)
@@ -52,6 +57,7 @@ while read -r t; do ok "module_guard/$t"; done < <(echo "$out" | sed -n 's/^PASS
 while read -r t; do ko "module_guard/${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 echo "$out" | grep -qE '^(PASS|FAIL) ' || ko module_guard "no results: $(echo "$out" | head -3)"
 
+lap 1b
 # 1b. The other supported kernel: Debian 12's 6.12 cloud headers (make deps
 #     installs them), built in a copy so objects never mix. Never skipped.
 h612=$(ls -d /usr/src/linux-headers-6.12*-cloud-amd64 2>/dev/null | sort -V | tail -n1)
@@ -70,6 +76,7 @@ else
 	ko module_build_6_12_w1 "no 6.12 cloud headers installed (make deps)"
 fi
 
+lap 2
 # 2. core/ is freestanding: compiler headers only, kernel-like flags, and the
 #    objects reference no symbol outside core/.
 rm -rf "$build/freestanding" && mkdir -p "$build/freestanding/obj"
@@ -83,6 +90,7 @@ ld -r -o "$build/freestanding/core.o" "$build"/freestanding/obj/*.o || fs_ok=0
 undef=$(nm -u "$build/freestanding/core.o" 2>/dev/null)
 if [ $fs_ok = 1 ] && [ -z "$undef" ]; then ok core_freestanding; else ko core_freestanding "undefined: $undef"; fi
 
+lap 3
 # 3. core/ unit tests (cmocka), one binary per tests/unit/test_*.c.
 if make --no-print-directory -s user >/dev/null; then
 	for src in tests/unit/test_*.c; do
@@ -100,6 +108,7 @@ else
 	ko unit_build "libtgcore.a did not build"
 fi
 
+lap 3g
 # 3g. eval/ on the host: the model's solver, the oracle controller and the
 #     control law's 60 s steady state in the host simulator
 #     (eval/check-host.sh; docs/eval.md, docs/control-law.md).
@@ -110,6 +119,7 @@ while read -r line; do
 	esac
 done < <(eval/check-host.sh 2>&1)
 
+lap 3a
 # 3a. pmdk-hooks over Debian's libpmem, preloaded (cmocka).
 if make --no-print-directory -s "$build/libtgpmem.so" "$build/test_tgpmem" >"$build/pmdk.log" 2>&1; then
 	out=$(LD_PRELOAD="$build/libtgpmem.so" "$build/test_tgpmem" 2>&1)
@@ -121,6 +131,7 @@ else
 	tail -20 "$build/pmdk.log"; ko pmdk_build "libtgpmem or its test did not build"
 fi
 
+lap 3c
 # 3c. userland/: libtgroup's host tests (cmocka: parsers, units, a fake
 #     mount), tgctl validate's verdict (cmocka, fixture counters) and tgctl setup against the perf JSON fixtures in a private
 #     mount namespace (faked sysfs), tgroup-exporter on a fake mount (values,
@@ -155,6 +166,7 @@ else
 	tail -20 "$build/userland.log"; ko userland_build "libtgroup or tgctl did not build (see $build/userland.log)"
 fi
 
+lap 3f
 # 3f. userland/nri: tgroup-nri (Go). go vet, the binary, and go test: a
 #     fake runtime (nri's adaptation on a unix socket) driving the plugin
 #     against a directory stand-in of the mount and of the cgroup tree; the
@@ -220,6 +232,7 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS ' <<< "$out" || ko containerfile "no results: $(echo "$out" | head -3)"
 
+lap 3d
 # 3d. deps.sh --with-6.12 reuses the configured mirror (scripts/apt-mirror.sh
 #     on faked apt directories; nothing is written to /etc/apt).
 out=$(tests/apt-mirror.sh 2>&1)
@@ -227,6 +240,7 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS ' <<<"$out" || ko apt_mirror "no results"
 
+lap 3e
 # 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
 #     units, the kernel checks of make module/install-module, dkms build in
 #     private trees against the cloud headers; tgroup-service's diagnoses
@@ -236,6 +250,7 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS ' <<<"$out" || { echo "$out" | tail -5; ko install "no results"; }
 
+lap 3b
 # 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then
 	ok "fuzz_parse ($(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz.log") inputs)"
@@ -243,10 +258,21 @@ else
 	tail -30 "$build/fuzz.log"; ko fuzz_parse "crash or build failure (see $build/fuzz.log)"
 fi
 
+lap 4
 # 4. checkpatch --strict.
 if scripts/checkpatch.sh >"$build/checkpatch.log" 2>&1; then ok checkpatch_strict
 else grep -v 'total: 0 errors, 0 warnings, 0 checks' "$build/checkpatch.log" | head -20; ko checkpatch_strict; fi
 
+lap 5v
+# 5v. The guest runner's own logic on the host: its reading of QEMU's
+#     registers when a guest stalls (tests/vm/int3-test.sh).
+if out=$(tests/vm/int3-test.sh 2>&1); then
+	while read -r t; do ok "vm_runner/$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+else
+	echo "$out"; ko vm_runner_int3 "see above"
+fi
+
+lap 5
 # 5. In-guest suites under QEMU.
 # vm_suites LABEL KVER SUITES: the initramfs for KVER, the suites booted on
 # it; the console in build/vm/console.log.txt (vm), console-LABEL.log.txt.
@@ -269,6 +295,7 @@ vm_suites() {
 }
 vm_suites vm "$kver" "$suites"
 
+lap 5a
 # 5a. The same module on Debian 12's 6.12 cloud kernel: the suites whose
 #     kernel paths differ between 6.1 and 6.12 (VM_SUITES_612, default fs,
 #     lifecycle, throttle, pmdk, userland: the filesystem, membership and
@@ -282,6 +309,7 @@ case $k612 in
 *) ko vm612 "no Debian 6.12 cloud kernel image + headers (make deps)" ;;
 esac
 
+lap 5d
 # 5d. The Debian packages as an operator installs them (tests/deb/install.sh):
 #     make deb, lintian, apt-get install into a copy of a cached Debian 12
 #     root (DKMS builds for its 6.1 and 6.12 kernels), then that root booted
@@ -293,6 +321,7 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS deb/make_deb' <<<"$out" || { echo "$out" | tail -20; ko deb "no results"; }
 
+lap 5e
 # 5e. The k8s e2e suite (tests/guest/k8s, docs/kubernetes.md): tgroup-nri
 #     against containerd (each version on the disk), runc and crictl in a
 #     guest of its own, with the runtimes' disk (tests/e2e/runtimes.sh:
@@ -314,13 +343,16 @@ else
 	else
 		crit=tg.k8s_critest=1
 	fi
+	# single-threaded TCG: no vCPU runs a stale translation of kernel text
+	# another has just patched (docs/testing.md, "A guest hang"); 15 % slower
 	vmout=$(TG_VM_DISK=$rdir/disk.img TG_VM_LOG=$build/vm/k8s-console.log TG_VM_TIMEOUT=${K8S_VM_TIMEOUT:-1200} \
-		TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$vm_initramfs" k8s)
+		TG_TCG_THREAD=${TG_TCG_THREAD:-single} TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$vm_initramfs" k8s)
 	vm_tally "$build/vm/k8s-console.log.txt" k8s
 	# critest passed on every version the guest ran: remember it for this build
 	[ -z "$crit" ] || tests/e2e/critest-mark.sh "$build/vm/k8s-console.log.txt" "$rdir"
 fi
 
+lap 5b
 # 5b. eval-quick: three pairs of MT²'s matrix on the emulated platform
 #     (eval/), no control and tgroup on the profile's fixed thresholds, one
 #     run each, asserting what held on every run (docs/eval.md, "make
@@ -335,6 +367,7 @@ else
 	echo "SKIP eval_quick (TG_EVAL_QUICK=0)"
 fi
 
+lap 5c
 # 5c. make demo from a fresh clone of the committed HEAD with an empty build
 #     directory (tests/fresh-demo.sh). About 1.5 min. TG_FRESH_DEMO=0 skips it.
 if [ "${TG_FRESH_DEMO:-1}" != 0 ]; then
@@ -344,6 +377,7 @@ else
 	echo "SKIP fresh_clone_demo (TG_FRESH_DEMO=0)"
 fi
 
+lap 6
 # 6. The debug-kernel lane: the same suites on Debian's 6.1 built with
 #    lockdep, KASAN, kmemleak and debugobjects (built once, about half an
 #    hour on 2 cores, then cached in ~/.cache/tgroup); any report fails it.
@@ -364,6 +398,7 @@ else
 	echo "SKIP dbg/*: the debug-kernel lane (TG_DEBUG_LANE=0)"
 fi
 
+lap end
 echo
 [ $fail -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
 echo "$pass passed, $fail failed"
