@@ -1,20 +1,71 @@
 #!/bin/bash
-# The stall watch's reading of QEMU's registers (tests/vm/run.sh,
-# int3_vcpus) against a real hang's "info registers -a": the vCPU at the
-# address asked for, and nothing for an address no vCPU is at.
+# The guest runner's stall watch (tests/vm/stall.sh) on the host, against a
+# real hang's "info registers -a" (testdata/int3-livelock-regs.txt): the
+# register reading, then the whole watch with a fake QEMU and monitor - a
+# silent console with a vCPU at the int3 entry ends the run early as the
+# TCG int3 livelock; a silent console without one does not.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 regs=$here/testdata/int3-livelock-regs.txt
 rc=0
-# t NAME ADDR EXPECTED
+pass() { echo "PASS $1"; }
+failt() { echo "FAIL $1: $2"; rc=1; }
+
+# t NAME ADDR EXPECTED [SED]: the vCPUs found at ADDR (registers edited by SED)
 t() {
 	local got
-	got=$(awk -v a="$2" -f "$here/int3-vcpus.awk" "$regs")
-	if [ "$got" = "$3" ]; then echo "PASS $1"
-	else echo "FAIL $1: vCPUs at $2: '$got', expected '$3'"; rc=1; fi
+	got=$(sed -e "${4:-}" "$regs" | awk -v a="$2" -f "$here/int3-vcpus.awk")
+	if [ "$got" = "$3" ]; then pass "$1"; else failt "$1" "vCPUs at $2: '$got', expected '$3'"; fi
 }
 t int3_vcpus_finds_vcpu0 ffffffffa8600ba0 "0 "
 t int3_vcpus_finds_vcpu1 ffffffffa7ae0be0 "1 "
 t int3_vcpus_exact_address ffffffffa8600ba1 ""
 t int3_vcpus_other_slide ffffffff9da00ba0 ""
+t int3_vcpus_not_with_interrupts_on ffffffffa8600ba0 "" 's/RFL=00000002/RFL=00000202/'
+t int3_vcpus_not_halted ffffffffa8600ba0 "" 's/HLT=0$/HLT=1/'
+
+# The watch itself: QEMU is a sleeping child of a subshell (the watch kills
+# the children of the pid it is given), the monitor a function answering
+# from the saved registers, the console a file that stops growing.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+accel=tcg mon=$tmp/mon stall_s=60 int3_s=2
+look_s=1 sysrq_wait_s=0 nmi_wait_s=0
+. "$here/stall.sh"
+monitor() {
+	local c
+	for c in "$@"; do
+		echo "$c" >> "$tmp/asked"
+		case $c in
+		"info cpus") echo "* CPU #0: thread_id=1"; echo "  CPU #1: thread_id=2" ;;
+		"info registers -a") sed -e "$regs_sed" "$regs" ;;
+		esac
+	done
+}
+# w ADDR SED LIFE: watch the silent console $log whose guest printed ADDR as the
+# int3 entry, with the registers edited by SED; s: how long the watch ran
+w() {
+	regs_sed=$2
+	printf '\033c\033[?7lTGTEST-INFO: ksym asm_exc_int3 %s\r\nTGTEST-SUITE: x\r\n' "$1" > "$log"
+	: > "$tmp/asked"
+	( sleep "$3"; : ) & local q=$!
+	local t0=$SECONDS
+	stall_watch $q 2>> "$tmp/watch.err"
+	wait $q 2>/dev/null
+	s=$((SECONDS - t0))
+}
+log=$tmp/livelock.log
+w ffffffffa8600ba0 "" 30
+if int3_livelock && [ "$s" -lt 15 ] && grep -q '^info registers -a$' "$tmp/asked" && grep -q 'sysrq-t' "$tmp/asked"; then
+	pass stall_watch_ends_int3_livelock
+else
+	failt stall_watch_ends_int3_livelock "after ${s}s: $(head -c 300 "$log.stall.txt" 2>/dev/null)"
+fi
+log=$tmp/nolivelock.log
+w ffffffffa8600ba0 's/RIP=ffffffffa8600ba0/RIP=ffffffffa8600ba4/' 10
+if [ ! -s "$log.stall.txt" ] && [ "$s" -ge 9 ] && [ "$(grep -c '^info registers -a$' "$tmp/asked")" -ge 3 ]; then
+	pass stall_watch_no_livelock_elsewhere
+else
+	failt stall_watch_no_livelock_elsewhere "after ${s}s: $(head -c 300 "$log.stall.txt" 2>/dev/null)"
+fi
 exit $rc

@@ -23,10 +23,11 @@
 #     (unknown_nmi_panic) for CPUs that no longer take interrupts; then the
 #     run ends and fails. A QEMU that no longer answers its monitor is booted
 #     again, once. Needs python3 to reach the monitor.
-#   TG_VM_INT3_S: seconds of silence after which the stall watch looks (every
-#     5 s) for a vCPU at the kernel's int3 entry (default 30): two looks in a
-#     row that find one end the run early, and it is booted again, once (the
-#     TCG int3 livelock, docs/testing.md "A guest hang").
+#   TG_VM_INT3_S: seconds of silence after which the stall watch (TCG only,
+#     and only while TG_VM_STALL_S is not 0) looks for a vCPU at the kernel's
+#     int3 entry with interrupts off, about every 8 s (default 30): two looks
+#     in a row that find one end the run early, and it is booted again, once
+#     (the TCG int3 livelock, docs/testing.md "A guest hang").
 #   TG_TCG_THREAD=multi|single: QEMU's TCG threading (default multi; the k8s
 #     suite boots with single: docs/testing.md "A guest hang").
 set -uo pipefail
@@ -82,6 +83,10 @@ fi
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu host)
 else
+	case ${TG_TCG_THREAD:-multi} in
+	multi|single) ;;
+	*) echo "vm: TG_TCG_THREAD is multi or single, not '$TG_TCG_THREAD'"; echo "vm: 0 passed, 1 failed"; exit 1 ;;
+	esac
 	accel_args=(-accel "tcg,thread=${TG_TCG_THREAD:-multi}" -cpu max)
 fi
 # A TCG artifact, not a kernel bug: an int3 trap at an address whose byte is
@@ -108,93 +113,8 @@ stall_s=${TG_VM_STALL_S:-$((200 + ${churn_s:-0}))}
 # after this much silence the stall watch looks for the int3 livelock
 int3_s=${TG_VM_INT3_S:-30}
 mon=$build/monitor.$$.sock
-# monitor CMD...: send each command to QEMU's human monitor, log its answers
-monitor() {
-	command -v python3 >/dev/null || { echo "vm: no python3 to reach the QEMU monitor"; return; }
-	python3 - "$mon" "$@" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.settimeout(5)
-def drain():
-    out = b""
-    try:
-        while True:
-            time.sleep(0.3)
-            b = s.recv(65536)
-            if not b:
-                break
-            out += b
-            if out.rstrip().endswith(b"(qemu)"):
-                break
-    except socket.timeout:
-        pass
-    return out.decode(errors="replace")
-drain()
-for c in sys.argv[2:]:
-    s.sendall(c.encode() + b"\n")
-    print(drain())
-    time.sleep(2)
-PY
-}
-# stall_watch PID: while the guest runs, notice a silent console and ask
-# (once) for everything that says where it is stuck, then end the run: a
-# guest silent that long is not coming back. If QEMU itself does not answer
-# its monitor, the guest is not the one stuck (no guest state can block the
-# monitor under multi-threaded TCG): that is marked, and the run is booted
-# again once, as for the int3 artifact below.
-# int3_vcpus: the vCPUs QEMU now shows at the first byte of the kernel's int3
-# entry (the address the guest's init printed, maybe after the console's
-# escape sequences; nothing if it did not).
-int3_vcpus() {
-	local a
-	a=$(tr -d '\r' < "$log" | sed -n 's/.*TGTEST-INFO: ksym asm_exc_int3 \([0-9a-f]*\)$/\1/p' | head -n1)
-	[ -n "$a" ] || return 0
-	monitor "info registers -a" 2>/dev/null | tr -d '\r' | awk -v a="$a" -f "$here/int3-vcpus.awk"
-}
-stall_watch() {
-	local qpid=$1 last=-1 size quiet=0 since=$SECONDS cpus at3 prev3=
-	[ "$stall_s" -gt 0 ] || return 0
-	while kill -0 "$qpid" 2>/dev/null; do
-		sleep 5
-		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
-		if [ "$size" != "$last" ]; then last=$size since=$SECONDS prev3=; continue; fi
-		quiet=$((SECONDS - since))
-		# The TCG livelock (docs/testing.md, "A guest hang"): a vCPU that
-		# sits on the int3 entry in two looks 5 s apart, the console silent.
-		at3=
-		if [ "$accel" = tcg ] && [ $quiet -ge "$int3_s" ] && [ $quiet -lt "$stall_s" ]; then
-			at3=$(int3_vcpus)
-			if [ -n "$at3" ] && [ "$at3" = "$prev3" ]; then
-				echo "vm: console silent for ${quiet}s with vCPU $at3at the int3 entry twice 5 s apart: the TCG int3 livelock" >&2
-				echo "TGSTALL: int3 livelock: vCPU ${at3}at asm_exc_int3+0 in two looks 5 s apart, console silent ${quiet}s" > "$log.stall.txt"
-			fi
-			prev3=$at3
-		fi
-		[ $quiet -ge "$stall_s" ] || [ -s "$log.stall.txt" ] || continue
-		echo "vm: console silent for ${quiet}s: asking the guest for its state" >&2
-		echo "TGSTALL: console silent for ${quiet}s" >> "$log.stall.txt"
-		cpus=$(monitor "info cpus" 2>&1)
-		echo "$cpus" >> "$log.stall.txt"
-		if command -v python3 >/dev/null && ! grep -q 'CPU #0' <<<"$cpus"; then
-			echo "TGSTALL: QEMU does not answer its monitor" >> "$log.stall.txt"
-		else
-			monitor "info registers -a" "sendkey alt-sysrq-9" "sendkey alt-sysrq-w" \
-				"sendkey alt-sysrq-l" "sendkey alt-sysrq-t" >> "$log.stall.txt" 2>&1
-			sleep 20
-			size=$(stat -c %s "$log" 2>/dev/null || echo 0)
-			if [ "$size" = "$last" ]; then
-				echo "vm: sysrq printed nothing: NMI" >&2
-				monitor "nmi" >> "$log.stall.txt" 2>&1
-			fi
-			sleep 30
-		fi
-		pkill -KILL -P "$qpid" 2>/dev/null
-		return 0
-	done
-}
-qemu_hung() { grep -qs '^TGSTALL: QEMU does not answer' "$log.stall.txt"; }
-int3_livelock() { grep -qs '^TGSTALL: int3 livelock' "$log.stall.txt"; }
+# monitor, stall_watch, qemu_hung, int3_livelock (tests/vm/int3-test.sh runs them)
+. "$here/stall.sh"
 for run in 1 2; do
 	for attempt in 1 2; do
 		unset rc
@@ -251,7 +171,7 @@ grep -E '^TGTEST-INFO: suite .* took ' "$log.txt" | sed 's/^TGTEST-INFO: /  /' |
 if [ $noboot = 1 ]; then
 	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
 elif int3_livelock; then
-	echo "  FAIL vm: the TCG int3 livelock again after booting again ($(sed -n 's/^TGSTALL: int3 livelock: //p' "$log.stall.txt")); QEMU's view: $log.stall.txt"
+	echo "  FAIL vm: the TCG int3 livelock ($(sed -n 's/^TGSTALL: int3 livelock: //p' "$log.stall.txt")), no boot left to retry; QEMU's view: $log.stall.txt"
 	fail=$((fail + 1))
 elif [ -s "$log.stall.txt" ]; then
 	echo "  FAIL vm: console silent for ${stall_s}s or more, run ended; QEMU's view of the guest: $log.stall.txt, the guest's (sysrq w/l/t) in $log.txt"

@@ -1,0 +1,94 @@
+# Sourced by tests/vm/run.sh (and tests/vm/int3-test.sh): watching a guest's
+# console for silence, and asking QEMU's monitor where its vCPUs are.
+# Uses: log (QEMU's console file), mon (its monitor socket), accel, here,
+# stall_s, int3_s; look_s, sysrq_wait_s, nmi_wait_s (the waits, shortened
+# by the test).
+look_s=${look_s:-5} sysrq_wait_s=${sysrq_wait_s:-20} nmi_wait_s=${nmi_wait_s:-30}
+# monitor CMD...: send each command to QEMU's human monitor, log its answers
+monitor() {
+	command -v python3 >/dev/null || { echo "vm: no python3 to reach the QEMU monitor"; return; }
+	python3 - "$mon" "$@" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(5)
+def drain():
+    out = b""
+    try:
+        while True:
+            time.sleep(0.3)
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+            if out.rstrip().endswith(b"(qemu)"):
+                break
+    except socket.timeout:
+        pass
+    return out.decode(errors="replace")
+drain()
+for c in sys.argv[2:]:
+    s.sendall(c.encode() + b"\n")
+    print(drain())
+    time.sleep(2)
+PY
+}
+# stall_watch PID: while the guest runs, notice a silent console and ask
+# (once) for everything that says where it is stuck, then end the run: a
+# guest silent that long is not coming back. If QEMU itself does not answer
+# its monitor, the guest is not the one stuck (no guest state can block the
+# monitor under multi-threaded TCG): that is marked, and the run is booted
+# again once, as for the int3 artifact below.
+# int3_vcpus: the vCPUs QEMU now shows at the first byte of the kernel's int3
+# entry (the address the guest's init printed, maybe after the console's
+# escape sequences; nothing if it did not).
+int3_vcpus() {
+	local a
+	a=$(tr -d '\r' < "$log" | sed -n 's/.*TGTEST-INFO: ksym asm_exc_int3 \([0-9a-f]*\)$/\1/p' | head -n1)
+	[ -n "$a" ] || return 0
+	monitor "info registers -a" 2>/dev/null | tr -d '\r' | awk -v a="$a" -f "$here/int3-vcpus.awk"
+}
+stall_watch() {
+	local qpid=$1 last=-1 size quiet=0 since=$SECONDS cpus at3 prev3=
+	[ "$stall_s" -gt 0 ] || return 0
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep "$look_s"
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then last=$size since=$SECONDS prev3=; continue; fi
+		quiet=$((SECONDS - since))
+		# The TCG livelock (docs/testing.md, "A guest hang"): a vCPU that
+		# sits on the int3 entry, interrupts off, in two looks in a row
+		# (about 8 s apart: a look takes 2-3 s), the console silent.
+		at3=
+		if [ "$accel" = tcg ] && [ $quiet -ge "$int3_s" ] && [ $quiet -lt "$stall_s" ]; then
+			at3=$(int3_vcpus)
+			if [ -n "$at3" ] && [ "$at3" = "$prev3" ]; then
+				echo "vm: console silent for ${quiet}s with vCPU ${at3}at the int3 entry in two looks in a row: the TCG int3 livelock" >&2
+				echo "TGSTALL: int3 livelock: vCPU ${at3}at asm_exc_int3+0 with interrupts off in two looks in a row, console silent ${quiet}s" > "$log.stall.txt"
+			fi
+			prev3=$at3
+		fi
+		[ $quiet -ge "$stall_s" ] || [ -s "$log.stall.txt" ] || continue
+		echo "vm: console silent for ${quiet}s: asking the guest for its state" >&2
+		echo "TGSTALL: console silent for ${quiet}s" >> "$log.stall.txt"
+		cpus=$(monitor "info cpus" 2>&1)
+		echo "$cpus" >> "$log.stall.txt"
+		if command -v python3 >/dev/null && ! grep -q 'CPU #0' <<<"$cpus"; then
+			echo "TGSTALL: QEMU does not answer its monitor" >> "$log.stall.txt"
+		else
+			monitor "info registers -a" "sendkey alt-sysrq-9" "sendkey alt-sysrq-w" \
+				"sendkey alt-sysrq-l" "sendkey alt-sysrq-t" >> "$log.stall.txt" 2>&1
+			sleep "$sysrq_wait_s"
+			size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+			if [ "$size" = "$last" ]; then
+				echo "vm: sysrq printed nothing: NMI" >&2
+				monitor "nmi" >> "$log.stall.txt" 2>&1
+			fi
+			sleep "$nmi_wait_s"
+		fi
+		pkill -KILL -P "$qpid" 2>/dev/null
+		return 0
+	done
+}
+qemu_hung() { grep -qs '^TGSTALL: QEMU does not answer' "$log.stall.txt"; }
+int3_livelock() { grep -qs '^TGSTALL: int3 livelock' "$log.stall.txt"; }
