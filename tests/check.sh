@@ -243,7 +243,8 @@ grep -q '^PASS ' <<<"$out" || ko apt_mirror "no results"
 # 3e, 3b, 4 and 5v need no guest and little of the host: they run beside
 # the k8s guest (step 5e), which keeps one host core busy (single-threaded
 # TCG) and times nothing, and their results print after it (host_late_join).
-# No step between here and 5e builds in the tree.
+# While they run nothing else builds in the tree (the k8s guest boots the
+# initramfs step 5 made).
 host_late() {
 	pass=0 fail=0 failed=()
 	lap 3e
