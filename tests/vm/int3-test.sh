@@ -3,7 +3,8 @@
 # real hang's "info registers -a" (testdata/int3-livelock-regs.txt): the
 # register reading, then the whole watch with a fake QEMU and monitor - a
 # silent console with a vCPU at the int3 entry ends the run early as the
-# TCG int3 livelock; a silent console without one does not.
+# TCG int3 livelock; a silent console without one does not; and the line a
+# failed run prints of where the vCPUs were.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 regs=$here/testdata/int3-livelock-regs.txt
@@ -68,4 +69,10 @@ if [ ! -s "$log.stall.txt" ] && [ "$s" -ge 9 ] && [ "$(grep -c '^info registers 
 else
 	failt stall_watch_no_livelock_elsewhere "after ${s}s: $(head -c 300 "$log.stall.txt" 2>/dev/null)"
 fi
+# the one line a failed run prints of a stall dump (CI keeps output, not files)
+log=$tmp/rips.log
+printf 'x\033[2JTGTEST-INFO: ksym asm_exc_int3 ffffffffa8600ba0\r\n' > "$log"
+got=$(stall_rips "$regs")
+want="CPU#0 ffffffffa8600ba0 RFL=00000002 HLT=0; CPU#1 ffffffffa7ae0be0 RFL=00000002 HLT=0 (int3 entry ffffffffa8600ba0)"
+if [ "$got" = "$want" ]; then pass stall_rips_one_line; else failt stall_rips_one_line "'$got'"; fi
 exit $rc

@@ -175,6 +175,7 @@ elif int3_livelock; then
 	fail=$((fail + 1))
 elif [ -s "$log.stall.txt" ]; then
 	echo "  FAIL vm: console silent for ${stall_s}s or more, run ended; QEMU's view of the guest: $log.stall.txt, the guest's (sysrq w/l/t) in $log.txt"
+	echo "  vm: where the vCPUs were: $(stall_rips "$log.stall.txt")"
 	fail=$((fail + 1))
 elif [ $rc -eq 137 ]; then
 	echo "  FAIL vm: timeout after ${timeout_s}s"; fail=$((fail + 1))

@@ -92,3 +92,22 @@ stall_watch() {
 }
 qemu_hung() { grep -qs '^TGSTALL: QEMU does not answer' "$log.stall.txt"; }
 int3_livelock() { grep -qs '^TGSTALL: int3 livelock' "$log.stall.txt"; }
+# stall_rips FILE: each vCPU's RIP, interrupt flag and halt state from the
+# first "info registers -a" in FILE (a stall dump), on one line, with the
+# int3 entry the guest printed: CI keeps the run's output, not its files.
+stall_rips() {
+	local a
+	a=$(tr -d '\r' < "$log" 2>/dev/null | sed -n 's/.*TGTEST-INFO: ksym asm_exc_int3 \([0-9a-f]*\)$/\1/p' | head -n1)
+	tr -d '\r' < "$1" | awk -v a="${a:-unknown}" '
+		/^CPU#[0-9]+/ { if (seen[$1]++) exit; c = $1 }
+		/^RIP=/ && c != "" {
+			rfl = ""; hlt = ""
+			for (i = 2; i <= NF; i++) {
+				if ($i ~ /^RFL=/) rfl = substr($i, 5)
+				if ($i ~ /^HLT=/) hlt = substr($i, 5)
+			}
+			out = out sprintf("%s%s %s RFL=%s HLT=%s", out == "" ? "" : "; ", c, substr($1, 5), rfl, hlt)
+			c = ""
+		}
+		END { if (out != "") printf "%s (int3 entry %s)\n", out, a }'
+}
