@@ -39,12 +39,16 @@ PY
 # its monitor, the guest is not the one stuck (no guest state can block the
 # monitor under multi-threaded TCG): that is marked, and the run is booted
 # again once, as for the int3 artifact below.
+# int3_entry: the int3 entry's address the guest printed (after the
+# console's escape sequences, maybe); nothing if it did not
+int3_entry() {
+	tr -d '\r' < "$log" 2>/dev/null | sed -n 's/.*TGTEST-INFO: ksym asm_exc_int3 \([0-9a-f]*\)$/\1/p' | head -n1
+}
 # int3_vcpus: the vCPUs QEMU now shows at the first byte of the kernel's int3
-# entry (the address the guest's init printed, maybe after the console's
-# escape sequences; nothing if it did not).
+# entry (int3_entry; nothing if the guest did not print it).
 int3_vcpus() {
 	local a
-	a=$(tr -d '\r' < "$log" | sed -n 's/.*TGTEST-INFO: ksym asm_exc_int3 \([0-9a-f]*\)$/\1/p' | head -n1)
+	a=$(int3_entry)
 	[ -n "$a" ] || return 0
 	monitor "info registers -a" 2>/dev/null | tr -d '\r' | awk -v a="$a" -f "$here/int3-vcpus.awk"
 }
@@ -97,7 +101,7 @@ int3_livelock() { grep -qs '^TGSTALL: int3 livelock' "$log.stall.txt"; }
 # int3 entry the guest printed: CI keeps the run's output, not its files.
 stall_rips() {
 	local a
-	a=$(tr -d '\r' < "$log" 2>/dev/null | sed -n 's/.*TGTEST-INFO: ksym asm_exc_int3 \([0-9a-f]*\)$/\1/p' | head -n1)
+	a=$(int3_entry)
 	tr -d '\r' < "$1" | awk -v a="${a:-unknown}" '
 		/^CPU#[0-9]+/ { if (seen[$1]++) exit; c = $1 }
 		/^RIP=/ && c != "" {
