@@ -304,6 +304,59 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
+ * Readings held over the periods without one (TG_READ_HOLD): a protected
+ * kind that read 0 this period gets its last reading back if that is at
+ * most TG_READ_HOLD x dead_periods periods old - an over reading only once
+ * a second one in a row confirmed it (a one-reading blip never counts, as
+ * a one-period blip does not); until then the held value is the threshold
+ * itself (close, not over), and no step of the search is taken while it
+ * is held (held_hi). A cut unconfirms them too (tg_remedial()): a
+ * reading from before it does not cut again until two readings after it
+ * are over (a victim whose reads stop gets at most one cut from its last
+ * reading). Kinds with a reading this period, or none to hold, are left as
+ * the detector has them: dense readings see no change.
+ */
+static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+				 struct tg_detector *det)
+{
+	int k;
+
+	r->held = 0;
+	r->held_hi = 0;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 lat = det->lat_ns[k], thr = det->thr_ns[k];
+
+		if (!thr) {
+			r->read_ns[k] = 0;	/* not protected: nothing to hold */
+			continue;
+		}
+		if (lat) {
+			r->read_ns[k] = lat;
+			r->read_age[k] = 0;
+			if (lat <= thr)
+				r->read_over[k] = 0;
+			else if (r->read_over[k] < TG_OVER_FILTER)
+				r->read_over[k]++;
+			continue;
+		}
+		if (!r->read_ns[k] || r->read_age[k] >= TG_READ_HOLD * cfg->dead_periods) {
+			r->read_ns[k] = 0;
+			continue;
+		}
+		r->read_age[k]++;
+		lat = r->read_ns[k];
+		if (lat > thr)
+			r->held_hi |= BIT(k);
+		if (lat > thr && r->read_over[k] < TG_OVER_FILTER)
+			lat = thr;
+		det->lat_ns[k] = lat;
+		if (lat > thr)
+			det->over |= BIT(k);
+		r->held |= BIT(k);
+	}
+}
+
+/*
  * The kinds over for the law: the detector's, each by more than its noise
  * tolerance - TG_NOISE_MULT x its jitter (measured here, an EWMA of its
  * change per period), at most 1/TG_NOISE_DIV of the threshold, at least
@@ -322,6 +375,8 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 		u64 lat = det->lat_ns[k], prev = r->lat_prev[k];
 		u64 thr = det->thr_ns[k], m, lo;
 
+		if (r->held & BIT(k))	/* a held reading: no change, no new jitter */
+			goto judge;
 		/* still falling (a cut's effect still coming): by more than noise */
 		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
 		if (lat && prev > lat + (m > 1 ? m : 1))
@@ -332,6 +387,7 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 			r->jitter[k] = r->jitter[k] - r->jitter[k] / TG_JITTER_DIV +
 				       (lat > prev ? lat - prev : prev - lat);
 		r->lat_prev[k] = lat;
+judge:
 		if (!(det->over & BIT(k)))
 			continue;
 		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
@@ -853,6 +909,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (k = 0; k < TG_NR_KINDS; k++)
 		if (!(used & BIT(k)))
 			protect.thr_ns[k] = 0;
+	tg_rem_hold_readings(r, cfg, &protect);
 	kinds = tg_rem_over(r, det);
 	near = tg_rem_near(r, det);
 
@@ -961,6 +1018,9 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			return;
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
 		r->over_cnt = 0;
+		/* a reading from before the cut is held over again only once confirmed */
+		for (k = 0; k < TG_NR_KINDS; k++)
+			r->read_over[k] = 0;
 		return;
 	}
 	/*
@@ -970,7 +1030,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	 * not restart the wait).
 	 */
 	r->cut_wait = 0;
-	if (det->over)
+	if (det->over || r->held_hi)
 		return;
 	if (++r->quiet < cfg->relax_periods || r->dead.left)
 		return;

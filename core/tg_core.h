@@ -246,6 +246,14 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_OVER_FILTER		2
 
 /*
+ * A protected kind read only now and then (a period without reads of it
+ * reads 0) keeps its last reading for up to TG_READ_HOLD x dead_periods
+ * periods (80 at the defaults): a period without a reading is no evidence
+ * either way, and the filter above counts periods in a row.
+ */
+#define TG_READ_HOLD		4
+
+/*
  * Remedial hold after a relapse: it ends after TG_HOLD_MULT x dead_periods
  * periods with nothing over, doubled for each further relapse of the group
  * while it stays throttled, at most TG_HOLD_MAX_SHIFT times (20 x 10 = 200,
@@ -411,6 +419,12 @@ struct tg_regulator {
 	u32 rose;			/* kinds over that rose well above their low */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 	u64 nload[TG_NR_KINDS];		/* ... the low-priority groups' part */
+	/* per protected kind: its last reading, periods since, readings over in a row */
+	u64 read_ns[TG_NR_KINDS];
+	u32 read_age[TG_NR_KINDS];
+	u32 read_over[TG_NR_KINDS];
+	u32 held;			/* kinds whose latency this period is a held reading */
+	u32 held_hi;			/* ... of them, a reading over its threshold */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);

@@ -84,6 +84,12 @@ mutants=(
 	'regulator.c;;s/return TG_ALL_KINDS;\t\/\* the victims are outside tgroup/return 0;\t\/* the victims are outside tgroup/;;with no high-priority group every threshold counts'
 	'reg_remedial.c;;s/if \(r->nload\[k\] > nlo && r->nload\[k\] - nlo >= all \/ TG_WIN_RISE\)/if (all - wlo >= all \/ TG_WIN_RISE)/;;an arrival is the low-priority groups'"'"' rise, not a victim'"'"'s'
 	'reg_remedial.c;;s/if \(r->steady_age\[k\] < cfg->dead_periods\)\n\t\t\tcontinue;/;/;;a low point only where the load has been steady for a dead time (start-up)'
+	# -- readings held over periods without one (reg_remedial.c)
+	'reg_remedial.c;;s/\ttg_rem_hold_readings\(r, cfg, &protect\);/\t;/;;a kind read now and then keeps its last reading (a sparsely read victim is protected)'
+	'reg_remedial.c;;s/if \(lat > thr && r->read_over\[k\] < TG_OVER_FILTER\)\n\t\t\tlat = thr;/;/;;a held reading over counts only once a second one confirmed it (a one-reading blip)'
+	'reg_remedial.c;;s/\t\t\tr->read_over\[k\] = 0;\n\t\treturn;/\t\t\t;\n\t\treturn;/;;a cut unconfirms the held readings (a victim whose reads stop gets one cut)'
+	'reg_remedial.c;;s/ \|\| r->read_age\[k\] >= TG_READ_HOLD \* cfg->dead_periods\)/)/;;a reading is held for TG_READ_HOLD dead times, not for ever'
+	'reg_remedial.c;;s/if \(det->over \|\| r->held_hi\)\n\t\treturn;/if (det->over)\n\t\treturn;/;;no step of the search while a reading over is held'
 )
 
 want=("$@")

@@ -1720,6 +1720,75 @@ static void test_window_mean_over(void **state)
 }
 
 /*
+ * A victim whose NVM write latency is read only every `gap` periods (the
+ * detector reads 0 in the periods between: no reads of that kind then) is
+ * protected all the same: a neighbour arriving at 600 (threshold 500) is
+ * cut at most one period after the second reading over; once the reads
+ * stop, the reading from before the cut cuts no more; one reading over
+ * among readings under (a blip) is no cut, at any gap. The law on main
+ * until 26 Nov never cut at any gap from 2 to 60 (a period without a
+ * reading broke every "in a row" count).
+ */
+static void sparse_step(struct law *w, uint64_t lat, int gap)
+{
+	law_step(w, w->t % gap ? 0 : lat);
+}
+
+static void test_sparse_readings(void **state)
+{
+	static const int gaps[] = { 1, 2, 5, 25, 60 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(gaps); i++) {
+		int gap = gaps[i], p, at = -1, seen = 0, relax;
+		struct law w;
+
+		law_init(&w, 2);
+		w.g[1].active = false;
+		for (p = 0; p < 200; p++)		/* the victim alone */
+			sparse_step(&w, 450, gap);
+		w.g[1].active = true;
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		for (p = 0; p < 3 * gap + 4 && at < 0; p++) {
+			seen += !(w.t % gap);
+			sparse_step(&w, 600, gap);
+			if (law_cut(&w, 1))
+				at = seen;
+		}
+		if (at < 0 || at > 2 || (at == 2 && w.t % gap > 2))
+			fail_msg("gap %d: cut after %d readings over (%ld periods into the second), expected"
+				 " at the second reading or one period after it", gap, at, (long)(w.t % gap));
+		/*
+		 * the reads stop: the reading from before the cut cuts no more,
+		 * and once it is too old to hold the search goes on
+		 */
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB * w.g[1].x / 1000000);
+		relax = -1;
+		for (p = 0; p < 300; p++) {
+			law_step(&w, 0);
+			if (law_cut(&w, 1))
+				fail_msg("gap %d: cut again %d periods after the reads stopped", gap, p);
+			if (relax < 0 && w.g[1].last.action == TG_ACT_RELAX)
+				relax = p;
+		}
+		if (relax < (int)(TG_READ_HOLD * w.cfg.dead_periods))
+			fail_msg("gap %d: the first step up %d periods after the reads stopped (held %u)",
+				 gap, relax, TG_READ_HOLD * w.cfg.dead_periods);
+		/* a blip: one reading over among readings under */
+		law_init(&w, 2);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		for (p = 0; p < 200; p++)
+			sparse_step(&w, 450, gap);
+		for (p = 0; p < 4 * gap + 4; p++) {
+			sparse_step(&w, p < gap ? 600 : 450, gap);
+			if (law_cut(&w, 1))
+				fail_msg("gap %d: a one-reading blip cut the neighbour (period %d)", gap, p);
+		}
+	}
+}
+
+/*
  * A relapse holds the group where it stepped from, and the hold's "its
  * traffic halved" is measured against its traffic there (1 GB/s), not
  * what the step added (1.1 GB/s): at 0.52 GB/s it is still held.
@@ -2356,6 +2425,7 @@ int main(void)
 		cmocka_unit_test(test_quota_slack),
 		cmocka_unit_test(test_back_from_idle),
 		cmocka_unit_test(test_window_mean_over),
+		cmocka_unit_test(test_sparse_readings),
 		cmocka_unit_test(test_hold_level),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
