@@ -305,52 +305,63 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /*
  * Readings held over the periods without one (TG_READ_HOLD): a protected
- * kind that read 0 this period gets its last reading back if that is at
- * most TG_READ_HOLD x dead_periods periods old - an over reading only once
- * a second one in a row confirmed it (a one-reading blip never counts, as
- * a one-period blip does not); until then the held value is the threshold
- * itself (close, not over), and no step of the search is taken while it
- * is held (held_hi). A cut unconfirms them too (tg_remedial()): a
- * reading from before it does not cut again until two readings after it
- * are over (a victim whose reads stop gets at most one cut from its last
- * reading). Kinds with a reading this period, or none to hold, are left as
- * the detector has them: dense readings see no change.
+ * kind that reads 0 this period gets back its last reading that counts -
+ * one under its threshold, or one over it that a second reading over in a
+ * row confirmed (a single reading over, a blip, is never held) - while
+ * the last reading of it is at most TG_READ_HOLD x dead_periods periods
+ * old (older, the row of readings is broken: forgotten). Readings within a
+ * cut's dead time confirm nothing (they may predate its effect), and a cut
+ * forgets what is held over (tg_remedial()): a victim whose reads stop
+ * gets no second cut from its last readings. r->confirm: the kinds whose
+ * reading this period confirmed an over after a held period - the filters
+ * count it as the second period over, so the cut is judged in the period
+ * of the reading, on the traffic that made it. A held reading over its
+ * threshold is over for the detector's rules too: the search waits. A
+ * kind read every period
+ * never takes these paths: dense readings see no change.
  */
 static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 				 struct tg_detector *det)
 {
+	u32 was_held = r->held;
 	int k;
 
 	r->held = 0;
-	r->held_hi = 0;
+	r->confirm = 0;
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		u64 lat = det->lat_ns[k], thr = det->thr_ns[k];
 
-		if (!thr) {
-			r->read_ns[k] = 0;	/* not protected: nothing to hold */
+		if (!thr) {		/* not protected: nothing to hold */
+			r->read_ns[k] = 0;
+			r->read_over[k] = 0;
 			continue;
 		}
 		if (lat) {
-			r->read_ns[k] = lat;
-			r->read_age[k] = 0;
-			if (lat <= thr)
+			r->read_age[k] = 0;	/* periods since a reading, any */
+			if (lat <= thr) {
 				r->read_over[k] = 0;
-			else if (r->read_over[k] < TG_OVER_FILTER)
-				r->read_over[k]++;
+			} else if (r->dead.left) {
+				r->read_over[k] = 0;	/* may predate the cut's effect */
+				continue;
+			} else if (++r->read_over[k] < TG_OVER_FILTER) {
+				continue;		/* not confirmed: not held */
+			} else {
+				r->read_over[k] = TG_OVER_FILTER;
+				if (was_held & BIT(k))
+					r->confirm |= BIT(k);
+			}
+			r->read_ns[k] = lat;
 			continue;
 		}
 		if (!r->read_ns[k] || r->read_age[k] >= TG_READ_HOLD * cfg->dead_periods) {
 			r->read_ns[k] = 0;
+			r->read_over[k] = 0;
 			continue;
 		}
 		r->read_age[k]++;
 		lat = r->read_ns[k];
-		if (lat > thr)
-			r->held_hi |= BIT(k);
-		if (lat > thr && r->read_over[k] < TG_OVER_FILTER)
-			lat = thr;
 		det->lat_ns[k] = lat;
-		if (lat > thr)
+		if (lat > thr)		/* confirmed: the search waits too */
 			det->over |= BIT(k);
 		r->held |= BIT(k);
 	}
@@ -375,8 +386,10 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 		u64 lat = det->lat_ns[k], prev = r->lat_prev[k];
 		u64 thr = det->thr_ns[k], m, lo;
 
-		if (r->held & BIT(k))	/* a held reading: no change, no new jitter */
+		if (r->held & BIT(k)) {	/* a held reading: flat, no new jitter */
+			r->falling &= ~BIT(k);
 			goto judge;
+		}
 		/* still falling (a cut's effect still coming): by more than noise */
 		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
 		if (lat && prev > lat + (m > 1 ? m : 1))
@@ -924,6 +937,11 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	 */
 	r->over_run = kinds ? r->over_run + (r->over_run < TG_NEVER) : 0;
 	r->near_run = det->over ? r->near_run + (r->near_run < TG_NEVER) : 0;
+	/* a reading that confirmed an over after held periods: its second */
+	if ((kinds & r->confirm) && r->over_run < TG_OVER_FILTER)
+		r->over_run = TG_OVER_FILTER;
+	if ((det->over & r->confirm) && r->near_run < TG_OVER_FILTER)
+		r->near_run = TG_OVER_FILTER;
 	if (det->over) {
 		r->over_cnt += r->over_cnt < TG_NEVER;
 		r->over_seen++;
@@ -1018,9 +1036,12 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			return;
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
 		r->over_cnt = 0;
-		/* a reading from before the cut is held over again only once confirmed */
-		for (k = 0; k < TG_NR_KINDS; k++)
-			r->read_over[k] = 0;
+		/* what is held over came before the cut: forgotten (none made: kept) */
+		for (k = 0; k < TG_NR_KINDS && r->dead.left; k++)
+			if (r->read_ns[k] > det->thr_ns[k]) {
+				r->read_ns[k] = 0;
+				r->read_over[k] = 0;
+			}
 		return;
 	}
 	/*
@@ -1030,7 +1051,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	 * not restart the wait).
 	 */
 	r->cut_wait = 0;
-	if (det->over || r->held_hi)
+	if (det->over)
 		return;
 	if (++r->quiet < cfg->relax_periods || r->dead.left)
 		return;

@@ -419,12 +419,12 @@ struct tg_regulator {
 	u32 rose;			/* kinds over that rose well above their low */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 	u64 nload[TG_NR_KINDS];		/* ... the low-priority groups' part */
-	/* per protected kind: its last reading, periods since, readings over in a row */
+	/* per protected kind: its reading that counts, periods since one, overs in a row */
 	u64 read_ns[TG_NR_KINDS];
 	u32 read_age[TG_NR_KINDS];
 	u32 read_over[TG_NR_KINDS];
 	u32 held;			/* kinds whose latency this period is a held reading */
-	u32 held_hi;			/* ... of them, a reading over its threshold */
+	u32 confirm;			/* kinds whose reading confirmed an over after one held */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);
