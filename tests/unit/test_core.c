@@ -1734,6 +1734,22 @@ static void sparse_step(struct law *w, uint64_t lat, int gap)
 	law_step(w, w->t % gap ? 0 : lat);
 }
 
+/*
+ * The victim alone for `periods` at 450, read every `gap` periods; then
+ * an NVM writer (group 1) of 2 GB/s is there.
+ */
+static void law_alone(struct law *w, int periods, int gap)
+{
+	int p;
+
+	law_init(w, 2);
+	w->g[1].active = false;
+	for (p = 0; p < periods; p++)
+		sparse_step(w, 450, gap);
+	w->g[1].active = true;
+	law_set(w, 1, TG_NVM_WRITE, 2 * GB);
+}
+
 static void test_sparse_readings(void **state)
 {
 	static const int gaps[] = { 1, 2, 5, 25, 60 };
@@ -1744,12 +1760,7 @@ static void test_sparse_readings(void **state)
 		int gap = gaps[i], p, at = -1, seen = 0, relax;
 		struct law w;
 
-		law_init(&w, 2);
-		w.g[1].active = false;
-		for (p = 0; p < 200; p++)		/* the victim alone */
-			sparse_step(&w, 450, gap);
-		w.g[1].active = true;
-		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		law_alone(&w, 200, gap);
 		for (p = 0; p < 3 * gap + 4 && at < 0; p++) {
 			seen += !(w.t % gap);
 			sparse_step(&w, 600, gap);
@@ -1847,12 +1858,7 @@ static void test_sparse_review(void **state)
 	}
 
 	/* readings within the dead time, then the reads stop */
-	law_init(&w, 2);
-	w.g[1].active = false;
-	for (p = 0; p < 200; p++)
-		law_step(&w, 450);
-	w.g[1].active = true;
-	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	law_alone(&w, 200, 1);
 	cuts = 0;
 	after = -1;
 	for (p = 0; p < 300; p++) {
@@ -1868,12 +1874,7 @@ static void test_sparse_review(void **state)
 	assert_int_equal(cuts, 1);
 
 	/* one blip reading in 80 does not freeze the search */
-	law_init(&w, 2);
-	w.g[1].active = false;
-	for (p = 0; p < 100; p++)
-		law_step(&w, 450);
-	w.g[1].active = true;
-	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	law_alone(&w, 100, 1);
 	for (p = 0; p < 3; p++)
 		law_step(&w, 600);
 	assert_true(w.g[1].x < 1000000);
@@ -1893,12 +1894,7 @@ static void test_sparse_review(void **state)
 	 * a held reading is flat, so the cut comes one period after the second
 	 * reading, not at the third
 	 */
-	law_init(&w, 2);
-	w.g[1].active = false;
-	for (p = 0; p < 200; p++)
-		sparse_step(&w, 450, 25);
-	w.g[1].active = true;
-	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	law_alone(&w, 200, 25);
 	after = -1;
 	cuts = 0;
 	for (p = 0; p < 200 && after < 0; p++) {
