@@ -246,9 +246,12 @@ if ! grep -q '^uncore_khz=' <<<"$out" &&
 else ko uncore_khz_cannot_count "$(echo "$out" | grep khz)"; fi
 # a real clock through the same path: uncore_imc_0 faked as the host's msr
 # PMU, clockticks = its tsc event; setup's rate against perf's within
-# TSC_TOL_PCT (the TSC is invariant: both measure one fixed rate; 2 % is
-# far above the microseconds either timing can be off in 200 ms)
-TSC_TOL_PCT=2
+# TSC_TOL_PCT (the TSC is invariant: both measure one fixed rate). 5 %:
+# perf's side, a per-task count over the task's running time, was 2.2 %
+# low once on this 2-core VM (26 Nov, fresh clone: 2539147 against the
+# TSC's 2596 MHz, setup's 2595872) where 2 % had been the bound; a wrong
+# unit or a wrong event is off by far more
+TSC_TOL_PCT=5
 if [ -n "$msr_type" ] && [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ]; then
 	echo "$msr_type" > "$ev/uncore_imc_0/type"
 	echo config:0-63 > "$ev/uncore_imc_0/format/event"
