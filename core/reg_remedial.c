@@ -313,17 +313,16 @@ static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  * cut's dead time confirm nothing (they may predate its effect), and a cut
  * forgets what is held over (tg_remedial()): a victim whose reads stop
  * gets no second cut from its last readings. r->confirm: the kinds whose
- * reading this period confirmed an over after a held period - the filters
- * count it as the second period over, so the cut is judged in the period
- * of the reading, on the traffic that made it. A held reading over its
+ * reading this period confirmed an over after periods without one - the
+ * filters count it as the second period over, so the cut is judged in the
+ * period of the reading, on the traffic that made it. A held reading over its
  * threshold is over for the detector's rules too: the search waits. A
- * kind read every period
- * never takes these paths: dense readings see no change.
+ * kind read every period never takes these paths: dense readings see no
+ * change.
  */
 static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 				 struct tg_detector *det)
 {
-	u32 was_held = r->held;
 	int k;
 
 	r->held = 0;
@@ -337,6 +336,8 @@ static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg
 			continue;
 		}
 		if (lat) {
+			u32 gap = r->read_age[k];
+
 			r->read_age[k] = 0;	/* periods since a reading, any */
 			if (lat <= thr) {
 				r->read_over[k] = 0;
@@ -347,18 +348,19 @@ static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg
 				continue;		/* not confirmed: not held */
 			} else {
 				r->read_over[k] = TG_OVER_FILTER;
-				if (was_held & BIT(k))
+				if (gap)
 					r->confirm |= BIT(k);
 			}
 			r->read_ns[k] = lat;
 			continue;
 		}
-		if (!r->read_ns[k] || r->read_age[k] >= TG_READ_HOLD * cfg->dead_periods) {
+		if (r->read_age[k] <= TG_READ_HOLD * cfg->dead_periods)
+			r->read_age[k]++;
+		if (!r->read_ns[k] || r->read_age[k] > TG_READ_HOLD * cfg->dead_periods) {
 			r->read_ns[k] = 0;
 			r->read_over[k] = 0;
 			continue;
 		}
-		r->read_age[k]++;
 		lat = r->read_ns[k];
 		det->lat_ns[k] = lat;
 		if (lat > thr)		/* confirmed: the search waits too */

@@ -88,7 +88,7 @@ mutants=(
 	'reg_remedial.c;;s/\ttg_rem_hold_readings\(r, cfg, &protect\);/\t;/;;a kind read now and then keeps its last reading (a sparsely read victim is protected)'
 	'reg_remedial.c;;s/continue;\t\t\/\* not confirmed: not held \*\//;/;;a single reading over is not held (a one-reading blip)'
 	'reg_remedial.c;;s/if \(r->read_ns\[k\] > det->thr_ns\[k\]\) \{/if (0) {/;;a cut forgets the readings held over (a victim whose reads stop gets one cut)'
-	'reg_remedial.c;;s/ \|\| r->read_age\[k\] >= TG_READ_HOLD \* cfg->dead_periods\)/)/;;a reading is held for TG_READ_HOLD dead times, not for ever'
+	'reg_remedial.c;;s/ \|\| r->read_age\[k\] > TG_READ_HOLD \* cfg->dead_periods\)/)/;;a reading is held for TG_READ_HOLD dead times, not for ever'
 	'reg_remedial.c;;s/if \(lat > thr\)\t\t\/\* confirmed: the search waits too \*\/\n\t\t\tdet->over \|= BIT\(k\);/;/;;a confirmed reading held over its threshold is over (the search waits, the filters count it)'
 	'reg_remedial.c;;s/\} else if \(r->dead\.left\) \{/} else if (0) {/;;readings within a cut'"'"'s dead time confirm nothing'
 	'reg_remedial.c;;s/if \(\(kinds & r->confirm\) && r->over_run < TG_OVER_FILTER\)/if (0)/; s/if \(\(det->over & r->confirm\) && r->near_run < TG_OVER_FILTER\)/if (0)/;;a confirming reading is judged in its own period (on the traffic that made it)'
