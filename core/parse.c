@@ -327,6 +327,8 @@ static const struct tg_config_key tg_config_table[] = {
 		   "quiet_periods must be 1..1000"),
 	TG_CFG_U32("relax_periods", relax_periods, 1, 1000,
 		   "relax_periods must be 1..1000"),
+	TG_CFG_U32("law", law, 0, 1,
+		   "law must be 0 (window) or 1 (block mean)"),
 	TG_CFG_U32("perf_type", perf_type, 0, 0xffffffffu,
 		   "perf_type must be a 32-bit perf event type"),
 	TG_CFG_U64("ocr_dram_read_config", ocr_config[0], 0, U64_MAX, ""),

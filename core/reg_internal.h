@@ -7,6 +7,7 @@
  *   reg_preventive.c  the preventive policy (limits)      -> shared
  *   reg_blame.c       the blame matrix and MT²'s order    -> shared
  *   reg_remedial.c    the remedial policy (the law)       -> blame, shared
+ *   reg_mean.c        the block-mean law (cfg law = 1)    -> remedial
  *   regulator.c       tg_regulate(): both policies, out   -> all above
  *
  * Each layer calls only the layers under it (docs/control-law.md).
@@ -94,5 +95,30 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 u32 nr, u32 used);
 void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		struct tg_reg_group *groups, u32 nr);
+/* the law's steps, shared with the block-mean law (reg_mean.c) */
+bool tg_x_found(const struct tg_reg_group *g);
+bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 struct tg_reg_group *g);
+void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		    const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
+		    const u64 ntot[TG_NR_KINDS]);
+u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det);
+void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		const struct tg_detector *det, struct tg_reg_group *groups,
+		u32 nr, u32 over);
+void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
+		      u64 bps, bool relapse);
+void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		  struct tg_reg_group *g, int idx);
+void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 struct tg_reg_group *g, int idx);
+void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
+		 u32 nr);
+void tg_rem_hold(struct tg_reg_group *g, bool over);
+
+/* ---- reg_mean.c ---- */
+void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 const struct tg_detector *seen, struct tg_reg_group *groups,
+		 u32 nr, u32 used);
 
 #endif /* TG_REG_INTERNAL_H */

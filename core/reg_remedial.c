@@ -127,7 +127,7 @@ static u32 tg_x_down(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /* within one resolution step of the lowest unsafe allowance: found */
-static bool tg_x_found(const struct tg_reg_group *g)
+bool tg_x_found(const struct tg_reg_group *g)
 {
 	u32 x = g->x, bad = g->x_bad;
 
@@ -217,7 +217,7 @@ static u64 tg_unthrottled_bps(const struct tg_regulator *r,
 }
 
 /* a throttled group with (almost) no traffic even unthrottled */
-static bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			struct tg_reg_group *g)
 {
 	/* what it makes throttled, over the floor: more so unthrottled */
@@ -252,7 +252,7 @@ static u64 tg_rem_row(int k, const u64 tot[TG_NR_KINDS])
 	return w;
 }
 
-static void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			   const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
 			   const u64 ntot[TG_NR_KINDS])
 {
@@ -378,7 +378,7 @@ static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg
  * risen TG_RISE_MULT x that tolerance above their recent low - an arrival,
  * cut as soon as it is over twice in a row, noise tolerance or not.
  */
-static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
+u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 {
 	u32 over = 0;
 	int k;
@@ -719,7 +719,7 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
  * is measured. The dead time tracks the group whose cut predicts the
  * largest drop.
  */
-static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		       const struct tg_detector *det, struct tg_reg_group *groups,
 		       u32 nr, u32 over)
 {
@@ -752,7 +752,7 @@ static void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 /* ---- the search --------------------------------------------------------------- */
 
 /* hold a group where it is: its largest safe allowance (or a relapse's undo) */
-static void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
+void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
 			     u64 bps, bool relapse)
 {
 	g->hold = true;
@@ -777,7 +777,7 @@ static bool tg_quota_slack(const struct tg_reg_group *g)
 }
 
 /* one step of the search; or, found, the hold */
-static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			 struct tg_reg_group *g, int idx)
 {
 	struct tg_throttle was = g->rem;
@@ -821,7 +821,7 @@ static void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  * why it is the dead time). If the bounds are then found (or it was a
  * probe), the group is held, for longer at each relapse.
  */
-static void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			struct tg_reg_group *g, int idx)
 {
 	bool probe = g->probe;
@@ -861,7 +861,7 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /* counts the dead time down; ends it once the cut's effect is measured */
-static void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
+void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 			u32 nr)
 {
 	const struct tg_reg_group *g = NULL;
@@ -879,7 +879,7 @@ static void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *group
  * after its hold time with nothing over (then a probe: one step to the
  * unsafe bound).
  */
-static void tg_rem_hold(struct tg_reg_group *g, bool over)
+void tg_rem_hold(struct tg_reg_group *g, bool over)
 {
 	if (!g->hold)
 		return;
@@ -1086,4 +1086,5 @@ void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	r->over_run = 0;
 	r->dead.left = 0;
 	r->cut_group = -1;
+	r->mean = (struct tg_mean){ 0 };
 }

@@ -224,6 +224,7 @@ void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			g->x_mem = TG_PPM;
 		g->hold = false;
 		g->probe = false;
+		g->pend = false;
 		g->relapses = 0;
 		g->relax_age = TG_NEVER;
 		g->x = TG_PPM;

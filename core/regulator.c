@@ -98,7 +98,9 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		else
 			tg_preventive(r, cfg, g, (int)i);
 	}
-	if (cfg->enabled && cfg->remedial)
+	if (cfg->enabled && cfg->remedial && cfg->law == TG_LAW_MEAN)
+		tg_rem_mean(r, cfg, det, groups, nr, tg_protected(cfg, any, victims));
+	else if (cfg->enabled && cfg->remedial)
 		tg_remedial(r, cfg, det, groups, nr, tg_protected(cfg, any, victims));
 	else
 		tg_rem_off(r, cfg, groups, nr);

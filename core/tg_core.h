@@ -154,7 +154,17 @@ struct tg_reg_cfg {
 	u32 smooth_div;		/* the caller smooths rates: EWMA weight 1/this */
 	u32 dead_periods;	/* wait for a step's effect; relapse window */
 	u32 blame_pct;		/* blameless: under this share (%) for every kind over */
+	u32 law;		/* the remedial law: TG_LAW_WINDOW or TG_LAW_MEAN */
 };
+
+/*
+ * The remedial law (docs/control-law.md): TG_LAW_WINDOW judges each search
+ * step on a window of dead_periods and on periods in a row over the
+ * threshold (reg_remedial.c, the default); TG_LAW_MEAN judges it on the
+ * mean latency of a block (reg_mean.c; not the default yet).
+ */
+#define TG_LAW_WINDOW		0
+#define TG_LAW_MEAN		1
 
 /*
  * The caller's rate smoothing (module/loop.c): an EWMA of weight
@@ -252,6 +262,37 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  * either way, and the filter above counts periods in a row.
  */
 #define TG_READ_HOLD		4
+
+/*
+ * The block-mean law (cfg law TG_LAW_MEAN, reg_mean.c,
+ * docs/control-law.md "The block-mean law"):
+ *  - TG_BLOCK_MULT: a block is this many dead times of readings, started a
+ *    dead time after the law's last change (about three correlation times
+ *    of a victim's CPU noise at the defaults: 80 periods);
+ *  - TG_BLOCK_EARLY: the fewest periods a verdict is taken on (early: only
+ *    when the mean is past its bound by two standard errors);
+ *  - TG_BAND_DIV: the setpoint band, 1/this of the threshold under it: a
+ *    block mean in it is the largest allowance found;
+ *  - TG_SPREAD_LO, TG_SPREAD_HI: a kind's spread (1.25 x the EWMA of its
+ *    distance from its EWMA, each of weight 1/TG_MEAN_EWMA) is taken as at
+ *    least 1/TG_SPREAD_LO and at most 1/TG_SPREAD_HI of its threshold;
+ *  - TG_CLEAR_MULT: a reading over by this many spreads, twice in a row,
+ *    is a clear violation (a cut, or the pending step undone, at once);
+ *  - TG_CLIP_DIV: a reading counts in a block mean at most 1/this over the
+ *    threshold (one spike does not make a mean);
+ *  - TG_BLOCK_SPARSE: a kind read fewer than twice in a block extends it,
+ *    to at most this many blocks.
+ */
+#define TG_BLOCK_MULT		4
+#define TG_BLOCK_EARLY		10
+#define TG_BAND_DIV		200
+#define TG_SPREAD_LO		200
+#define TG_SPREAD_HI		20
+#define TG_CLEAR_MULT		3
+#define TG_CLIP_DIV		10
+#define TG_BLOCK_SPARSE		4
+#define TG_MEAN_FIX		1024
+#define TG_MEAN_EWMA		64
 
 /*
  * Remedial hold after a relapse: it ends after TG_HOLD_MULT x dead_periods
@@ -384,11 +425,32 @@ struct tg_reg_group {
 	u32 relapses;			/* since it was last unthrottled (backoff) */
 	bool probe;			/* hold ended by time: one relax, then wait */
 	u32 relax_age;			/* periods since its last remedial relax */
+	bool pend;			/* its step waits for the block's verdict (law 1) */
 	u64 relax_bps;			/* its total traffic at x_from */
 
 	/* outputs */
 	struct tg_throttle out;		/* effective: the tighter of both */
 	struct tg_decision last;	/* what this period did to it */
+};
+
+/*
+ * The block-mean law (reg_mean.c): a block of readings per kind, judged
+ * on its mean; each kind's spread; readings over in a row.
+ */
+struct tg_mean {
+	u32 wait;			/* periods until the block starts (after a change) */
+	u32 age;			/* periods into the block */
+	u32 n[TG_NR_KINDS];		/* readings of each kind in it */
+	u64 sum[TG_NR_KINDS];		/* their sum, each clipped */
+	u32 gap[TG_NR_KINDS];		/* periods since the kind's last reading */
+	u64 avg[TG_NR_KINDS];		/* its EWMA, x TG_MEAN_FIX */
+	u64 dev[TG_NR_KINDS];		/* EWMA of its distance from avg, x TG_MEAN_FIX */
+	u32 clear_run[TG_NR_KINDS];	/* readings in a row over by the clear margin */
+	u32 reach_run[TG_NR_KINDS];	/* readings in a row over the threshold */
+	u64 ref_nload[TG_NR_KINDS];	/* low-priority load at the last step or kept verdict */
+	u32 ref_age;			/* periods since then */
+	u64 add[TG_NR_KINDS];		/* the load the pending step adds, predicted */
+	bool pend;			/* a search step waits for the verdict */
 };
 
 struct tg_regulator {
@@ -425,6 +487,7 @@ struct tg_regulator {
 	u32 read_over[TG_NR_KINDS];
 	u32 held;			/* kinds whose latency this period is a held reading */
 	u32 confirm;			/* kinds whose reading confirmed an over after one held */
+	struct tg_mean mean;		/* the block-mean law's state (reg_mean.c) */
 };
 
 void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg);

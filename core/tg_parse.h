@@ -51,6 +51,7 @@ struct tg_config {
 	u32 low_pct;			/* detector leaves below threshold * low_pct % */
 	u32 quiet_periods;		/* ... for this many periods */
 	u32 relax_periods;		/* periods between relax steps */
+	u32 law;			/* remedial law: 0 window, 1 block mean */
 	u32 perf_type;			/* perf event type of the OCR events */
 	u64 ocr_config[2];		/* raw config: [0] DRAM read, [1] NVM read */
 	u64 ocr_config1[2];		/* their config1 (response MSR value) */

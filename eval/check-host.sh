@@ -68,7 +68,7 @@ done
 pairs16() {
 	local kinds="nvm_read nvm_write dram_read dram_write" v n
 	for v in $kinds; do for n in $kinds; do
-		"$b/tgsim" "$1" --mode "${6:-tgroup}" --seed "$2" --cpu-seed "$2" --duration "$4" --measure "$5" \
+		"$b/tgsim" "$1" --mode "${6:-tgroup}" --seed "$2" --cpu-seed "$2" --duration "$4" --measure "$5" ${TG_LAW:+--law "$TG_LAW"} \
 			--ref 0.3:1 "v:$v:1:high:0:0" "n:$n:2:low:1:$3" |
 			awk -F, -v p="$2 $v+$n" '$11 == "high" { vp = $15; vl = $14 }
 				$11 == "low" { print p, vp, $13, $33, $23, $31, $30, $32, vl, $35 }'

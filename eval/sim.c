@@ -5,7 +5,7 @@
  * eval's 60 minutes cannot hold in the TCG guest (docs/eval.md, "Host
  * simulator").
  *
- *   tgsim PROFILE [tgeval run's options] [--cpu-seed N] WORKLOAD...
+ *   tgsim PROFILE [tgeval run's options] [--cpu-seed N] [--law L] WORKLOAD...
  *
  * The same platform step, baselines, oracle and statistics as the guest
  * (eval/plat.c, eval/model.c) and the same control law: core/'s detector and
@@ -77,6 +77,7 @@ static void die(const char *msg, const char *arg)
 }
 
 static unsigned long long cseed = 1;
+static u32 slaw = TG_LAW_WINDOW;	/* --law: the remedial law (cfg law) */
 
 static int own_opt(const char *a, const char *v)
 {
@@ -84,6 +85,8 @@ static int own_opt(const char *a, const char *v)
 		cseed = strtoull(v, NULL, 0);
 	else if (!strcmp(a, "--ts"))
 		ts_file = v;
+	else if (!strcmp(a, "--law"))
+		slaw = (u32)strtoul(v, NULL, 0);
 	else
 		return -1;
 	return 0;
@@ -126,6 +129,7 @@ int main(int argc, char **argv)
 	rc.enabled = tgroup_mode();
 	rc.preventive = rc.remedial = tgroup_mode();
 	rc.relax_periods = cfg.relax_periods;
+	rc.law = slaw;
 	tg_detector_cfg_default(&dc);
 	for (k = 0; k < NK; k++)
 		dc.threshold_ns[k] = (u64)(P.thr[k] + 0.5);

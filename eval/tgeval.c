@@ -39,6 +39,7 @@
  *   --seed N           the request generator's seed
  *   --ts FILE          time series (one row per --sample ms, default 50)
  *   --live MS          a human line every MS ms (the demo)
+ *   --law L            tgroup's remedial law (tgroup.config law: 0 window, 1 block mean)
  *
  * Output: lines "TGEVAL-CSV FILE,ROW" (first "TGEVAL-CSV FILE,#header") that
  * the host splits into files (eval/run.sh), and "TGEVAL-LIVE ..." lines.
@@ -87,6 +88,7 @@ static struct plat P;
 static struct gw gws[MAXW];
 static const char *ts_file;
 static int live_ms, sample_ms = 50;
+static int law;		/* --law: tgroup's remedial law (tgroup.config law) */
 
 static double now(void)
 {
@@ -373,9 +375,9 @@ static void setup(void)
 		if (P.thr[k] <= 0)
 			die("%s: no threshold_ns (make calibrate writes it)", P.prof.name);
 	/* the oracle drives the module's CPU actuator by a pin, policies off */
-	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f",
+	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f law=%d",
 	    tgroup_mode() || P.mode == M_ORACLE, tgroup_mode(), tgroup_mode(),
-	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW]);
+	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW], law);
 	if (memguard_mode()) {
 		if (access(CG2 "/cgroup.controllers", R_OK) &&
 		    mount("cgroup2", CG2, "cgroup2", 0, NULL))
@@ -807,6 +809,8 @@ static int own_opt(const char *a, const char *v)
 		ts_file = v;
 	else if (!strcmp(a, "--live"))
 		live_ms = atoi(v);
+	else if (!strcmp(a, "--law"))
+		return (law = atoi(v)) < 0 || law > 1;
 	else if (!strcmp(a, "--sample"))
 		return (sample_ms = atoi(v)) <= 0;
 	else

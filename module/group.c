@@ -64,6 +64,7 @@ void tg_reg_cfg_from(struct tg_reg_cfg *rc, const struct tg_config *c)
 	rc->preventive = c->preventive;
 	rc->remedial = c->remedial;
 	rc->relax_periods = c->relax_periods;
+	rc->law = c->law;
 }
 
 /* A new group's regulator slot (cannot fail below max_groups). */

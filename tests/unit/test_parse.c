@@ -254,6 +254,7 @@ static uint64_t cfg_get(const struct tg_config *c, const char *key)
 	if (!strcmp(key, "low_pct")) return c->low_pct;
 	if (!strcmp(key, "quiet_periods")) return c->quiet_periods;
 	if (!strcmp(key, "relax_periods")) return c->relax_periods;
+	if (!strcmp(key, "law")) return c->law;
 	if (!strcmp(key, "perf_type")) return c->perf_type;
 	if (!strcmp(key, "ocr_dram_read_config")) return c->ocr_config[0];
 	if (!strcmp(key, "ocr_nvm_read_config")) return c->ocr_config[1];
@@ -273,6 +274,10 @@ static const struct cfg_case cfg_cases[] = {
 	{ "nvm_write_lat_ns=10000000", 1, "nvm_write_lat_ns", 10000000, NULL },
 	{ "dram_read_lat_ns=1\nlow_pct=99", 1, "dram_read_lat_ns", 1, NULL },
 	{ "quiet_periods=1000 relax_periods=1", 1, "relax_periods", 1, NULL },
+	{ "law=1", 1, "law", 1, NULL },
+	{ "law=0", 1, "law", 0, NULL },
+	{ "law=2", 0, NULL, 0, "law must be 0 (window) or 1 (block mean)" },
+	{ "relax_periods=7 law=2", 0, NULL, 0, "law must be" },
 	{ "ocr_nvm_read_config=18446744073709551615", 1, "ocr_nvm_read_config", UINT64_MAX, NULL },
 	/* CLX: OCR.ALL_DATA_RD.L3_MISS_LOCAL_DRAM.ANY_SNOOP's MSRValue 0x3f84000491 */
 	{ "ocr_dram_read_config1=272797533329", 1, "ocr_dram_read_config1", 0x3f84000491ULL, NULL },
@@ -340,7 +345,7 @@ static void test_config_format_roundtrip(void **state)
 		"period_ms=10\nenabled=1\npreventive=1\nremedial=1\n"
 		"dram_read_lat_ns=200\nnvm_read_lat_ns=700\ndram_write_lat_ns=250\n"
 		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n"
-		"perf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
+		"law=0\nperf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
 		"ocr_dram_read_config1=0\nocr_nvm_read_config1=0\n"
 		"uncore_type=0\nuncore_dram_occupancy_config=0\nuncore_dram_inserts_config=0\n"
 		"uncore_nvm_occupancy_config=0\nuncore_nvm_inserts_config=0\nuncore_khz=2000000\n"

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * reg_mean.c - the block-mean law (cfg law TG_LAW_MEAN; docs/control-law.md,
+ * "The block-mean law"). The remedial policy's search judged on the mean
+ * latency of a block of periods, not on its peaks: a victim's own CPU noise
+ * moves its latency by a few % with a correlation time of tens of periods,
+ * and a law that keeps every period under the threshold leaves the
+ * neighbour far less than the threshold allows. It shares the allowance
+ * ladder, the sized cut, the search's steps, undo and holds with
+ * reg_remedial.c; what differs is when a step is kept or undone and when
+ * a cut is made:
+ *
+ *  1. block verdicts: a dead time after each change the law makes (a cut,
+ *     a step, an undo) a block of TG_BLOCK_MULT dead times starts; its mean
+ *     per protected kind, over that kind's own readings, decides: over the
+ *     threshold - the pending step is undone; within the setpoint band
+ *     (1/TG_BAND_DIV under it) - found, held; under the band - the search
+ *     goes on. After TG_BLOCK_EARLY periods a verdict is taken early when
+ *     the mean is over, or under the band, by two standard errors;
+ *  2. clear violation: readings over the threshold by TG_CLEAR_MULT spreads
+ *     twice in a row - the pending step undone, or else a cut, at once;
+ *  3. arrival: at the threshold twice in a row, the latency risen above its
+ *     recent low, and the low-priority load risen by 1/TG_WIN_RISE of the
+ *     load (plus what the pending step adds) since the recent low point,
+ *     the last step or the last kept verdict: a cut at once;
+ *  4. segment cut: a block with no step pending whose mean is over the
+ *     threshold by the cut margin (1/TG_BAND_DIV, at least two standard
+ *     errors), the kind's last reading over too: a cut sized from the mean;
+ *  5. bookkeeping: no block restart on an idle release or on a change of
+ *     the protected kinds; readings clipped (TG_CLIP_DIV) in the mean; a
+ *     kind read less often extends the block (TG_BLOCK_SPARSE); a kind no
+ *     longer read leaves the verdict, and a verdict with no kind ends the
+ *     holds; a hold counts only periods not over by the band.
+ */
+#include "reg_internal.h"
+
+
+enum tg_verdict {
+	TG_V_WAIT,	/* no verdict yet */
+	TG_V_NONE,	/* no kind read in the block */
+	TG_V_UNDER,	/* every kind under the setpoint band */
+	TG_V_BAND,	/* a kind in the band, none over */
+	TG_V_OVER,	/* a kind's mean over its threshold */
+};
+
+/* a kind's spread: 1.25 x its mean distance from its EWMA, 1/100..1/20 of thr */
+static u64 tg_mean_spread(const struct tg_mean *m, int k, u64 thr)
+{
+	u64 s = m->dev[k] * 5 / (4 * TG_MEAN_FIX);
+
+	if (s < thr / TG_SPREAD_LO)
+		s = thr / TG_SPREAD_LO;
+	if (s > thr / TG_SPREAD_HI)
+		s = thr / TG_SPREAD_HI;
+	return s ? s : 1;
+}
+
+/* an EWMA of weight 1/TG_MEAN_EWMA, x TG_MEAN_FIX */
+static u64 tg_mean_ewma(u64 avg, u64 x)
+{
+	return x > avg ? avg + (x - avg) / TG_MEAN_EWMA : avg - (avg - x) / TG_MEAN_EWMA;
+}
+
+/* a new block, `wait` periods from now */
+static void tg_mean_restart(struct tg_mean *m, u32 wait)
+{
+	int k;
+
+	m->wait = wait;
+	m->age = 0;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		m->n[k] = 0;
+		m->sum[k] = 0;
+	}
+}
+
+/*
+ * This period's readings: each kind's spread, its runs of readings over
+ * (a period without a reading neither breaks nor extends a run, for up to
+ * TG_READ_HOLD dead times), and the block's sums. Readings within a cut's
+ * dead time may predate its effect: they count in no run and no block.
+ * *clear: kinds over by the clear margin twice in a row; *reached: over
+ * the threshold twice in a row; return: kinds read over the band now.
+ */
+static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			const struct tg_detector *det, u32 *clear, u32 *reached)
+{
+	struct tg_mean *m = &r->mean;
+	bool count = !m->wait && !r->dead.left;
+	u32 hot = 0;
+	int k;
+
+	if (count)
+		m->age++;
+	else if (m->wait)
+		m->wait--;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 lat = det->lat_ns[k], thr = det->thr_ns[k], x, d;
+
+		if (!thr || !lat) {
+			if (m->gap[k] < TG_NEVER)
+				m->gap[k]++;
+			if (!thr || m->gap[k] > TG_READ_HOLD * cfg->dead_periods) {
+				m->clear_run[k] = 0;
+				m->reach_run[k] = 0;
+			}
+			continue;
+		}
+		m->gap[k] = 0;
+		if (lat > 0xffffffffu)
+			lat = 0xffffffffu;
+		x = lat * TG_MEAN_FIX;
+		if (!m->avg[k])
+			m->avg[k] = x;
+		m->avg[k] = tg_mean_ewma(m->avg[k], x);
+		d = x > m->avg[k] ? x - m->avg[k] : m->avg[k] - x;
+		m->dev[k] = tg_mean_ewma(m->dev[k], d);
+		if (lat > thr + thr / TG_BAND_DIV)
+			hot |= BIT(k);
+		if (r->dead.left) {
+			m->clear_run[k] = 0;
+			m->reach_run[k] = 0;
+			continue;
+		}
+		if (lat > thr + TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
+			m->clear_run[k] += m->clear_run[k] < TG_NEVER;
+		else
+			m->clear_run[k] = 0;
+		if (lat > thr)
+			m->reach_run[k] += m->reach_run[k] < TG_NEVER;
+		else
+			m->reach_run[k] = 0;
+		if (m->clear_run[k] >= TG_OVER_FILTER)
+			*clear |= BIT(k);
+		if (m->reach_run[k] >= TG_OVER_FILTER)
+			*reached |= BIT(k);
+		if (count) {
+			m->n[k]++;
+			m->sum[k] += lat < thr + thr / TG_CLIP_DIV ? lat : thr + thr / TG_CLIP_DIV;
+		}
+	}
+	return hot;
+}
+
+/*
+ * The block's verdict (TG_V_WAIT: none yet). mean: each kind's block mean
+ * (0: not in the verdict); *over: the kinds whose mean is over. A kind is
+ * in it while protected and read within TG_READ_HOLD dead times; read
+ * fewer than twice in the block, the block waits for it (at most
+ * TG_BLOCK_SPARSE blocks). The standard error of a mean over `age`
+ * periods is taken as spread x sqrt(dead / age): readings a dead time
+ * apart are about independent.
+ */
+static enum tg_verdict tg_mean_verdict(const struct tg_regulator *r,
+				       const struct tg_reg_cfg *cfg,
+				       const struct tg_detector *det,
+				       u64 mean[TG_NR_KINDS], u32 *over)
+{
+	const struct tg_mean *m = &r->mean;
+	u32 dead = cfg->dead_periods ? cfg->dead_periods : 1;
+	u32 full = TG_BLOCK_MULT * dead, clearly = 0;
+	bool done = m->age >= full, any = false, band = false, under = true;
+	int k;
+
+	*over = 0;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		mean[k] = 0;
+	if (m->age < TG_BLOCK_EARLY)
+		return TG_V_WAIT;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 thr = det->thr_ns[k], lo = thr - thr / TG_BAND_DIV, s, se2, v;
+
+		if (!thr || !m->n[k] || m->gap[k] > TG_READ_HOLD * dead)
+			continue;
+		if (m->n[k] < 2 && m->age < TG_BLOCK_SPARSE * full) {
+			done = false;		/* read too rarely yet: wait */
+			under = false;
+			continue;
+		}
+		v = m->sum[k] / m->n[k];
+		mean[k] = v;
+		any = true;
+		s = tg_mean_spread(m, k, thr);
+		se2 = s * s * dead / (m->age > dead ? m->age : dead);
+		if (v > thr) {
+			*over |= BIT(k);
+			if ((v - thr) * (v - thr) > 4 * se2)
+				clearly |= BIT(k);
+		}
+		if (v >= lo && v <= thr)
+			band = true;
+		if (v >= lo || (lo - v) * (lo - v) <= 4 * se2)
+			under = false;
+	}
+	if (clearly) {
+		*over = clearly;
+		return TG_V_OVER;
+	}
+	if (!done)
+		return any && under ? TG_V_UNDER : TG_V_WAIT;
+	if (*over)
+		return TG_V_OVER;
+	if (band)
+		return TG_V_BAND;
+	return any ? TG_V_UNDER : TG_V_NONE;
+}
+
+/* a step's or a cut's rise is accepted load from now: the arrival's reference */
+static void tg_mean_ref(struct tg_regulator *r)
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		r->mean.ref_nload[k] = r->nload[k];
+	r->mean.ref_age = 0;
+}
+
+/*
+ * Rule 3, the arrival: kinds at the threshold twice in a row, risen above
+ * their recent low (tg_rem_over()), whose low-priority load rose by
+ * 1/TG_WIN_RISE of the whole load - plus what the pending step adds - over
+ * the most recent of: the recent low point's, the last step's or kept
+ * verdict's (while younger than TG_WIN_MULT dead times). A step's own rise
+ * is no arrival; an undo is no accepted load.
+ */
+static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   u32 reached)
+{
+	const struct tg_mean *m = &r->mean;
+	u32 kinds = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 ref = r->win_nload[0][k], need;
+
+		if (!(reached & r->rose & BIT(k)))
+			continue;
+		if (r->win_lat[1][k] && (!r->win_lat[0][k] || r->win_lat[1][k] < r->win_lat[0][k]))
+			ref = r->win_nload[1][k];
+		if (m->ref_age < TG_WIN_MULT * cfg->dead_periods && m->ref_nload[k] > ref)
+			ref = m->ref_nload[k];
+		need = r->load[k] / TG_WIN_RISE;
+		if (m->pend)
+			need = tg_sat_add(need, m->add[k]);
+		if (r->nload[k] > ref && r->nload[k] - ref >= need)
+			kinds |= BIT(k);
+	}
+	return kinds;
+}
+
+/*
+ * A sized cut for `kinds`, at this period's latencies or at `lat` (a
+ * block's means). Return: whether it cut (a group blamed): a pending step
+ * is then forgotten (the cut supersedes it) and so are the runs of
+ * readings, which came before it.
+ */
+static bool tg_mean_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			const struct tg_detector *det, struct tg_reg_group *groups,
+			u32 nr, u32 kinds, const u64 *lat)
+{
+	struct tg_detector view = *det;
+	u32 i;
+	int k;
+
+	for (k = 0; lat && k < TG_NR_KINDS; k++)
+		if (kinds & BIT(k))
+			view.lat_ns[k] = lat[k];
+	tg_rem_cut(r, cfg, &view, groups, nr, kinds);
+	if (!r->dead.left)
+		return false;
+	for (i = 0; i < nr; i++)
+		groups[i].pend = false;
+	r->mean.pend = false;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		r->mean.clear_run[k] = 0;
+		r->mean.reach_run[k] = 0;
+	}
+	tg_mean_ref(r);
+	return true;
+}
+
+/* the pending step undone: its allowance the new unsafe bound (tg_rem_undo()) */
+static void tg_mean_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *groups, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (!groups[i].pend)
+			continue;
+		groups[i].pend = false;
+		tg_rem_undo(r, cfg, &groups[i], (int)i);
+	}
+	r->mean.pend = false;
+}
+
+/*
+ * One step of the search for every throttled group not held. Return:
+ * whether one stepped (a change: the next block waits a dead time). add:
+ * the load the steps add, predicted from each group's loads and its
+ * allowance's rise (for the arrival rule).
+ */
+static bool tg_mean_step(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *groups, u32 nr)
+{
+	struct tg_mean *m = &r->mean;
+	bool any = false;
+	u32 i;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		m->add[k] = 0;
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+		u64 load[TG_NR_KINDS];
+		u32 x0 = g->x ? g->x : 1;
+
+		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) || g->hold)
+			continue;
+		if (!g->probe && tg_x_found(g)) {
+			tg_rem_relax(r, cfg, g, (int)i);	/* found: held */
+			continue;
+		}
+		tg_blame_loads(g, load);
+		tg_rem_relax(r, cfg, g, (int)i);
+		g->pend = true;
+		any = true;
+		for (k = 0; g->x > x0 && k < TG_NR_KINDS; k++)
+			m->add[k] = tg_sat_add(m->add[k], tg_mul_div(load[k], g->x - x0, x0));
+	}
+	m->pend = any;
+	if (any)
+		tg_mean_ref(r);
+	return any;
+}
+
+/* every throttled group not held is held where it is: the level is found */
+static void tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   struct tg_reg_group *groups, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) || g->hold)
+			continue;
+		if (g->x_bad == TG_NEVER || g->x_bad <= g->x)
+			g->x_bad = g->x + g->x / TG_BISECT_RES + 1;
+		g->probe = false;
+		tg_rem_hold_here(cfg, g, tg_total(g), false);
+		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
+			  TG_WHY_SETTLED, -1);
+	}
+}
+
+/*
+ * Rules 1 and 4: what the block's verdict does. Return: whether the law
+ * changed a throttle (the next block waits a dead time).
+ */
+static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			  const struct tg_detector *det, struct tg_reg_group *groups,
+			  u32 nr, enum tg_verdict v, const u64 mean[TG_NR_KINDS], u32 over)
+{
+	struct tg_mean *m = &r->mean;
+	u32 kinds = 0, i;
+	int k;
+
+	if (m->pend) {
+		if (v == TG_V_OVER) {
+			tg_mean_undo(r, cfg, groups, nr);	/* no accepted load */
+			return true;
+		}
+		tg_mean_ref(r);		/* kept: its load is accepted */
+		for (i = 0; i < nr; i++) {
+			struct tg_reg_group *g = &groups[i];
+
+			if (!g->pend)
+				continue;
+			g->pend = false;
+			if (g->probe && v != TG_V_BAND) {
+				g->x_bad = TG_NEVER;	/* a probe under: the bound was stale */
+				g->grow = 0;
+			}
+			g->probe = false;
+		}
+		m->pend = false;
+		if (v == TG_V_BAND) {
+			tg_mean_settle(r, cfg, groups, nr);
+			return false;
+		}
+		return tg_mean_step(r, cfg, groups, nr);
+	}
+	switch (v) {
+	case TG_V_OVER:
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			u64 thr = det->thr_ns[k], s = tg_mean_spread(m, k, thr);
+
+			if (s < thr / TG_BAND_DIV)
+				s = thr / TG_BAND_DIV;
+			if ((over & BIT(k)) && m->reach_run[k] && mean[k] > thr + s)
+				kinds |= BIT(k);
+		}
+		if (kinds && !r->cut_wait && !r->dead.left)
+			return tg_mean_cut(r, cfg, det, groups, nr, kinds, mean);
+		tg_mean_settle(r, cfg, groups, nr);	/* within the cut margin */
+		return false;
+	case TG_V_BAND:
+		tg_mean_settle(r, cfg, groups, nr);
+		return false;
+	case TG_V_NONE:
+		/* no kind read: what held a group protects nothing now */
+		for (i = 0; i < nr; i++)
+			if (groups[i].hold) {
+				groups[i].hold = false;
+				groups[i].x_bad = TG_NEVER;
+			}
+		return tg_mean_step(r, cfg, groups, nr);
+	default:
+		return tg_mean_step(r, cfg, groups, nr);
+	}
+}
+
+/**
+ * tg_rem_mean() - one period of the remedial policy under the block-mean law
+ * @r:      regulator state
+ * @cfg:    configuration (cfg->law == TG_LAW_MEAN)
+ * @seen:   the detector after this period's tg_detect()
+ * @groups: every group
+ * @nr:     number of groups
+ * @used:   the kinds it protects
+ *
+ * Context: the caller's period; no locks of its own.
+ */
+void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		 const struct tg_detector *seen, struct tg_reg_group *groups,
+		 u32 nr, u32 used)
+{
+	struct tg_detector protect = *seen;
+	const struct tg_detector *det = &protect;
+	struct tg_mean *m = &r->mean;
+	u64 tot[TG_NR_KINDS] = { 0 }, ntot[TG_NR_KINDS] = { 0 }, mean[TG_NR_KINDS];
+	u32 clear = 0, reached = 0, hot, kinds, over = 0, i;
+	enum tg_verdict v;
+	bool change = false;
+	int k;
+
+	protect.over &= used;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (!(used & BIT(k)))
+			protect.thr_ns[k] = 0;
+	r->held = 0;
+	tg_rem_over(r, det);		/* the latency's rise above its recent low */
+	hot = tg_mean_read(r, cfg, det, &clear, &reached);
+	m->pend = false;
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+
+		if (g->active)
+			for (k = 0; k < TG_NR_KINDS; k++) {
+				tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
+				if (g->priority == TG_PRIO_LOW)
+					ntot[k] = tg_sat_add(ntot[k], g->bps_now.v[k]);
+			}
+		if (!tg_rem_candidate(g)) {
+			g->pend = false;
+			tg_release(r, cfg, g, (int)i, TG_POL_REMEDIAL,
+				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
+			continue;
+		}
+		if (g->relax_age < TG_NEVER)
+			g->relax_age++;
+		if (g->rem_pend.left)
+			tg_settle_wait(&g->rem_pend, tg_total(g));
+		/* an idle release is no change of the law: the block goes on */
+		if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
+			tg_release(r, cfg, g, (int)i, TG_POL_REMEDIAL, TG_WHY_IDLE);
+		else
+			tg_rem_hold(g, hot);
+		if (!tg_throttled(&g->rem, cfg)) {
+			g->pend = false;
+			if (g->relax_age > cfg->dead_periods)
+				g->relapses = 0;
+		}
+		m->pend |= g->pend;
+	}
+	tg_rem_observe(r, cfg, det, tot, ntot);
+	tg_rem_dead(r, groups, nr);
+	if (r->cut_wait)
+		r->cut_wait--;
+	if (m->ref_age < TG_NEVER)
+		m->ref_age++;
+
+	/* 2 and 3: a clear violation or an arrival acts at once */
+	if (clear && m->pend) {
+		tg_mean_undo(r, cfg, groups, nr);
+		change = true;
+	} else if (!r->dead.left && !r->cut_wait) {
+		kinds = clear ? clear : tg_mean_arrival(r, cfg, reached);
+		if (kinds)
+			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL);
+	}
+	if (change) {
+		tg_mean_restart(m, cfg->dead_periods);
+		return;
+	}
+	/* 1 and 4: the block's verdict */
+	if (m->wait || r->dead.left)
+		return;
+	v = tg_mean_verdict(r, cfg, det, mean, &over);
+	if (v == TG_V_WAIT)
+		return;
+	change = tg_mean_judge(r, cfg, det, groups, nr, v, mean, over);
+	tg_mean_restart(m, change ? cfg->dead_periods : 0);
+}
