@@ -27,7 +27,8 @@
  *     threshold by the cut margin (1/TG_BAND_DIV, at least two standard
  *     errors), the kind's last reading over too: a cut sized from the mean;
  *  5. bookkeeping: no block restart on an idle release or on a change of
- *     the protected kinds; readings clipped (TG_CLIP_DIV) in the mean; a
+ *     the protected kinds; readings clipped (TG_CLIP_DIV) in the mean, and
+ *     readings over by the clear margin in a quarter of a block over; a
  *     kind read less often extends the block (TG_BLOCK_SPARSE); a kind no
  *     longer read leaves the verdict, and a verdict with no kind ends the
  *     holds; a hold counts only periods not over by the band.
@@ -43,11 +44,16 @@ enum tg_verdict {
 	TG_V_OVER,	/* a kind's mean over its threshold */
 };
 
-/* a kind's spread: 1.25 x its mean distance from its EWMA, 1/100..1/20 of thr */
+/*
+ * A kind's spread, in 1/TG_MEAN_SUB ns: 1.25 x its mean distance from its
+ * EWMA (the standard deviation of a normal noise), at least
+ * 1/TG_SPREAD_LO and at most 1/TG_SPREAD_HI of its threshold.
+ */
 static u64 tg_mean_spread(const struct tg_mean *m, int k, u64 thr)
 {
-	u64 s = m->dev[k] * 5 / (4 * TG_MEAN_FIX);
+	u64 s = m->dev[k] * 5 * TG_MEAN_SUB / (4 * TG_MEAN_FIX);
 
+	thr *= TG_MEAN_SUB;
 	if (s < thr / TG_SPREAD_LO)
 		s = thr / TG_SPREAD_LO;
 	if (s > thr / TG_SPREAD_HI)
@@ -61,6 +67,27 @@ static u64 tg_mean_ewma(u64 avg, u64 x)
 	return x > avg ? avg + (x - avg) / TG_MEAN_EWMA : avg - (avg - x) / TG_MEAN_EWMA;
 }
 
+/*
+ * The bottom of a kind's setpoint band, in 1/TG_MEAN_SUB ns: 1/TG_BAND_DIV
+ * under its threshold, at least the readings' resolution (1 ns)
+ */
+static u64 tg_mean_lo(u64 thr)
+{
+	u64 t = thr * TG_MEAN_SUB;
+
+	return t - (t / TG_BAND_DIV > TG_MEAN_SUB ? t / TG_BAND_DIV : TG_MEAN_SUB);
+}
+
+/*
+ * A kind read within this many periods is still read: runs of readings
+ * hold over the gap, and it stays in the verdict (a block waits for its
+ * second reading as long). Longer: its reads stopped.
+ */
+static u32 tg_mean_live(const struct tg_reg_cfg *cfg)
+{
+	return TG_BLOCK_SPARSE * TG_BLOCK_MULT * (cfg->dead_periods ? cfg->dead_periods : 1);
+}
+
 /* a new block, `wait` periods from now */
 static void tg_mean_restart(struct tg_mean *m, u32 wait)
 {
@@ -71,13 +98,14 @@ static void tg_mean_restart(struct tg_mean *m, u32 wait)
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		m->n[k] = 0;
 		m->sum[k] = 0;
+		m->clr[k] = 0;
 	}
 }
 
 /*
  * This period's readings: each kind's spread, its runs of readings over
  * (a period without a reading neither breaks nor extends a run, for up to
- * TG_READ_HOLD dead times), and the block's sums. Readings within a cut's
+ * tg_mean_live() periods), and the block's sums. Readings within a cut's
  * dead time may predate its effect: they count in no run and no block.
  * *clear: kinds over by the clear margin twice in a row; *reached: over
  * the threshold twice in a row; return: kinds read over the band now.
@@ -100,7 +128,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (!thr || !lat) {
 			if (m->gap[k] < TG_NEVER)
 				m->gap[k]++;
-			if (!thr || m->gap[k] > TG_READ_HOLD * cfg->dead_periods) {
+			if (!thr || m->gap[k] > tg_mean_live(cfg)) {
 				m->clear_run[k] = 0;
 				m->reach_run[k] = 0;
 			}
@@ -122,7 +150,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			m->reach_run[k] = 0;
 			continue;
 		}
-		if (lat > thr + TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
+		if (lat * TG_MEAN_SUB > thr * TG_MEAN_SUB + TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
 			m->clear_run[k] += m->clear_run[k] < TG_NEVER;
 		else
 			m->clear_run[k] = 0;
@@ -137,6 +165,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (count) {
 			m->n[k]++;
 			m->sum[k] += lat < thr + thr / TG_CLIP_DIV ? lat : thr + thr / TG_CLIP_DIV;
+			m->clr[k] += !!m->clear_run[k];
 		}
 	}
 	return hot;
@@ -144,8 +173,11 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /*
  * The block's verdict (TG_V_WAIT: none yet). mean: each kind's block mean
- * (0: not in the verdict); *over: the kinds whose mean is over. A kind is
- * in it while protected and read within TG_READ_HOLD dead times; read
+ * in 1/TG_MEAN_SUB ns (0: not in the verdict) - readings are whole ns (the
+ * detector's resolution, a reading at the threshold is not over), their
+ * mean is not: a 2 % over of a 100 ns threshold is not lost to rounding;
+ * *over: the kinds whose mean is over. A kind is
+ * in it while protected and read within tg_mean_live() periods; read
  * fewer than twice in the block, the block waits for it (at most
  * TG_BLOCK_SPARSE blocks). The standard error of a mean over `age`
  * periods is taken as spread x sqrt(dead / age): readings a dead time
@@ -168,24 +200,38 @@ static enum tg_verdict tg_mean_verdict(const struct tg_regulator *r,
 	if (m->age < TG_BLOCK_EARLY)
 		return TG_V_WAIT;
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		u64 thr = det->thr_ns[k], lo = thr - thr / TG_BAND_DIV, s, se2, v;
+		u64 thr = det->thr_ns[k] * TG_MEAN_SUB, lo, s, se2, v;
 
-		if (!thr || !m->n[k] || m->gap[k] > TG_READ_HOLD * dead)
+		/* not protected, never read, or no longer read: not in it */
+		if (!thr || !m->avg[k] || m->gap[k] > tg_mean_live(cfg))
 			continue;
 		if (m->n[k] < 2 && m->age < TG_BLOCK_SPARSE * full) {
 			done = false;		/* read too rarely yet: wait */
 			under = false;
 			continue;
 		}
-		v = m->sum[k] / m->n[k];
+		lo = tg_mean_lo(det->thr_ns[k]);
+		v = tg_div_u64(m->sum[k] * TG_MEAN_SUB, m->n[k]);
 		mean[k] = v;
 		any = true;
-		s = tg_mean_spread(m, k, thr);
-		se2 = s * s * dead / (m->age > dead ? m->age : dead);
+		s = tg_mean_spread(m, k, det->thr_ns[k]);
+		se2 = tg_div_u64(s * s * dead, m->age > dead ? m->age : dead);
 		if (v > thr) {
 			*over |= BIT(k);
 			if ((v - thr) * (v - thr) > 4 * se2)
 				clearly |= BIT(k);
+		}
+		/*
+		 * readings over by the clear margin in 1/TG_WINDOW_OVER of the
+		 * block, not in a row (a pattern the clipped mean would hide):
+		 * over, whatever the mean
+		 */
+		if (m->n[k] >= TG_BLOCK_EARLY && m->clr[k] * TG_WINDOW_OVER >= m->n[k]) {
+			*over |= BIT(k);
+			clearly |= BIT(k);
+			/* and a cut's size: just over the cut margin */
+			if (v <= thr + thr / TG_CUT_MARGIN)
+				v = thr + thr / TG_CUT_MARGIN + 1;
 		}
 		if (v >= lo && v <= thr)
 			band = true;
@@ -250,7 +296,7 @@ static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg
 
 /*
  * A sized cut for `kinds`, at this period's latencies or at `lat` (a
- * block's means). Return: whether it cut (a group blamed): a pending step
+ * block's means, in 1/TG_MEAN_SUB ns). Return: whether it cut (a group blamed): a pending step
  * is then forgotten (the cut supersedes it) and so are the runs of
  * readings, which came before it.
  */
@@ -264,7 +310,7 @@ static bool tg_mean_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 	for (k = 0; lat && k < TG_NR_KINDS; k++)
 		if (kinds & BIT(k))
-			view.lat_ns[k] = lat[k];
+			view.lat_ns[k] = (lat[k] + TG_MEAN_SUB - 1) / TG_MEAN_SUB;
 	tg_rem_cut(r, cfg, &view, groups, nr, kinds);
 	if (!r->dead.left)
 		return false;
@@ -279,12 +325,18 @@ static bool tg_mean_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	return true;
 }
 
-/* the pending step undone: its allowance the new unsafe bound (tg_rem_undo()) */
+/*
+ * The pending step undone: its allowance the new unsafe bound
+ * (tg_rem_undo()). No cut before the undo's whole dead time: until then
+ * the latency shows the step.
+ */
 static void tg_mean_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			 struct tg_reg_group *groups, u32 nr)
 {
 	u32 i;
 
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
+	r->cut_group = -1;
 	for (i = 0; i < nr; i++) {
 		if (!groups[i].pend)
 			continue;
@@ -292,6 +344,31 @@ static void tg_mean_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_rem_undo(r, cfg, &groups[i], (int)i);
 	}
 	r->mean.pend = false;
+}
+
+/*
+ * One step of the search for group g (tg_rem_relax(): found, it is held
+ * instead); a step is pending, and adds (m->add) what its loads predict
+ * for its allowance's rise.
+ */
+static void tg_mean_step1(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			  struct tg_reg_group *g, u32 i)
+{
+	struct tg_mean *m = &r->mean;
+	u64 load[TG_NR_KINDS];
+	u32 x0 = g->x ? g->x : 1;
+	int k;
+
+	if (!g->probe && tg_x_found(g)) {
+		tg_rem_relax(r, cfg, g, (int)i);	/* found: held */
+		return;
+	}
+	tg_blame_loads(g, load);
+	tg_rem_relax(r, cfg, g, (int)i);
+	g->pend = true;
+	m->pend = true;
+	for (k = 0; g->x > x0 && k < TG_NR_KINDS; k++)
+		m->add[k] = tg_sat_add(m->add[k], tg_mul_div(load[k], g->x - x0, x0));
 }
 
 /*
@@ -304,47 +381,48 @@ static bool tg_mean_step(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			 struct tg_reg_group *groups, u32 nr)
 {
 	struct tg_mean *m = &r->mean;
-	bool any = false;
 	u32 i;
 	int k;
 
 	for (k = 0; k < TG_NR_KINDS; k++)
 		m->add[k] = 0;
+	m->pend = false;
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
-		u64 load[TG_NR_KINDS];
-		u32 x0 = g->x ? g->x : 1;
 
-		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) || g->hold)
-			continue;
-		if (!g->probe && tg_x_found(g)) {
-			tg_rem_relax(r, cfg, g, (int)i);	/* found: held */
-			continue;
-		}
-		tg_blame_loads(g, load);
-		tg_rem_relax(r, cfg, g, (int)i);
-		g->pend = true;
-		any = true;
-		for (k = 0; g->x > x0 && k < TG_NR_KINDS; k++)
-			m->add[k] = tg_sat_add(m->add[k], tg_mul_div(load[k], g->x - x0, x0));
+		if (tg_rem_candidate(g) && tg_throttled(&g->rem, cfg) && !g->hold)
+			tg_mean_step1(r, cfg, g, i);
 	}
-	m->pend = any;
-	if (any)
+	if (m->pend)
 		tg_mean_ref(r);
-	return any;
+	return m->pend;
 }
 
-/* every throttled group not held is held where it is: the level is found */
-static void tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			   struct tg_reg_group *groups, u32 nr)
+/*
+ * Every throttled group not held is held where it is: the level is found.
+ * probe: a group whose hold ended by time probes instead - one step of
+ * the search (one resolution step, at most to its unsafe bound), judged
+ * by the next block: the search creeps up where the latency sits in the
+ * band. Return: whether one stepped.
+ */
+static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			   struct tg_reg_group *groups, u32 nr, bool probe)
 {
+	struct tg_mean *m = &r->mean;
 	u32 i;
+	int k;
 
+	for (k = 0; probe && k < TG_NR_KINDS; k++)
+		m->add[k] = 0;
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
 		if (!tg_rem_candidate(g) || !tg_throttled(&g->rem, cfg) || g->hold)
 			continue;
+		if (probe && g->probe) {
+			tg_mean_step1(r, cfg, g, i);
+			continue;
+		}
 		if (g->x_bad == TG_NEVER || g->x_bad <= g->x)
 			g->x_bad = g->x + g->x / TG_BISECT_RES + 1;
 		g->probe = false;
@@ -352,6 +430,25 @@ static void tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
 			  TG_WHY_SETTLED, -1);
 	}
+	if (m->pend)
+		tg_mean_ref(r);
+	return m->pend;
+}
+
+/*
+ * A kind in its band (or over) whose block mean rose by half a ns over the
+ * last verdict's block
+ */
+static bool tg_mean_rose(const struct tg_mean *m, const struct tg_detector *det,
+			 const u64 mean[TG_NR_KINDS])
+{
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (mean[k] && mean[k] >= tg_mean_lo(det->thr_ns[k]) &&
+		    (!m->last[k] || mean[k] >= m->last[k] + TG_MEAN_SUB / 2))
+			return true;
+	return false;
 }
 
 /*
@@ -371,6 +468,13 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			tg_mean_undo(r, cfg, groups, nr);	/* no accepted load */
 			return true;
 		}
+		/*
+		 * In the band, but the step raised no mean by half a ns (the
+		 * readings' resolution) over the block before it: the latency
+		 * sits there without this traffic - not its level, search on.
+		 */
+		if (v == TG_V_BAND && !tg_mean_rose(m, det, mean))
+			v = TG_V_UNDER;
 		tg_mean_ref(r);		/* kept: its load is accepted */
 		for (i = 0; i < nr; i++) {
 			struct tg_reg_group *g = &groups[i];
@@ -386,7 +490,7 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		m->pend = false;
 		if (v == TG_V_BAND) {
-			tg_mean_settle(r, cfg, groups, nr);
+			tg_mean_settle(r, cfg, groups, nr, false);
 			return false;
 		}
 		return tg_mean_step(r, cfg, groups, nr);
@@ -394,20 +498,21 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	switch (v) {
 	case TG_V_OVER:
 		for (k = 0; k < TG_NR_KINDS; k++) {
-			u64 thr = det->thr_ns[k], s = tg_mean_spread(m, k, thr);
+			u64 thr = det->thr_ns[k] * TG_MEAN_SUB;
+			u64 s = tg_mean_spread(m, k, det->thr_ns[k]) * 3 / 2;
 
-			if (s < thr / TG_BAND_DIV)
-				s = thr / TG_BAND_DIV;
+			/* the cut margin: 1.5 spreads, at most TG_CUT_MARGIN of thr */
+			if (s > thr / TG_CUT_MARGIN)
+				s = thr / TG_CUT_MARGIN;
 			if ((over & BIT(k)) && m->reach_run[k] && mean[k] > thr + s)
 				kinds |= BIT(k);
 		}
 		if (kinds && !r->cut_wait && !r->dead.left)
 			return tg_mean_cut(r, cfg, det, groups, nr, kinds, mean);
-		tg_mean_settle(r, cfg, groups, nr);	/* within the cut margin */
+		/* within the cut margin: no level found, none cut - the next block */
 		return false;
 	case TG_V_BAND:
-		tg_mean_settle(r, cfg, groups, nr);
-		return false;
+		return tg_mean_settle(r, cfg, groups, nr, true);
 	case TG_V_NONE:
 		/* no kind read: what held a group protects nothing now */
 		for (i = 0; i < nr; i++)
@@ -477,11 +582,12 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			tg_release(r, cfg, g, (int)i, TG_POL_REMEDIAL, TG_WHY_IDLE);
 		else
 			tg_rem_hold(g, hot);
-		if (!tg_throttled(&g->rem, cfg)) {
-			g->pend = false;
-			if (g->relax_age > cfg->dead_periods)
-				g->relapses = 0;
-		}
+		/*
+		 * a step that released it is judged like any other (pend kept:
+		 * over, it is undone); a release that survived: backoff forgotten
+		 */
+		if (!tg_throttled(&g->rem, cfg) && !g->pend && g->relax_age > cfg->dead_periods)
+			g->relapses = 0;
 		m->pend |= g->pend;
 	}
 	tg_rem_observe(r, cfg, det, tot, ntot);
@@ -511,5 +617,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (v == TG_V_WAIT)
 		return;
 	change = tg_mean_judge(r, cfg, det, groups, nr, v, mean, over);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		m->last[k] = mean[k];
 	tg_mean_restart(m, change ? cfg->dead_periods : 0);
 }

@@ -98,6 +98,12 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		else
 			tg_preventive(r, cfg, g, (int)i);
 	}
+	if (cfg->law != r->law) {	/* switched: the other law's state forgotten */
+		r->mean = (struct tg_mean){ 0 };
+		for (i = 0; i < nr; i++)
+			groups[i].pend = false;
+		r->law = cfg->law;
+	}
 	if (cfg->enabled && cfg->remedial && cfg->law == TG_LAW_MEAN)
 		tg_rem_mean(r, cfg, det, groups, nr, tg_protected(cfg, any, victims));
 	else if (cfg->enabled && cfg->remedial)

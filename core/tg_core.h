@@ -271,17 +271,24 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  *    of a victim's CPU noise at the defaults: 80 periods);
  *  - TG_BLOCK_EARLY: the fewest periods a verdict is taken on (early: only
  *    when the mean is past its bound by two standard errors);
- *  - TG_BAND_DIV: the setpoint band, 1/this of the threshold under it: a
- *    block mean in it is the largest allowance found;
+ *  - TG_BAND_DIV: the setpoint band, 1/this of the threshold under it (at
+ *    least 1 ns, the readings' resolution): a block mean in it is the
+ *    largest allowance found;
  *  - TG_SPREAD_LO, TG_SPREAD_HI: a kind's spread (1.25 x the EWMA of its
  *    distance from its EWMA, each of weight 1/TG_MEAN_EWMA) is taken as at
  *    least 1/TG_SPREAD_LO and at most 1/TG_SPREAD_HI of its threshold;
  *  - TG_CLEAR_MULT: a reading over by this many spreads, twice in a row,
  *    is a clear violation (a cut, or the pending step undone, at once);
  *  - TG_CLIP_DIV: a reading counts in a block mean at most 1/this over the
- *    threshold (one spike does not make a mean);
+ *    threshold (one spike does not make a mean); readings over by the clear
+ *    margin in 1/TG_WINDOW_OVER of a block make it over whatever its mean;
  *  - TG_BLOCK_SPARSE: a kind read fewer than twice in a block extends it,
- *    to at most this many blocks.
+ *    to at most this many blocks; read within that many blocks' periods,
+ *    a kind is still read (its runs of readings hold over the gap);
+ *  - TG_MEAN_FIX: the EWMAs' fixed point; TG_MEAN_SUB: a block mean's
+ *    and a spread's unit, 1/this ns;
+ *  - TG_CUT_MARGIN: a block with no step pending is cut when its mean is
+ *    over by 1.5 spreads, at most 1/this of the threshold (the segment cut).
  */
 #define TG_BLOCK_MULT		4
 #define TG_BLOCK_EARLY		10
@@ -289,9 +296,11 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_SPREAD_LO		200
 #define TG_SPREAD_HI		20
 #define TG_CLEAR_MULT		3
-#define TG_CLIP_DIV		10
 #define TG_BLOCK_SPARSE		4
+#define TG_CLIP_DIV		10
+#define TG_CUT_MARGIN		100
 #define TG_MEAN_FIX		1024
+#define TG_MEAN_SUB		16
 #define TG_MEAN_EWMA		64
 
 /*
@@ -441,7 +450,8 @@ struct tg_mean {
 	u32 wait;			/* periods until the block starts (after a change) */
 	u32 age;			/* periods into the block */
 	u32 n[TG_NR_KINDS];		/* readings of each kind in it */
-	u64 sum[TG_NR_KINDS];		/* their sum, each clipped */
+	u64 sum[TG_NR_KINDS];		/* their sum */
+	u32 clr[TG_NR_KINDS];		/* ... over the threshold by the clear margin */
 	u32 gap[TG_NR_KINDS];		/* periods since the kind's last reading */
 	u64 avg[TG_NR_KINDS];		/* its EWMA, x TG_MEAN_FIX */
 	u64 dev[TG_NR_KINDS];		/* EWMA of its distance from avg, x TG_MEAN_FIX */
@@ -450,6 +460,7 @@ struct tg_mean {
 	u64 ref_nload[TG_NR_KINDS];	/* low-priority load at the last step or kept verdict */
 	u32 ref_age;			/* periods since then */
 	u64 add[TG_NR_KINDS];		/* the load the pending step adds, predicted */
+	u64 last[TG_NR_KINDS];		/* each kind's mean in the last verdict (1/TG_MEAN_SUB ns) */
 	bool pend;			/* a search step waits for the verdict */
 };
 
@@ -487,6 +498,7 @@ struct tg_regulator {
 	u32 read_over[TG_NR_KINDS];
 	u32 held;			/* kinds whose latency this period is a held reading */
 	u32 confirm;			/* kinds whose reading confirmed an over after one held */
+	u32 law;			/* the law of the last period (cfg law) */
 	struct tg_mean mean;		/* the block-mean law's state (reg_mean.c) */
 };
 

@@ -25,6 +25,8 @@ REPS=$(arg tg.reps); [ -n "$REPS" ] || REPS=5
 PAIRS=$(arg tg.pairs | tr '+' ' ')
 # tg.knobs=static:20+mbps:1+memguard:0.5+memguard-rw:0.5/0.2: each baseline's setting
 KNOBS=$(arg tg.knobs | tr '+' ' ')
+# tg.law=N: tgroup's remedial law (tgroup.config law; default the module's)
+LAW=$(arg tg.law)
 failed=0
 
 load() {
@@ -49,7 +51,7 @@ knob() {	# the setting of mode $1 from tg.knobs
 # plan goes on
 ev() {
 	unload; load
-	./tgeval run $P "$@" || { failed=$((failed + 1)); echo "TGTEST-INFO: eval: tgeval $* failed"; }
+	./tgeval run $P ${LAW:+--law $LAW} "$@" || { failed=$((failed + 1)); echo "TGTEST-INFO: eval: tgeval $* failed"; }
 }
 short() { case $1 in dram_read) echo dr ;; dram_write) echo dw ;; nvm_read) echo nr ;; nvm_write) echo nw ;; esac; }
 long() { case $1 in dr) echo dram_read ;; dw) echo dram_write ;; nr) echo nvm_read ;; nw) echo nvm_write ;; esac; }
