@@ -96,7 +96,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		struct tg_reg_group *groups, u32 nr);
 /* the law's steps, shared with the block-mean law (reg_mean.c) */
-bool tg_x_found(const struct tg_reg_group *g);
+bool tg_x_found(const struct tg_reg_group *g, u32 res);
 bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 struct tg_reg_group *g);
 void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
@@ -109,9 +109,9 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
 		      u64 bps, bool relapse);
 void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		  struct tg_reg_group *g, int idx);
+		  struct tg_reg_group *g, int idx, u32 res);
 void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		 struct tg_reg_group *g, int idx);
+		 struct tg_reg_group *g, int idx, u32 res);
 void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 		 u32 nr);
 void tg_rem_hold(struct tg_reg_group *g, bool over);

@@ -88,17 +88,27 @@ static u32 tg_mean_live(const struct tg_reg_cfg *cfg)
 	return TG_BLOCK_SPARSE * TG_BLOCK_MULT * (cfg->dead_periods ? cfg->dead_periods : 1);
 }
 
-/* a new block, `wait` periods from now */
-static void tg_mean_restart(struct tg_mean *m, u32 wait)
+/*
+ * A new block, `wait` periods from now. After a verdict that changed
+ * nothing (wait 0) the new block begins with the old one's second half:
+ * with no change of the law the blocks slide by half a block, so an over
+ * that begins within a block is judged on a whole block of it half a
+ * block later, not a whole block.
+ */
+static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32 wait)
 {
+	u32 half = TG_BLOCK_MULT * cfg->dead_periods / 2;
 	int k;
 
 	m->wait = wait;
-	m->age = 0;
+	m->age = !wait && m->age > half ? m->age - half : 0;
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		m->n[k] = 0;
-		m->sum[k] = 0;
-		m->clr[k] = 0;
+		m->n[k] = m->age ? m->n2[k] : 0;
+		m->sum[k] = m->age ? m->sum2[k] : 0;
+		m->clr[k] = m->age ? m->clr2[k] : 0;
+		m->n2[k] = 0;
+		m->sum2[k] = 0;
+		m->clr2[k] = 0;
 	}
 }
 
@@ -138,11 +148,17 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (lat > 0xffffffffu)
 			lat = 0xffffffffu;
 		x = lat * TG_MEAN_FIX;
-		if (!m->avg[k])
+		if (!m->avg[k] || !count) {
+			/*
+			 * a change of the law moves the level: the spread is
+			 * the noise around a level, measured within blocks
+			 */
 			m->avg[k] = x;
-		m->avg[k] = tg_mean_ewma(m->avg[k], x);
-		d = x > m->avg[k] ? x - m->avg[k] : m->avg[k] - x;
-		m->dev[k] = tg_mean_ewma(m->dev[k], d);
+		} else {
+			m->avg[k] = tg_mean_ewma(m->avg[k], x);
+			d = x > m->avg[k] ? x - m->avg[k] : m->avg[k] - x;
+			m->dev[k] = tg_mean_ewma(m->dev[k], d);
+		}
 		if (lat > thr + thr / TG_BAND_DIV)
 			hot |= BIT(k);
 		if (r->dead.left) {
@@ -163,9 +179,16 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (m->reach_run[k] >= TG_OVER_FILTER)
 			*reached |= BIT(k);
 		if (count) {
+			u64 v = lat < thr + thr / TG_CLIP_DIV ? lat : thr + thr / TG_CLIP_DIV;
+
 			m->n[k]++;
-			m->sum[k] += lat < thr + thr / TG_CLIP_DIV ? lat : thr + thr / TG_CLIP_DIV;
+			m->sum[k] += v;
 			m->clr[k] += !!m->clear_run[k];
+			if (m->age > TG_BLOCK_MULT * cfg->dead_periods / 2) {
+				m->n2[k]++;	/* its second half */
+				m->sum2[k] += v;
+				m->clr2[k] += !!m->clear_run[k];
+			}
 		}
 	}
 	return hot;
@@ -265,9 +288,10 @@ static void tg_mean_ref(struct tg_regulator *r)
  * Rule 3, the arrival: kinds at the threshold twice in a row, risen above
  * their recent low (tg_rem_over()), whose low-priority load rose by
  * 1/TG_WIN_RISE of the whole load - plus what the pending step adds - over
- * the most recent of: the recent low point's, the last step's or kept
- * verdict's (while younger than TG_WIN_MULT dead times). A step's own rise
- * is no arrival; an undo is no accepted load.
+ * the load at the last step, kept verdict or undo (the load before the
+ * step it undid) while younger than TG_WIN_MULT dead times, else at the
+ * recent low point. A step's own rise is no arrival; an undo is no
+ * accepted load.
  */
 static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			   u32 reached)
@@ -283,7 +307,7 @@ static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg
 			continue;
 		if (r->win_lat[1][k] && (!r->win_lat[0][k] || r->win_lat[1][k] < r->win_lat[0][k]))
 			ref = r->win_nload[1][k];
-		if (m->ref_age < TG_WIN_MULT * cfg->dead_periods && m->ref_nload[k] > ref)
+		if (m->ref_age < TG_WIN_MULT * cfg->dead_periods)
 			ref = m->ref_nload[k];
 		need = r->load[k] / TG_WIN_RISE;
 		if (m->pend)
@@ -337,11 +361,12 @@ static void tg_mean_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
 	r->cut_group = -1;
+	r->mean.ref_age = 0;	/* the load before the step, from now */
 	for (i = 0; i < nr; i++) {
 		if (!groups[i].pend)
 			continue;
 		groups[i].pend = false;
-		tg_rem_undo(r, cfg, &groups[i], (int)i);
+		tg_rem_undo(r, cfg, &groups[i], (int)i, TG_MEAN_RES);
 	}
 	r->mean.pend = false;
 }
@@ -359,12 +384,12 @@ static void tg_mean_step1(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u32 x0 = g->x ? g->x : 1;
 	int k;
 
-	if (!g->probe && tg_x_found(g)) {
-		tg_rem_relax(r, cfg, g, (int)i);	/* found: held */
+	if (!g->probe && tg_x_found(g, TG_MEAN_RES)) {
+		tg_rem_relax(r, cfg, g, (int)i, TG_MEAN_RES);	/* found: held */
 		return;
 	}
 	tg_blame_loads(g, load);
-	tg_rem_relax(r, cfg, g, (int)i);
+	tg_rem_relax(r, cfg, g, (int)i, TG_MEAN_RES);
 	g->pend = true;
 	m->pend = true;
 	for (k = 0; g->x > x0 && k < TG_NR_KINDS; k++)
@@ -551,9 +576,27 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	int k;
 
 	protect.over &= used;
-	for (k = 0; k < TG_NR_KINDS; k++)
-		if (!(used & BIT(k)))
-			protect.thr_ns[k] = 0;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		if ((used & BIT(k)) && seen->thr_ns[k]) {
+			m->thr[k] = seen->thr_ns[k];
+			m->pgap[k] = 0;
+			continue;
+		}
+		protect.thr_ns[k] = 0;
+		/*
+		 * a kind the victims lived with a moment ago still counts (a
+		 * flipping set of protected kinds does not switch the law off)
+		 */
+		if (m->pgap[k] < TG_NEVER)
+			m->pgap[k]++;
+		if (!m->thr[k] || m->pgap[k] > tg_mean_live(cfg)) {
+			m->thr[k] = 0;
+			continue;
+		}
+		protect.thr_ns[k] = m->thr[k];
+		if (seen->lat_ns[k] > m->thr[k])
+			protect.over |= BIT(k);
+	}
 	r->held = 0;
 	tg_rem_over(r, det);		/* the latency's rise above its recent low */
 	hot = tg_mean_read(r, cfg, det, &clear, &reached);
@@ -607,7 +650,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL);
 	}
 	if (change) {
-		tg_mean_restart(m, cfg->dead_periods);
+		tg_mean_restart(m, cfg, cfg->dead_periods);
 		return;
 	}
 	/* 1 and 4: the block's verdict */
@@ -619,5 +662,5 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	change = tg_mean_judge(r, cfg, det, groups, nr, v, mean, over);
 	for (k = 0; k < TG_NR_KINDS; k++)
 		m->last[k] = mean[k];
-	tg_mean_restart(m, change ? cfg->dead_periods : 0);
+	tg_mean_restart(m, cfg, change ? cfg->dead_periods : 0);
 }

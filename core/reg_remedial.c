@@ -126,12 +126,12 @@ static u32 tg_x_down(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	return want < min ? min : want;
 }
 
-/* within one resolution step of the lowest unsafe allowance: found */
-bool tg_x_found(const struct tg_reg_group *g)
+/* within one resolution step (1/res) of the lowest unsafe allowance: found */
+bool tg_x_found(const struct tg_reg_group *g, u32 res)
 {
 	u32 x = g->x, bad = g->x_bad;
 
-	return bad != TG_NEVER && (bad <= x || bad - x <= x / TG_BISECT_RES);
+	return bad != TG_NEVER && (bad <= x || bad - x <= x / res);
 }
 
 /* the largest m with m * m <= v (digit by digit) */
@@ -778,12 +778,12 @@ static bool tg_quota_slack(const struct tg_reg_group *g)
 
 /* one step of the search; or, found, the hold */
 void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			 struct tg_reg_group *g, int idx)
+		  struct tg_reg_group *g, int idx, u32 res)
 {
 	struct tg_throttle was = g->rem;
 	u32 next;
 
-	if (!g->probe && tg_x_found(g)) {
+	if (!g->probe && tg_x_found(g, res)) {
 		tg_rem_hold_here(cfg, g, tg_total(g), false);
 		tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
 			  TG_WHY_SETTLED, -1);
@@ -822,7 +822,7 @@ void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  * probe), the group is held, for longer at each relapse.
  */
 void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			struct tg_reg_group *g, int idx)
+		 struct tg_reg_group *g, int idx, u32 res)
 {
 	bool probe = g->probe;
 
@@ -833,7 +833,7 @@ void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	g->mba_lvl = g->mba_from;
 	g->grow = 0;
 	tg_x_apply(r, cfg, g, false);
-	if (probe || tg_x_found(g)) {
+	if (probe || tg_x_found(g, res)) {
 		if (g->relapses < TG_NEVER)
 			g->relapses++;
 		tg_rem_hold_here(cfg, g, g->relax_bps, true);
@@ -854,7 +854,7 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 		if (!tg_rem_candidate(g) || g->relax_age > cfg->dead_periods)
 			continue;
-		tg_rem_undo(r, cfg, g, (int)i);
+		tg_rem_undo(r, cfg, g, (int)i, TG_BISECT_RES);
 		any = true;
 	}
 	return any;
@@ -990,7 +990,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (g->relax_age == cfg->dead_periods + 1 &&
 		    r->over_seen - g->over_mark >= cfg->dead_periods / TG_WINDOW_OVER) {
 			/* over too often in its window: a mean over, not noise */
-			tg_rem_undo(r, cfg, g, i);
+			tg_rem_undo(r, cfg, g, i, TG_BISECT_RES);
 			undone = true;
 		} else if (g->relax_age == cfg->dead_periods + 1 && tg_throttled(&g->rem, cfg)) {
 			if (g->close || (g->probe && !g->clear)) {
@@ -1066,7 +1066,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		/* each step waits out its relapse window */
 		if (g->relax_age <= cfg->dead_periods)
 			continue;
-		tg_rem_relax(r, cfg, g, i);
+		tg_rem_relax(r, cfg, g, i, TG_BISECT_RES);
 	}
 }
 

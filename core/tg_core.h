@@ -287,6 +287,9 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  *    a kind is still read (its runs of readings hold over the gap);
  *  - TG_MEAN_FIX: the EWMAs' fixed point; TG_MEAN_SUB: a block mean's
  *    and a spread's unit, 1/this ns;
+ *  - TG_MEAN_RES: the search stops once the lowest unsafe allowance is
+ *    within 1/this of it (TG_BISECT_RES for the window law: its band is
+ *    finer, 1/TG_BAND_DIV of the latency, than 1/8 of the allowance);
  *  - TG_CUT_MARGIN: a block with no step pending is cut when its mean is
  *    over by 1.5 spreads, at most 1/this of the threshold (the segment cut).
  */
@@ -299,6 +302,7 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_BLOCK_SPARSE		4
 #define TG_CLIP_DIV		10
 #define TG_CUT_MARGIN		100
+#define TG_MEAN_RES		32
 #define TG_MEAN_FIX		1024
 #define TG_MEAN_SUB		16
 #define TG_MEAN_EWMA		64
@@ -452,7 +456,11 @@ struct tg_mean {
 	u32 n[TG_NR_KINDS];		/* readings of each kind in it */
 	u64 sum[TG_NR_KINDS];		/* their sum */
 	u32 clr[TG_NR_KINDS];		/* ... over the threshold by the clear margin */
+	u32 n2[TG_NR_KINDS], clr2[TG_NR_KINDS];	/* the same of its second half */
+	u64 sum2[TG_NR_KINDS];
 	u32 gap[TG_NR_KINDS];		/* periods since the kind's last reading */
+	u64 thr[TG_NR_KINDS];		/* its threshold while protected */
+	u32 pgap[TG_NR_KINDS];		/* periods since it was protected */
 	u64 avg[TG_NR_KINDS];		/* its EWMA, x TG_MEAN_FIX */
 	u64 dev[TG_NR_KINDS];		/* EWMA of its distance from avg, x TG_MEAN_FIX */
 	u32 clear_run[TG_NR_KINDS];	/* readings in a row over by the clear margin */

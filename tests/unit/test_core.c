@@ -1960,6 +1960,595 @@ static void test_hold_level(void **state)
 	assert_true(w.g[1].hold);
 }
 
+/* ---- the block-mean law (reg_mean.c, cfg.law = TG_LAW_MEAN) ------------------------ */
+
+/*
+ * The harness above under the block-mean law: thresholds 500 ns, the
+ * victim (group 0) reading DRAM at 400 ns every period (protected, always
+ * far under its band) and writing NVM, whose latency the tests move. At
+ * 500 ns the setpoint band is 497.5..500 (1/TG_BAND_DIV under), the
+ * spread of a steady latency its floor, 2.5 ns (1/TG_SPREAD_LO), and the
+ * clear margin TG_CLEAR_MULT spreads: a reading over 507.5 twice in a row
+ * is a clear violation; 501..507 is over within the clear margin.
+ */
+static void mean_init(struct law *w, int n)
+{
+	law_init(w, n);
+	w->cfg.law = TG_LAW_MEAN;
+}
+
+/*
+ * The plant for group i: an NVM writer that would make `demand` bytes/s
+ * with a whole CPU (PERIOD_US of CPU time per period). Under its output
+ * throttle it runs min(quota, PERIOD_US) and makes that share of its
+ * demand (MBA does not act on NVM traffic). Return: its rate.
+ */
+static uint64_t mean_writer(struct law *w, int i, uint64_t demand)
+{
+	struct tg_reg_group *g = &w->g[i];
+	uint64_t use = PERIOD_US, bps;
+
+	if (g->out.quota_us < use)
+		use = g->out.quota_us;
+	bps = demand / 1000 * use / PERIOD_US * 1000;
+	g->cpu_usage_us = g->cpu_now_us = use;
+	law_set(w, i, TG_NVM_WRITE, bps);
+	return bps;
+}
+
+/*
+ * NVM write latency of the plant: `base` plus `slope` ns per GB/s of the
+ * low-priority groups' NVM writes (each group's rate from mean_writer()).
+ */
+static uint64_t mean_lat(const struct law *w, uint64_t base, uint64_t slope)
+{
+	uint64_t bps = 0;
+	int i;
+
+	for (i = 1; i < w->n; i++)
+		if (w->g[i].active)
+			bps += w->g[i].bps.v[TG_NVM_WRITE];
+	return base + slope * (bps / MB) / 1000;
+}
+
+static bool mean_any_cut(const struct law *w)
+{
+	int i;
+
+	for (i = 1; i < w->n; i++)
+		if (law_cut(w, i))
+			return true;
+	return false;
+}
+
+/*
+ * The search settles in the band: a neighbour whose 2 GB/s of NVM writes
+ * take the victim's latency from 400 to 400 + `slope` x 2 (600 at slope
+ * 100: a clear violation) arrives; it is cut at once (the second period),
+ * the search steps its allowance back up and settles: in the second half
+ * of 6000 periods it is held (settled; its probes aside) at least half of
+ * the time, and the latency's mean over those held periods is in the band
+ * - the threshold - 1/TG_BAND_DIV (0.5 %) to the threshold, 497.5..500
+ * (the plant is noiseless: a level under the band is one the search
+ * stopped short of, not noise).
+ */
+static void mean_settles(uint64_t slope)
+{
+	struct law w;
+	uint64_t sum = 0, lat = 0, n = 0, lo = UINT64_MAX, hi = 0;
+	uint32_t held_x = 0;
+	long cut_at = -1;
+	int p;
+
+	mean_init(&w, 2);
+	w.g[1].active = false;
+	for (p = 0; p < 100; p++)
+		law_step(&w, 400);
+	w.g[1].active = true;
+	for (p = 0; p < 6000; p++) {
+		bool held = w.g[1].hold;	/* the plant runs at the held level */
+
+		mean_writer(&w, 1, 2 * GB);
+		lat = mean_lat(&w, 400, slope);
+		law_step(&w, lat);
+		if (cut_at < 0 && law_cut(&w, 1))
+			cut_at = p;
+		if (p >= 3000 && held) {
+			held_x = w.g[1].x;
+			sum += lat;
+			n++;
+			lo = lat < lo ? lat : lo;
+			hi = lat > hi ? lat : hi;
+		}
+	}
+	if (cut_at != 1)
+		fail_msg("slope %llu: the arrival (latency %llu) cut at period %ld, expected at 1",
+			 (unsigned long long)slope, (unsigned long long)(400 + 2 * slope), cut_at);
+	if (n < 1500)
+		fail_msg("slope %llu: not settled, held in %llu of the last 3000 periods (x %u bad %u)",
+			 (unsigned long long)slope, (unsigned long long)n, w.g[1].x, w.g[1].x_bad);
+	if (2 * sum < 995 * n || sum > 500 * n)
+		fail_msg("slope %llu: held at a latency of %llu.%02llu on average (%llu..%llu; last held at"
+			 " x %u, unsafe bound %u), not in the band 497.5..500",
+			 (unsigned long long)slope, (unsigned long long)(sum / n),
+			 (unsigned long long)(sum * 100 / n % 100), (unsigned long long)lo,
+			 (unsigned long long)hi, held_x, w.g[1].x_bad);
+}
+
+static void test_mean_settles_in_band(void **state)
+{
+	(void)state;
+	mean_settles(100);
+}
+
+/*
+ * Group i throttled by the law at allowance x (law_poke(): a quota of x of
+ * 10 ms, its search in progress), its output already that throttle (the
+ * plant's next period runs under it); with `demand`, an NVM writer on the
+ * plant (mean_writer()), else its rates as set.
+ */
+static void mean_poke(struct law *w, int i, uint32_t x, uint64_t demand)
+{
+	law_poke(w, i, false, x, 100);
+	w->g[i].out = w->g[i].rem;
+	if (demand)
+		mean_writer(w, i, demand);
+}
+
+/* ... and held there (settled), its unsafe bound `bad`, `left` periods of its hold to go */
+static void mean_held(struct law *w, int i, uint32_t x, uint64_t demand, uint32_t bad,
+		      uint32_t left)
+{
+	struct tg_reg_group *g = &w->g[i];
+	int k;
+
+	mean_poke(w, i, x, demand);
+	g->x_bad = bad;
+	g->hold = true;
+	g->hold_left = left;
+	g->hold_bps = 0;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		g->hold_bps += g->bps.v[k];
+}
+
+/* periods until a period in which a low-priority group was cut (-1: none in `max`) */
+static int mean_until_cut(struct law *w, uint64_t lat, int max)
+{
+	int p;
+
+	for (p = 0; p < max; p++) {
+		law_step(w, lat);
+		if (mean_any_cut(w))
+			return p;
+	}
+	return -1;
+}
+
+/*
+ * Finding 1: an over within the clear margin that follows no change of
+ * the law. A 2 GB/s NVM writer, never throttled, beside the victim at 495
+ * ns (no cut: under the threshold); then 506 - 1.2 % over: past the
+ * segment cut's margin (1.5 spreads, 1 % at most), under the clear margin
+ * (507.5), no load change (no arrival) - for good. The segment cut (rule 4) takes it
+ * within one segment - a block and its dead time: at most 100 periods
+ * (the law of 26 Nov took 591) - wherever in a block the over begins
+ * (after 500 to 580 periods at 495).
+ */
+static void test_mean_over_after_no_change(void **state)
+{
+	int pre, worst = 0, worst_pre = 0;
+
+	(void)state;
+	for (pre = 500; pre < 580; pre += 4) {
+		struct law w;
+		int at;
+
+		mean_init(&w, 2);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		if (mean_until_cut(&w, 495, pre) >= 0)
+			fail_msg("cut under the threshold (495)");
+		at = mean_until_cut(&w, 506, 1000);
+		if (at < 0) {
+			worst = -1;
+			worst_pre = pre;
+			break;
+		}
+		assert_true(w.g[1].x < 1000000);
+		if (at > worst) {
+			worst = at;
+			worst_pre = pre;
+		}
+	}
+	if (worst < 0 || worst > 100)
+		fail_msg("an over of 1.2 %% (506 at 500) after no change: cut %d periods after it began"
+			 " (-1: not in 1000; the over after %d periods at 495), expected within 100",
+			 worst, worst_pre);
+}
+
+/*
+ * Finding 2: a neighbour arriving while a search step is pending. Group 1
+ * (200 MB/s of NVM writes, allowance 0.5) steps up beside the victim at
+ * 450; 5 periods after its second step - the step's block not even begun
+ * - group 2 arrives with 1 GB/s of NVM writes and the latency is 505: at
+ * the threshold, over it within the clear margin. The arrival (rule 3:
+ * the low-priority load risen by far more than load/16 plus what the step
+ * adds) is cut at once - not only once the pending step is judged
+ * (undone) and a later block cut (the law of 26 Nov: 95-121 periods).
+ * Bound: 20 periods.
+ */
+static void test_mean_arrival_during_step(void **state)
+{
+	struct law w;
+	int p, steps = 0, at;
+
+	(void)state;
+	mean_init(&w, 3);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	mean_poke(&w, 1, 500000, 0);
+	w.g[2].active = false;
+	for (p = 0; p < 300 && steps < 2; p++) {
+		law_step(&w, 450);
+		steps += w.g[1].last.action == TG_ACT_RELAX;
+	}
+	assert_int_equal(steps, 2);
+	for (p = 0; p < 5; p++)
+		law_step(&w, 450);
+	assert_true(w.g[1].pend);		/* the step waits for its verdict */
+	w.g[2].active = true;
+	law_set(&w, 2, TG_NVM_WRITE, 1 * GB);
+	at = mean_until_cut(&w, 505, 300);
+	if (at < 0 || at > 20)
+		fail_msg("an arrival during a pending step: cut %d periods after it (-1: none in 300),"
+			 " expected within 20", at);
+	assert_true(law_cut(&w, 2));
+}
+
+/*
+ * Finding 3 (rule 5): an idle release is no change of the law - the block
+ * goes on. Groups 1 and 2 (200 MB/s of NVM writes each, in their search)
+ * step together beside the victim at 450; the steps bring the latency to
+ * 506 (over, within the clear margin; no load change: no arrival). Their
+ * block starts a dead time after the steps and ends at most TG_BLOCK_MULT
+ * dead times later with its mean over: the steps are undone (never cut)
+ * at most 100 periods after them. Group 2 going idle (no traffic, no CPU
+ * time) 25 periods after the steps - released, its step with it - changes
+ * none of that for group 1: its step is undone in the same period as
+ * without the release.
+ */
+static long mean_idle_run(bool idle, bool *cut)
+{
+	struct law w;
+	long step = -1, undo = -1;
+	int p;
+
+	mean_init(&w, 3);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	law_set(&w, 2, TG_NVM_WRITE, 200 * MB);
+	mean_poke(&w, 1, 500000, 0);
+	mean_poke(&w, 2, 500000, 0);
+	*cut = false;
+	for (p = 0; p < 300 && undo < 0; p++) {
+		if (idle && step >= 0 && w.t == step + 25) {
+			law_set(&w, 2, TG_NVM_WRITE, 0);
+			w.g[2].cpu_usage_us = w.g[2].cpu_now_us = 0;
+		}
+		law_step(&w, step < 0 ? 450 : 506);
+		*cut |= mean_any_cut(&w);
+		if (step < 0 && w.g[1].last.action == TG_ACT_RELAX) {
+			assert_int_equal(w.g[2].last.action, TG_ACT_RELAX);
+			step = w.t - 1;
+		} else if (step >= 0 && w.g[1].last.why == TG_WHY_RELAPSE) {
+			undo = w.t - 1;
+			assert_int_equal(w.g[1].x, 500000);
+		}
+	}
+	if (idle)
+		assert_true(unthrottled(&w.g[2].rem));
+	return undo < 0 ? -1 : undo - step;
+}
+
+static void test_mean_idle_release_keeps_block(void **state)
+{
+	struct tg_reg_cfg cfg;
+	long plain, idle, bound;
+	bool cut_plain, cut_idle;
+
+	(void)state;
+	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	bound = (long)cfg.dead_periods * (1 + TG_BLOCK_MULT);
+	plain = mean_idle_run(false, &cut_plain);
+	idle = mean_idle_run(true, &cut_idle);
+	if (cut_plain || cut_idle)
+		fail_msg("a step over within the clear margin cut (not undone): without the release %d,"
+			 " with %d", cut_plain, cut_idle);
+	if (plain < 0 || plain > bound || idle != plain)
+		fail_msg("the steps undone %ld periods after them without an idle release, %ld with one"
+			 " (expected the same, within %ld; -1: not undone)", plain, idle, bound);
+}
+
+/*
+ * Finding 4 (rule 5): a kind no longer read leaves the verdict, and a
+ * verdict with no kind ends the holds. The victim writes NVM only (its
+ * one protected kind); group 1 is held at allowance 0.3 after four
+ * relapses (its hold 1600 periods). The victim's reads stop for good
+ * (latency 0). A kind not read for TG_BLOCK_SPARSE blocks - the longest
+ * a block waits for a sparse kind's readings - is no longer read: it
+ * leaves the verdict, the block then has no kind, the hold ends and the
+ * search climbs back to no throttle. Bounds: the hold ended within those
+ * blocks, one more and a dead time (420 periods at the defaults), far
+ * under its own 1600; the group released within 1000 periods of that.
+ */
+static void test_mean_unread_kind_releases_hold(void **state)
+{
+	struct law w;
+	int p, unheld = -1, released = -1, bound;
+
+	(void)state;
+	mean_init(&w, 2);
+	law_set(&w, 0, TG_DRAM_READ, 0);
+	law_set(&w, 1, TG_NVM_WRITE, 600 * MB);
+	mean_held(&w, 1, 300000, 0, 330000, tg_hold_periods(&w.cfg, 4));
+	w.g[1].relapses = 4;
+	bound = (int)((TG_BLOCK_SPARSE + 1) * TG_BLOCK_MULT + 1) * (int)w.cfg.dead_periods;
+	for (p = 0; p < 100; p++) {
+		law_step(&w, 495);
+		assert_true(w.g[1].hold);
+	}
+	for (p = 0; p < 3000 && released < 0; p++) {
+		law_step(&w, 0);
+		assert_false(law_cut(&w, 1));
+		if (unheld < 0 && !w.g[1].hold)
+			unheld = p;
+		if (unthrottled(&w.g[1].rem))
+			released = p;
+	}
+	if (unheld < 0 || unheld > bound || released < 0 || released > unheld + 1000)
+		fail_msg("reads stopped: the hold ended %d periods later (bound %d), the group released"
+			 " %d periods later (bound %d; -1: not in 3000)", unheld, bound, released,
+			 unheld + 1000);
+}
+
+/*
+ * Finding 5 (rule 5): a flipping set of protected kinds. The victim's NVM
+ * writes come and go every other period (so NVM write latency is
+ * protected in one period of two, its threshold 0 in the others; DRAM
+ * read, protected throughout, far under its band); a 2 GB/s NVM writer
+ * arriving takes the latency to `lat` for good. With a steady set it is
+ * cut at the second period over; flipping, it must still be cut, within
+ * one segment (a block and its dead time: 100 periods): at 600 (a clear
+ * violation) and at 506 (within the clear margin).
+ */
+static int mean_flip(uint64_t lat)
+{
+	struct law w;
+	int p;
+
+	mean_init(&w, 2);
+	w.g[1].active = false;
+	for (p = 0; p < 200; p++) {
+		law_set(&w, 0, TG_NVM_WRITE, p % 2 ? 10 * MB : 0);
+		law_step(&w, 450);
+	}
+	w.g[1].active = true;
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	for (p = 0; p < 1000; p++) {
+		law_set(&w, 0, TG_NVM_WRITE, p % 2 ? 10 * MB : 0);
+		law_step(&w, lat);
+		if (law_cut(&w, 1))
+			return p;
+	}
+	return -1;
+}
+
+static void test_mean_flipping_protected_kinds(void **state)
+{
+	int clear, within;
+
+	(void)state;
+	clear = mean_flip(600);
+	within = mean_flip(506);
+	if (clear < 0 || clear > 100 || within < 0 || within > 100)
+		fail_msg("protected in every other period: an arrival at 600 cut after %d periods, at 506"
+			 " after %d (-1: not in 1000); expected within 100", clear, within);
+}
+
+/*
+ * Finding 6: a settled group is not cut on its own step's rise. Group 1
+ * on the plant (2 GB/s of NVM writes unthrottled, latency 400 + 100 ns per
+ * GB/s) is held at allowance 0.45 (latency 490, under the band; its load
+ * steady: the recent low point) with its unsafe bound at 9/8 of that; its
+ * hold ends after 100 periods, and its probe step to the bound takes the
+ * latency to 501 - at the threshold twice, risen well above its low, the
+ * low-priority load up by 1/8 of group 1's, more than load/16 - but all
+ * of that is what the step adds: no arrival. The block over the
+ * threshold undoes the probe (a relapse, held again at 0.45); nothing is
+ * cut.
+ */
+static void test_mean_own_step_no_arrival(void **state)
+{
+	struct law w;
+	int p, probe = -1, undo = -1;
+	uint64_t hi = 0;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_held(&w, 1, 450000, 2 * GB, 506250, 100);
+	for (p = 0; p < 600 && undo < 0; p++) {
+		uint64_t lat;
+
+		mean_writer(&w, 1, 2 * GB);
+		lat = mean_lat(&w, 400, 100);
+		hi = lat > hi ? lat : hi;
+		law_step(&w, lat);
+		if (law_cut(&w, 1))
+			fail_msg("period %d (probe at %d): group 1 cut on its own step's rise (latency %llu)",
+				 p, probe, (unsigned long long)lat);
+		if (probe < 0 && w.g[1].last.action == TG_ACT_RELAX)
+			probe = p;
+		if (probe >= 0 && w.g[1].last.why == TG_WHY_RELAPSE)
+			undo = p;
+	}
+	if (probe < 0 || undo < 0 || hi != 501)
+		fail_msg("no probe to 501 undone: probe at %d, undone at %d, highest latency %llu",
+			 probe, undo, (unsigned long long)hi);
+	assert_int_equal(w.g[1].x, 450000);
+	assert_true(w.g[1].hold);
+}
+
+/*
+ * Finding 7: a victim read once per `gap` periods (NVM write latency 0 in
+ * between; DRAM read, also protected, read every period far under its
+ * threshold) is protected:
+ * - a 2 GB/s NVM writer arriving at 600 (a clear violation) is cut at the
+ *   second reading over, or the period after it;
+ * - a writer there all along, the latency then 506 (over within the clear
+ *   margin, no arrival), is cut after at most `bound` periods (the segment
+ *   cut over blocks the sparse kind extends);
+ * - a 1 GB/s NVM writer arriving at 505 while group 1's search step is
+ *   pending (a block would undo the step, not cut) is cut as an arrival at
+ *   the second reading over, or the period after it: the periods without
+ *   a reading neither break nor extend the readings' run.
+ */
+static void mean_sparse(int gap, int bound)
+{
+	struct law w;
+	int p, at = -1, seen = 0;
+
+	mean_init(&w, 2);
+	w.g[1].active = false;
+	for (p = 0; p < 200; p++)
+		sparse_step(&w, 450, gap);
+	w.g[1].active = true;
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	for (p = 0; p < 3 * gap + 4 && at < 0; p++) {
+		seen += !(w.t % gap);
+		sparse_step(&w, 600, gap);
+		if (law_cut(&w, 1))
+			at = seen;
+	}
+	if (at < 0 || at > 2 || (at == 2 && w.t % gap > 2))
+		fail_msg("gap %d: an arrival at 600 cut after %d readings over (%ld periods into the"
+			 " second), expected at the second or the period after it",
+			 gap, at, (long)(w.t % gap));
+
+	mean_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+	for (p = 0; p < 400; p++) {
+		sparse_step(&w, 495, gap);
+		if (law_cut(&w, 1))
+			fail_msg("gap %d: cut under the threshold", gap);
+	}
+	for (p = 0, at = -1; p < 2000 && at < 0; p++) {
+		sparse_step(&w, 506, gap);
+		if (law_cut(&w, 1))
+			at = p;
+	}
+	if (at < 0 || at > bound)
+		fail_msg("gap %d: 506 read once per %d periods cut after %d periods (-1: not in 2000),"
+			 " expected within %d", gap, gap, at, bound);
+
+	mean_init(&w, 3);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	mean_poke(&w, 1, 500000, 0);
+	w.g[2].active = false;
+	for (p = 0; p < 2000 && w.g[1].last.action != TG_ACT_RELAX; p++)
+		sparse_step(&w, 450, gap);
+	assert_true(w.g[1].pend);
+	w.g[2].active = true;
+	law_set(&w, 2, TG_NVM_WRITE, 1 * GB);
+	for (p = 0, at = -1, seen = 0; p < 3 * gap + 4 && at < 0; p++) {
+		seen += !(w.t % gap);
+		sparse_step(&w, 505, gap);
+		if (mean_any_cut(&w))
+			at = seen;
+	}
+	if (at < 0 || at > 2 || (at == 2 && w.t % gap > 2))
+		fail_msg("gap %d: an arrival at 505 during a pending step cut after %d readings over (%ld"
+			 " periods into the second), expected at the second or the period after it",
+			 gap, at, (long)(w.t % gap));
+}
+
+static void test_mean_sparse_victim(void **state)
+{
+	(void)state;
+	mean_sparse(25, 450);
+	mean_sparse(40, 600);
+}
+
+/*
+ * Finding 8: an undo is no kept step - the load it was undone at is not
+ * the arrival's reference. Group 1 on the plant (2 GB/s of NVM writes
+ * unthrottled, latency 433 + 100 ns per GB/s) is held at allowance 0.32
+ * (latency 497, its load steady: the recent low point); its hold ends and
+ * its probe step to 0.36 brings 505, undone by its block. `after` periods
+ * after the undo (latency 497 again) group 2 arrives with 64 MB/s of NVM
+ * writes that cost the victim 10 ns (507, within the clear margin): its
+ * load, 1.28 G weighted, is over load/16 (0.96 G) above the load before
+ * the step, but under the step's own rise (1.6 G). Measured from the load
+ * before the step (the last one kept) it is an arrival: cut at its second
+ * period over - or, if a dead time after the undo (r->dead) is still
+ * running then, at the second period after it. Return: periods from that
+ * bound to the cut (*cut false: none in 600 periods).
+ */
+static int mean_undo_arrival(int after, int *undo_at, bool *cut)
+{
+	struct law w;
+	int p, undo = -1, arrive = -1, quiet = -1;
+
+	*cut = false;
+	mean_init(&w, 3);
+	w.g[2].active = false;
+	mean_held(&w, 1, 320000, 2 * GB, 0xffffffffu, 100);
+	for (p = 0; p < 600; p++) {
+		uint64_t lat;
+
+		if (undo >= 0 && arrive < 0 && p == undo + after) {
+			arrive = p;
+			w.g[2].active = true;
+			law_set(&w, 2, TG_NVM_WRITE, 64 * MB);
+		}
+		mean_writer(&w, 1, 2 * GB);
+		lat = 433 + 100 * (w.g[1].bps.v[TG_NVM_WRITE] / MB) / 1000 + (w.g[2].active ? 10 : 0);
+		law_step(&w, lat);
+		if (undo < 0 && w.g[1].last.why == TG_WHY_RELAPSE)
+			undo = p;
+		if (undo >= 0 && quiet < 0 && !w.reg.dead.left)
+			quiet = p;		/* the undo's dead time (if any) over */
+		if (arrive < 0 && w.g[1].last.action == TG_ACT_RELAX && undo >= 0)
+			fail_msg("period %d: a step after the undo (%d) before the arrival", p, undo);
+		if (mean_any_cut(&w)) {
+			int first = arrive + 1, dead = quiet + 2;
+
+			if (arrive < 0)
+				fail_msg("period %d: cut before the arrival (undo at %d, latency %llu)", p, undo,
+					 (unsigned long long)lat);
+			*undo_at = undo;
+			*cut = true;
+			return p - (first > dead ? first : dead);
+		}
+	}
+	*undo_at = undo;
+	return 0;
+}
+
+static void test_mean_undo_not_kept(void **state)
+{
+	const int after[] = { 5, 21 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(after); i++) {
+		bool cut;
+		int undo, late = mean_undo_arrival(after[i], &undo, &cut);
+
+		if (!cut)
+			fail_msg("an arrival %d periods after an undo (period %d): no cut", after[i], undo);
+		if (late < 0 || late > 1)
+			fail_msg("an arrival %d periods after an undo (period %d): cut %d periods after its"
+				 " bound, expected at it or the period after it", after[i], undo, late);
+	}
+}
+
 /* ---- preventive scenarios --------------------------------------------------------- */
 
 /* a lone group with one limit: converges within 5 % and stays */
@@ -2572,6 +3161,15 @@ int main(void)
 		cmocka_unit_test(test_sparse_readings),
 		cmocka_unit_test(test_sparse_review),
 		cmocka_unit_test(test_hold_level),
+		cmocka_unit_test(test_mean_settles_in_band),
+		cmocka_unit_test(test_mean_over_after_no_change),
+		cmocka_unit_test(test_mean_arrival_during_step),
+		cmocka_unit_test(test_mean_idle_release_keeps_block),
+		cmocka_unit_test(test_mean_unread_kind_releases_hold),
+		cmocka_unit_test(test_mean_flipping_protected_kinds),
+		cmocka_unit_test(test_mean_own_step_no_arrival),
+		cmocka_unit_test(test_mean_sparse_victim),
+		cmocka_unit_test(test_mean_undo_not_kept),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
 		cmocka_unit_test(test_inactive_released),
