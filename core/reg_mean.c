@@ -35,7 +35,6 @@
  */
 #include "reg_internal.h"
 
-
 enum tg_verdict {
 	TG_V_WAIT,	/* no verdict yet */
 	TG_V_NONE,	/* no kind read in the block */
@@ -147,6 +146,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		m->gap[k] = 0;
 		if (lat > 0xffffffffu)
 			lat = 0xffffffffu;
+		m->cur[k] = lat;
 		x = lat * TG_MEAN_FIX;
 		if (!m->avg[k] || !count) {
 			/*
@@ -166,7 +166,8 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			m->reach_run[k] = 0;
 			continue;
 		}
-		if (lat * TG_MEAN_SUB > thr * TG_MEAN_SUB + TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
+		if (lat > thr &&
+		    (lat - thr) * TG_MEAN_SUB > TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
 			m->clear_run[k] += m->clear_run[k] < TG_NEVER;
 		else
 			m->clear_run[k] = 0;
@@ -235,7 +236,6 @@ static enum tg_verdict tg_mean_verdict(const struct tg_regulator *r,
 		}
 		lo = tg_mean_lo(det->thr_ns[k]);
 		v = tg_div_u64(m->sum[k] * TG_MEAN_SUB, m->n[k]);
-		mean[k] = v;
 		any = true;
 		s = tg_mean_spread(m, k, det->thr_ns[k]);
 		se2 = tg_div_u64(s * s * dead, m->age > dead ? m->age : dead);
@@ -256,6 +256,7 @@ static enum tg_verdict tg_mean_verdict(const struct tg_regulator *r,
 			if (v <= thr + thr / TG_CUT_MARGIN)
 				v = thr + thr / TG_CUT_MARGIN + 1;
 		}
+		mean[k] = v;
 		if (v >= lo && v <= thr)
 			band = true;
 		if (v >= lo || (lo - v) * (lo - v) <= 4 * se2)
@@ -279,36 +280,47 @@ static void tg_mean_ref(struct tg_regulator *r)
 {
 	int k;
 
-	for (k = 0; k < TG_NR_KINDS; k++)
+	for (k = 0; k < TG_NR_KINDS; k++) {
 		r->mean.ref_nload[k] = r->nload[k];
+		r->mean.ref_lat[k] = r->mean.cur[k];
+	}
 	r->mean.ref_age = 0;
 }
 
 /*
- * Rule 3, the arrival: kinds at the threshold twice in a row, risen above
- * their recent low (tg_rem_over()), whose low-priority load rose by
+ * Rule 3, the arrival: kinds at the threshold twice in a row whose
+ * latency rose two spreads and whose low-priority load rose by
  * 1/TG_WIN_RISE of the whole load - plus what the pending step adds - over
- * the load at the last step, kept verdict or undo (the load before the
- * step it undid) while younger than TG_WIN_MULT dead times, else at the
- * recent low point. A step's own rise is no arrival; an undo is no
- * accepted load.
+ * a reference: the latency and load at the last step, kept verdict, cut or
+ * undo (the step's own: an undone step is no accepted load) while younger
+ * than TG_WIN_MULT dead times, else the recent low point's
+ * (tg_rem_observe()). A step's own rise is no arrival.
  */
 static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			   u32 reached)
+			   const struct tg_detector *det, u32 reached)
 {
 	const struct tg_mean *m = &r->mean;
 	u32 kinds = 0;
 	int k;
 
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		u64 ref = r->win_nload[0][k], need;
+		u64 ref = r->win_nload[0][k], lo = r->win_lat[0][k], need;
 
-		if (!(reached & r->rose & BIT(k)))
+		if (!(reached & BIT(k)))
 			continue;
-		if (r->win_lat[1][k] && (!r->win_lat[0][k] || r->win_lat[1][k] < r->win_lat[0][k]))
+		if (r->win_lat[1][k] && (!lo || r->win_lat[1][k] < lo)) {
+			lo = r->win_lat[1][k];
 			ref = r->win_nload[1][k];
-		if (m->ref_age < TG_WIN_MULT * cfg->dead_periods)
+		}
+		/* the reference while young: the load and latency it was set at */
+		if (m->ref_age < TG_WIN_MULT * cfg->dead_periods && m->ref_lat[k]) {
+			lo = m->ref_lat[k];
 			ref = m->ref_nload[k];
+		}
+		/* risen: two spreads over it */
+		if (!lo || det->lat_ns[k] * TG_MEAN_SUB <
+			   lo * TG_MEAN_SUB + 2 * tg_mean_spread(m, k, det->thr_ns[k]))
+			continue;
 		need = r->load[k] / TG_WIN_RISE;
 		if (m->pend)
 			need = tg_sat_add(need, m->add[k]);
@@ -529,12 +541,24 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			/* the cut margin: 1.5 spreads, at most TG_CUT_MARGIN of thr */
 			if (s > thr / TG_CUT_MARGIN)
 				s = thr / TG_CUT_MARGIN;
-			if ((over & BIT(k)) && m->reach_run[k] && mean[k] > thr + s)
+			/* the kind over now: its last reading, or a quarter of the block */
+			if ((over & BIT(k)) && mean[k] > thr + s &&
+			    (m->reach_run[k] || m->clr[k] * TG_WINDOW_OVER >= m->n[k]))
 				kinds |= BIT(k);
 		}
-		if (kinds && !r->cut_wait && !r->dead.left)
-			return tg_mean_cut(r, cfg, det, groups, nr, kinds, mean);
-		/* within the cut margin: no level found, none cut - the next block */
+		if (!kinds || r->cut_wait || r->dead.left)
+			return false;	/* within the cut margin: the next block judges */
+		if (tg_mean_cut(r, cfg, det, groups, nr, kinds, mean))
+			return true;
+		/*
+		 * none blamed now (a neighbour idle this very period: the cut
+		 * looks at its last period): tried again every period for a
+		 * dead time, the block's means kept
+		 */
+		m->want = kinds;
+		m->want_left = cfg->dead_periods;
+		for (k = 0; k < TG_NR_KINDS; k++)
+			m->want_lat[k] = mean[k];
 		return false;
 	case TG_V_BAND:
 		return tg_mean_settle(r, cfg, groups, nr, true);
@@ -598,7 +622,6 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			protect.over |= BIT(k);
 	}
 	r->held = 0;
-	tg_rem_over(r, det);		/* the latency's rise above its recent low */
 	hot = tg_mean_read(r, cfg, det, &clear, &reached);
 	m->pend = false;
 	for (i = 0; i < nr; i++) {
@@ -645,10 +668,17 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_mean_undo(r, cfg, groups, nr);
 		change = true;
 	} else if (!r->dead.left && !r->cut_wait) {
-		kinds = clear ? clear : tg_mean_arrival(r, cfg, reached);
+		kinds = clear ? clear : tg_mean_arrival(r, cfg, det, reached);
 		if (kinds)
 			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL);
+	} else if (m->want && !r->dead.left && !m->pend) {
+		r->cut_wait = 0;	/* a segment cut that found none blamed, again */
+		change = tg_mean_cut(r, cfg, det, groups, nr, m->want, m->want_lat);
 	}
+	if (m->want_left && !--m->want_left)
+		m->want = 0;
+	if (change)
+		m->want = 0;
 	if (change) {
 		tg_mean_restart(m, cfg, cfg->dead_periods);
 		return;

@@ -218,7 +218,7 @@ static u64 tg_unthrottled_bps(const struct tg_regulator *r,
 
 /* a throttled group with (almost) no traffic even unthrottled */
 bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			struct tg_reg_group *g)
+		 struct tg_reg_group *g)
 {
 	/* what it makes throttled, over the floor: more so unthrottled */
 	if (tg_raw_total(g) >= cfg->noise_floor_bps && tg_total(g) >= cfg->noise_floor_bps) {
@@ -253,8 +253,8 @@ static u64 tg_rem_row(int k, const u64 tot[TG_NR_KINDS])
 }
 
 void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			   const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
-			   const u64 ntot[TG_NR_KINDS])
+		    const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
+		    const u64 ntot[TG_NR_KINDS])
 {
 	int k;
 
@@ -720,8 +720,8 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
  * largest drop.
  */
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		       const struct tg_detector *det, struct tg_reg_group *groups,
-		       u32 nr, u32 over)
+		const struct tg_detector *det, struct tg_reg_group *groups,
+		u32 nr, u32 over)
 {
 	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], need[TG_NR_KINDS];
 	u64 gave[TG_NR_KINDS] = { 0 }, best_drop = 0;
@@ -753,7 +753,7 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /* hold a group where it is: its largest safe allowance (or a relapse's undo) */
 void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
-			     u64 bps, bool relapse)
+		      u64 bps, bool relapse)
 {
 	g->hold = true;
 	g->hold_bps = bps;
@@ -862,7 +862,7 @@ static bool tg_rem_relapse(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /* counts the dead time down; ends it once the cut's effect is measured */
 void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
-			u32 nr)
+		 u32 nr)
 {
 	const struct tg_reg_group *g = NULL;
 

@@ -466,10 +466,14 @@ struct tg_mean {
 	u32 clear_run[TG_NR_KINDS];	/* readings in a row over by the clear margin */
 	u32 reach_run[TG_NR_KINDS];	/* readings in a row over the threshold */
 	u64 ref_nload[TG_NR_KINDS];	/* low-priority load at the last step or kept verdict */
+	u64 ref_lat[TG_NR_KINDS];	/* ... the latency then */
+	u64 cur[TG_NR_KINDS];		/* each kind's last reading */
 	u32 ref_age;			/* periods since then */
 	u64 add[TG_NR_KINDS];		/* the load the pending step adds, predicted */
-	u64 last[TG_NR_KINDS];		/* each kind's mean in the last verdict (1/TG_MEAN_SUB ns) */
+	u64 last[TG_NR_KINDS];		/* each kind's last verdict mean, 1/TG_MEAN_SUB ns */
 	bool pend;			/* a search step waits for the verdict */
+	u32 want, want_left;		/* a segment cut none was blamed for: kinds, periods */
+	u64 want_lat[TG_NR_KINDS];	/* ... the block's means it is sized from */
 };
 
 struct tg_regulator {

@@ -93,6 +93,25 @@ mutants=(
 	'reg_remedial.c;;s/\} else if \(r->dead\.left\) \{/} else if (0) {/;;readings within a cut'"'"'s dead time confirm nothing'
 	'reg_remedial.c;;s/if \(\(kinds & r->confirm\) && r->over_run < TG_OVER_FILTER\)/if (0)/; s/if \(\(det->over & r->confirm\) && r->near_run < TG_OVER_FILTER\)/if (0)/;;a confirming reading is judged in its own period (on the traffic that made it)'
 	'reg_remedial.c;;s/r->falling &= ~BIT\(k\);\n\t\t\tgoto judge;/goto judge;/;;a held reading is flat, not falling'
+	# -- the block-mean law (reg_mean.c, cfg law 1; test_core's test_mean_*)
+	'reg_mean.c;;s/if \(m->clear_run\[k\] >= TG_OVER_FILTER\)\n\t\t\t\*clear \|= BIT\(k\);/;/;;mean law: a clear violation acts at once'
+	'reg_mean.c;;s/if \(m->clear_run\[k\] >= TG_OVER_FILTER\)/if (m->clear_run[k] >= 1)/;;mean law: a clear violation is two readings in a row, not one'
+	'reg_mean.c;;s/kinds = clear \? clear : tg_mean_arrival\(r, cfg, reached\);/kinds = clear;/;;mean law: an arrival is cut at once'
+	'reg_mean.c;;s/need = tg_sat_add\(need, m->add\[k\]\);/;/;;mean law: a step'"'"'s own rise is no arrival'
+	'reg_mean.c;;s/if \(kinds && !r->cut_wait && !r->dead\.left\)\n\t\t\treturn tg_mean_cut/if (0)\n\t\t\treturn tg_mean_cut/;;mean law: the segment cut (a block over by the cut margin, no step pending)'
+	'reg_mean.c;;s/tg_mean_undo\(r, cfg, groups, nr\);\t\/\* no accepted load \*\/\n\t\t\treturn true;/;/;;mean law: a block over undoes the pending step'
+	'reg_mean.c;;s/done = false;\t\t\/\* read too rarely yet: wait \*\//;/;;mean law: a block waits for a sparse kind'"'"'s second reading'
+	'reg_mean.c;;s/if \(!m->thr\[k\] \|\| m->pgap\[k\] > tg_mean_live\(cfg\)\) \{/if (1) {/;;mean law: a kind protected a moment ago still counts (a flipping set)'
+	'reg_mean.c;;s/if \(v == TG_V_BAND && !tg_mean_rose\(m, det, mean\)\)/if (0)/;;mean law: the band keeps a level only if the step raised a mean'
+	'reg_mean.c;;s/\ttg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0\);\n\tr->cut_group = -1;\n\tr->mean\.ref_age = 0;/\tr->mean.ref_age = 0;/;;mean law: no cut within an undo'"'"'s dead time'
+	'reg_mean.c;;s/r->mean\.ref_age = 0;\t\/\* the load before the step, from now \*\//;/;;mean law: after an undo the arrival is measured from the load before the step'
+	'reg_mean.c;;s/if \(groups\[i\]\.hold\) \{\n\t\t\t\tgroups\[i\]\.hold = false;/if (groups[i].hold) {\n;/;;mean law: a verdict with no kind read ends the holds'
+	'reg_mean.c;;s/if \(!m->avg\[k\] \|\| !count\) \{/if (!m->avg[k]) {/;;mean law: the spread is measured within blocks (a level moved by the law is no noise)'
+	'reg_mean.c;;s/if \(!g->probe && tg_x_found\(g, TG_MEAN_RES\)\) \{/if (!g->probe \&\& tg_x_found(g, TG_BISECT_RES)) {/;;mean law: the search resolves to 1\/TG_MEAN_RES'
+	'reg_mean.c;;s/m->age = !wait && m->age > half \? m->age - half : 0;/m->age = 0;/;;mean law: blocks slide by half a block while nothing changes'
+	'reg_mean.c;;s/if \(m->n\[k\] >= TG_BLOCK_EARLY && m->clr\[k\] \* TG_WINDOW_OVER >= m->n\[k\]\) \{/if (0) {/;;mean law: readings over the clear margin in a quarter of a block make it over'
+	'reg_mean.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && !g->pend && /if (!tg_throttled(\&g->rem, cfg) \&\& !(g->pend = false) \&\& /;;mean law: a step that released a group is judged like any other'
+	'reg_mean.c;;s/\} else if \(m->want && !r->dead\.left && !m->pend\) \{/} else if (0) {/;;mean law: a segment cut that found none blamed is tried again (a neighbour idle in the verdict'"'"'s period)'
 )
 
 want=("$@")

@@ -2077,8 +2077,11 @@ static void mean_settles(uint64_t slope)
 
 static void test_mean_settles_in_band(void **state)
 {
+	uint64_t slope;
+
 	(void)state;
-	mean_settles(100);
+	for (slope = 55; slope <= 400; slope += 15)
+		mean_settles(slope);
 }
 
 /*
@@ -2396,6 +2399,206 @@ static void test_mean_own_step_no_arrival(void **state)
 }
 
 /*
+ * Rule 2, the clear violation: readings over the threshold by the clear
+ * margin (3 spreads, 507.5 at 500) twice in a row act at once, whatever
+ * the load did. A 2 GB/s writer held at 0.45 beside the victim at 495 (no
+ * cut in 200 periods); the latency then jumps to 560 with no load change
+ * (no arrival; a block would need 10 periods): cut at the second reading,
+ * the period after the jump. And while a probe step is pending: the same
+ * jump undoes the step (a relapse) at the second reading, no cut.
+ */
+static void test_mean_clear_violation(void **state)
+{
+	struct law w;
+	int p, at = -1, step = -1;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_held(&w, 1, 450000, 2 * GB, 506250, 1600);
+	for (p = 0; p < 200; p++) {
+		law_step(&w, 495);
+		if (mean_any_cut(&w))
+			fail_msg("cut at 495 (period %d)", p);
+	}
+	for (p = 0; p < 20 && at < 0; p++) {
+		law_step(&w, 560);
+		if (law_cut(&w, 1))
+			at = p;
+	}
+	if (at != 1)
+		fail_msg("a jump to 560 (clear violation, no load change) cut at period %d of it, expected 1",
+			 at);
+	/* a probe pending: undone, not cut */
+	mean_init(&w, 2);
+	mean_held(&w, 1, 450000, 2 * GB, 506250, 1);
+	for (p = 0; p < 400 && step < 0; p++) {
+		law_step(&w, 495);
+		if (w.g[1].last.action == TG_ACT_RELAX)
+			step = p;
+	}
+	if (step < 0)
+		fail_msg("no probe step in 400 periods at 495");
+	for (p = 0, at = -1; p < 20 && at < 0; p++) {
+		law_step(&w, 560);
+		if (law_cut(&w, 1))
+			fail_msg("a clear violation during a pending step cut (period %d), expected an undo", p);
+		if (w.g[1].last.why == TG_WHY_RELAPSE)
+			at = p;
+	}
+	if (at != 1)
+		fail_msg("a clear violation during a pending step undone at period %d of it, expected 1", at);
+	assert_int_equal(w.g[1].x, 450000);
+}
+
+/*
+ * Rule 1's band and the search's steps: a latency that sits in the band
+ * (498 at 500) whatever the throttled group does is not the group's level.
+ * Group 1 (2 GB/s of NVM writes) throttled at 0.3, its search in progress,
+ * the latency 498 for good: each step's block is in the band but its mean
+ * did not rise - the search goes on, one step a block (a dead time and 4
+ * more: 100 periods), growing (9/8, 5/4, 3/2, then doubling): released
+ * within 1000 periods. Held at each band instead, it would creep by 1/8
+ * per hold (200 periods and a block): 3000 periods.
+ */
+static bool tg_throttled_rem(const struct tg_reg_group *g)
+{
+	return g->rem.mba < 100 || g->rem.quota_us != TG_QUOTA_UNLIMITED;
+}
+
+static void test_mean_band_needs_rise(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_poke(&w, 1, 300000, 2 * GB);
+	for (p = 0; p < 1000 && tg_throttled_rem(&w.g[1]); p++) {
+		mean_writer(&w, 1, 2 * GB);
+		law_step(&w, 498);
+		if (law_cut(&w, 1))
+			fail_msg("cut at 498 (period %d)", p);
+	}
+	if (tg_throttled_rem(&w.g[1]))
+		fail_msg("a latency in the band that does not follow the group: still throttled after"
+			 " 1000 periods (x %u, bad %u, hold %d)", w.g[1].x, w.g[1].x_bad, w.g[1].hold);
+}
+
+/*
+ * Rule 1: readings over the clear margin in a quarter of a block make it
+ * over whatever its mean. A 2 GB/s writer on and off every other period
+ * keeps the latency at 440 and 600 in turn: never two readings over in a
+ * row (no clear violation, no arrival), and the block's mean of clipped
+ * readings (550 at most) is 495 - under. It is cut within a block and a
+ * half (120 periods), whichever periods the verdicts fall on (the cut looks
+ * at the neighbour's last period: in an idle one it is tried again).
+ */
+static void test_mean_alternating(void **state)
+{
+	struct law w;
+	int p, at, ph;
+
+	(void)state;
+	/* both phases: a verdict in an idle period of the neighbour, too */
+	for (ph = 0; ph < 2; ph++) {
+		mean_init(&w, 2);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		for (p = 0; p < 100; p++)
+			law_step(&w, 440);
+		for (p = 0, at = -1; p < 1000 && at < 0; p++) {
+			bool on = p % 2 == ph;
+
+			law_set(&w, 1, TG_NVM_WRITE, on ? 2 * GB : 0);
+			law_step(&w, on ? 600 : 440);
+			if (law_cut(&w, 1))
+				at = p;
+		}
+		if (at < 0 || at > 120)
+			fail_msg("a neighbour on and off every period (440/600 at 500, phase %d): cut"
+				 " at %d (-1: not in 1000), expected within 120", ph, at);
+	}
+}
+
+/*
+ * Rule 5: a step that releases its group is judged like any other. Group 1
+ * throttled at 0.5 (a 5 ms quota) uses 1 ms of it: the quota binds nothing,
+ * so the search's step lifts it (released). Unthrottled its traffic takes
+ * the latency to 505 (over, within the clear margin); throttled it is 495.
+ * The release's block is over: it is undone (a relapse: throttled again at
+ * 0.5), not cut as a new episode's first cut.
+ */
+static void test_mean_release_judged(void **state)
+{
+	struct law w;
+	int p, rel = -1, undo = -1;
+
+	(void)state;
+	mean_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 500 * MB);
+	mean_poke(&w, 1, 500000, 0);
+	w.g[1].cpu_usage_us = w.g[1].cpu_now_us = 1000;
+	for (p = 0; p < 1000 && undo < 0; p++) {
+		bool free = !tg_throttled_rem(&w.g[1]);
+
+		law_step(&w, free ? 505 : 495);
+		if (law_cut(&w, 1))
+			fail_msg("period %d (released at %d): cut, expected the release undone", p, rel);
+		if (rel < 0 && !tg_throttled_rem(&w.g[1]))
+			rel = p;
+		if (rel >= 0 && w.g[1].last.why == TG_WHY_RELAPSE)
+			undo = p;
+	}
+	if (rel < 0 || undo < 0)
+		fail_msg("released at %d, undone at %d (-1: never in 1000)", rel, undo);
+	assert_int_equal(w.g[1].x, 500000);
+	assert_true(tg_throttled_rem(&w.g[1]));
+}
+
+/*
+ * Rule 2's spread is the noise around a level, measured within blocks: the
+ * law's own cut moving the level is no noise. A 2 GB/s writer arrives at
+ * 600 (cut at once: the latency falls to its new level); 40 periods after
+ * the cut's dead time and block wait the latency jumps by 60 ns with no
+ * load change: a clear violation (3 spreads of a steady latency: 7.5 ns),
+ * cut at its second reading. Had the cut's fall counted as spread (its
+ * 5 % cap: a 75 ns margin) the jump would wait for a block.
+ */
+static void test_mean_spread_in_blocks(void **state)
+{
+	struct law w;
+	uint64_t lat = 0;
+	int p, at = -1;
+
+	(void)state;
+	mean_init(&w, 2);
+	w.g[1].active = false;
+	for (p = 0; p < 200; p++)
+		law_step(&w, 400);
+	w.g[1].active = true;
+	for (p = 0, at = -1; p < 100 && (at < 0 || p < at + 40); p++) {
+		mean_writer(&w, 1, 2 * GB);
+		lat = mean_lat(&w, 400, 100);
+		law_step(&w, lat);
+		if (at < 0 && law_cut(&w, 1)) {	/* held there: no step moves the level */
+			w.g[1].hold = true;
+			w.g[1].hold_left = 1600;
+			at = p;
+		}
+	}
+	at = -1;
+	assert_true(tg_throttled_rem(&w.g[1]));
+	for (p = 0; p < 20 && at < 0; p++) {
+		mean_writer(&w, 1, 2 * GB);
+		law_step(&w, mean_lat(&w, 460, 100));
+		if (law_cut(&w, 1))
+			at = p;
+	}
+	if (at != 1)
+		fail_msg("a jump of 60 ns (from %llu) 60 periods after a cut: cut at %d of it, expected 1",
+			 (unsigned long long)lat, at);
+}
+
+/*
  * Finding 7: a victim read once per `gap` periods (NVM write latency 0 in
  * between; DRAM read, also protected, read every period far under its
  * threshold) is protected:
@@ -2447,6 +2650,20 @@ static void mean_sparse(int gap, int bound)
 		fail_msg("gap %d: 506 read once per %d periods cut after %d periods (-1: not in 2000),"
 			 " expected within %d", gap, gap, at, bound);
 
+	/*
+	 * the arrival's rise is measured from the recent low point: read less
+	 * often than its buckets (TG_WIN_MULT dead times), there is none - the
+	 * blocks judge it (the part above)
+	 */
+	if (gap > TG_WIN_MULT * (int)w.cfg.dead_periods)
+		return;
+	/*
+	 * the arrival's rise is measured from the recent low point: read less
+	 * often than its buckets (TG_WIN_MULT dead times), there is none - the
+	 * blocks judge it (the part above)
+	 */
+	if (gap > TG_WIN_MULT * (int)w.cfg.dead_periods)
+		return;
 	mean_init(&w, 3);
 	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
 	mean_poke(&w, 1, 500000, 0);
@@ -2473,6 +2690,8 @@ static void test_mean_sparse_victim(void **state)
 	(void)state;
 	mean_sparse(25, 450);
 	mean_sparse(40, 600);
+	/* read less than once a block: the block waits for the second reading */
+	mean_sparse(100, 800);
 }
 
 /*
@@ -2490,7 +2709,7 @@ static void test_mean_sparse_victim(void **state)
  * running then, at the second period after it. Return: periods from that
  * bound to the cut (*cut false: none in 600 periods).
  */
-static int mean_undo_arrival(int after, int *undo_at, bool *cut)
+static int mean_undo_arrival(int after, uint64_t base, int *undo_at, bool *cut)
 {
 	struct law w;
 	int p, undo = -1, arrive = -1, quiet = -1;
@@ -2508,7 +2727,7 @@ static int mean_undo_arrival(int after, int *undo_at, bool *cut)
 			law_set(&w, 2, TG_NVM_WRITE, 64 * MB);
 		}
 		mean_writer(&w, 1, 2 * GB);
-		lat = 433 + 100 * (w.g[1].bps.v[TG_NVM_WRITE] / MB) / 1000 + (w.g[2].active ? 10 : 0);
+		lat = base + 100 * (w.g[1].bps.v[TG_NVM_WRITE] / MB) / 1000 + (w.g[2].active ? 10 : 0);
 		law_step(&w, lat);
 		if (undo < 0 && w.g[1].last.why == TG_WHY_RELAPSE)
 			undo = p;
@@ -2533,13 +2752,19 @@ static int mean_undo_arrival(int after, int *undo_at, bool *cut)
 
 static void test_mean_undo_not_kept(void **state)
 {
-	const int after[] = { 5, 21 };
+	/*
+	 * base 433: the probe at 505, undone early; base 430: at 502, undone
+	 * at its block's end - the low point before the step has left the
+	 * recent low points by the arrival: only the undo's reference has it
+	 */
+	const int after[] = { 5, 21, 40, 55, 70, 5, 21 };
+	const uint64_t base[] = { 433, 433, 433, 433, 433, 430, 430 };
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(after); i++) {
 		bool cut;
-		int undo, late = mean_undo_arrival(after[i], &undo, &cut);
+		int undo, late = mean_undo_arrival(after[i], base[i], &undo, &cut);
 
 		if (!cut)
 			fail_msg("an arrival %d periods after an undo (period %d): no cut", after[i], undo);
@@ -3162,6 +3387,11 @@ int main(void)
 		cmocka_unit_test(test_sparse_review),
 		cmocka_unit_test(test_hold_level),
 		cmocka_unit_test(test_mean_settles_in_band),
+		cmocka_unit_test(test_mean_clear_violation),
+		cmocka_unit_test(test_mean_band_needs_rise),
+		cmocka_unit_test(test_mean_alternating),
+		cmocka_unit_test(test_mean_release_judged),
+		cmocka_unit_test(test_mean_spread_in_blocks),
 		cmocka_unit_test(test_mean_over_after_no_change),
 		cmocka_unit_test(test_mean_arrival_during_step),
 		cmocka_unit_test(test_mean_idle_release_keeps_block),
