@@ -61,6 +61,8 @@ static void bench_regulator(uint32_t n, int periods)
 	int p, k;
 
 	tg_reg_cfg_default(&cfg, 10000, 64);
+	if (getenv("TG_BENCH_LAW"))	/* the remedial law (cfg law), default the shipped one */
+		cfg.law = (uint32_t)atoi(getenv("TG_BENCH_LAW"));
 	tg_regulator_init(&r);
 	tg_detector_init(&det);
 	for (i = 0; i < n; i++) {

@@ -2405,7 +2405,8 @@ static void test_mean_own_step_no_arrival(void **state)
  * cut in 200 periods); the latency then jumps to 560 with no load change
  * (no arrival; a block would need 10 periods): cut at the second reading,
  * the period after the jump. And while a probe step is pending: the same
- * jump undoes the step (a relapse) at the second reading, no cut.
+ * jump undoes the step (a relapse) at the second reading, and nothing is
+ * cut within the undo's dead time.
  */
 static void test_mean_clear_violation(void **state)
 {
@@ -2448,6 +2449,12 @@ static void test_mean_clear_violation(void **state)
 	if (at != 1)
 		fail_msg("a clear violation during a pending step undone at period %d of it, expected 1", at);
 	assert_int_equal(w.g[1].x, 450000);
+	/* the undo's dead time: the latency still shows the step - no cut in it */
+	for (p = 0; p < 10; p++) {
+		law_step(&w, 560);
+		if (law_cut(&w, 1))
+			fail_msg("cut %d periods after the undo, within its dead time", p + 1);
+	}
 }
 
 /*
