@@ -66,6 +66,36 @@ static u64 tg_mean_ewma(u64 avg, u64 x)
 	return x > avg ? avg + (x - avg) / TG_MEAN_EWMA : avg - (avg - x) / TG_MEAN_EWMA;
 }
 
+/* the segment cut's margin, 1/TG_MEAN_SUB ns: 1.5 spreads, at most 1/TG_CUT_MARGIN */
+static u64 tg_mean_margin(const struct tg_mean *m, int k, u64 thr)
+{
+	u64 s = tg_mean_spread(m, k, thr) * 3 / 2;
+
+	thr *= TG_MEAN_SUB;
+	return s < thr / TG_CUT_MARGIN ? s : thr / TG_CUT_MARGIN;
+}
+
+/*
+ * Of `kinds`, those over now: a kind's last reading (a sparse kind's too,
+ * over its gaps) over its threshold by the cut margin. A block's mean is
+ * of the past; a latency already back under it (the neighbour left, its
+ * averages not yet) is cut for no more.
+ */
+static u32 tg_mean_now(const struct tg_mean *m, const struct tg_detector *det, u32 kinds)
+{
+	u32 now = 0;
+	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		u64 thr = det->thr_ns[k];
+
+		if ((kinds & BIT(k)) && thr &&
+		    m->cur[k] * TG_MEAN_SUB > thr * TG_MEAN_SUB + tg_mean_margin(m, k, thr))
+			now |= BIT(k);
+	}
+	return now;
+}
+
 /*
  * The bottom of a kind's setpoint band, in 1/TG_MEAN_SUB ns: 1/TG_BAND_DIV
  * under its threshold, at least the readings' resolution (1 ns)
@@ -536,24 +566,20 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	case TG_V_OVER:
 		for (k = 0; k < TG_NR_KINDS; k++) {
 			u64 thr = det->thr_ns[k] * TG_MEAN_SUB;
-			u64 s = tg_mean_spread(m, k, det->thr_ns[k]) * 3 / 2;
 
-			/* the cut margin: 1.5 spreads, at most TG_CUT_MARGIN of thr */
-			if (s > thr / TG_CUT_MARGIN)
-				s = thr / TG_CUT_MARGIN;
-			/* the kind over now: its last reading, or a quarter of the block */
-			if ((over & BIT(k)) && mean[k] > thr + s &&
-			    (m->reach_run[k] || m->clr[k] * TG_WINDOW_OVER >= m->n[k]))
+			if ((over & BIT(k)) && mean[k] > thr + tg_mean_margin(m, k, det->thr_ns[k]))
 				kinds |= BIT(k);
 		}
 		if (!kinds || r->cut_wait || r->dead.left)
 			return false;	/* within the cut margin: the next block judges */
-		if (tg_mean_cut(r, cfg, det, groups, nr, kinds, mean))
+		if (tg_mean_now(m, det, kinds) &&
+		    tg_mean_cut(r, cfg, det, groups, nr, tg_mean_now(m, det, kinds), mean))
 			return true;
 		/*
-		 * none blamed now (a neighbour idle this very period: the cut
-		 * looks at its last period): tried again every period for a
-		 * dead time, the block's means kept
+		 * not over now, or none blamed now (a neighbour idle this very
+		 * period: the cut looks at its last period): tried again every
+		 * period for a dead time, for the kinds over then, the block's
+		 * means kept
 		 */
 		m->want = kinds;
 		m->want_left = cfg->dead_periods;
@@ -664,16 +690,22 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		m->ref_age++;
 
 	/* 2 and 3: a clear violation or an arrival acts at once */
+	kinds = 0;
+	if (!clear && !r->dead.left && !r->cut_wait)
+		kinds = tg_mean_arrival(r, cfg, det, reached);
+	else if (!r->dead.left && !r->cut_wait)
+		kinds = clear;
 	if (clear && m->pend) {
 		tg_mean_undo(r, cfg, groups, nr);
 		change = true;
-	} else if (!r->dead.left && !r->cut_wait) {
-		kinds = clear ? clear : tg_mean_arrival(r, cfg, det, reached);
-		if (kinds)
-			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL);
+	} else if (kinds) {
+		change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL);
 	} else if (m->want && !r->dead.left && !m->pend) {
-		r->cut_wait = 0;	/* a segment cut that found none blamed, again */
-		change = tg_mean_cut(r, cfg, det, groups, nr, m->want, m->want_lat);
+		/* a segment cut not made, again: for the kinds still over */
+		kinds = tg_mean_now(m, det, m->want);
+		r->cut_wait = 0;
+		if (kinds)
+			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, m->want_lat);
 	}
 	if (m->want_left && !--m->want_left)
 		m->want = 0;

@@ -96,7 +96,7 @@ mutants=(
 	# -- the block-mean law (reg_mean.c, cfg law 1; test_core's test_mean_*)
 	'reg_mean.c;;s/if \(m->clear_run\[k\] >= TG_OVER_FILTER\)\n\t\t\t\*clear \|= BIT\(k\);/;/;;mean law: a clear violation acts at once'
 	'reg_mean.c;;s/if \(m->clear_run\[k\] >= TG_OVER_FILTER\)/if (m->clear_run[k] >= 1)/;;mean law: a clear violation is two readings in a row, not one'
-	'reg_mean.c;;s/kinds = clear \? clear : tg_mean_arrival\(r, cfg, det, reached\);/kinds = clear;/;;mean law: an arrival is cut at once'
+	'reg_mean.c;;s/kinds = tg_mean_arrival\(r, cfg, det, reached\);/kinds = 0;/;;mean law: an arrival is cut at once'
 	'reg_mean.c;;s/need = tg_sat_add\(need, m->add\[k\]\);/;/;;mean law: a step'"'"'s own rise is no arrival'
 	'reg_mean.c;;s/if \(!kinds \|\| r->cut_wait \|\| r->dead\.left\)\n\t\t\treturn false;/if (1)\n\t\t\treturn false;/;;mean law: the segment cut (a block over by the cut margin, no step pending)'
 	'reg_mean.c;;s/tg_mean_undo\(r, cfg, groups, nr\);\t\/\* no accepted load \*\/\n\t\t\treturn true;/;/;;mean law: a block over undoes the pending step'
