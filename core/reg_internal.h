@@ -115,6 +115,9 @@ void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 		 u32 nr);
 void tg_rem_hold(struct tg_reg_group *g, bool over);
+bool tg_rem_count(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		  struct tg_reg_group *g, int idx, u64 tot[TG_NR_KINDS],
+		  u64 ntot[TG_NR_KINDS]);
 
 /* ---- reg_mean.c ---- */
 void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,

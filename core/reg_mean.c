@@ -653,18 +653,8 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
-		if (g->active)
-			for (k = 0; k < TG_NR_KINDS; k++) {
-				tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
-				if (g->priority == TG_PRIO_LOW)
-					ntot[k] = tg_sat_add(ntot[k], g->bps_now.v[k]);
-			}
-		if (!tg_rem_candidate(g)) {
-			g->pend = false;
-			tg_release(r, cfg, g, (int)i, TG_POL_REMEDIAL,
-				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
-			continue;
-		}
+		if (!tg_rem_count(r, cfg, g, (int)i, tot, ntot))
+			continue;	/* released (tg_release(): nothing pending) */
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
 		if (g->rem_pend.left)

@@ -900,6 +900,37 @@ void tg_rem_hold(struct tg_reg_group *g, bool over)
 }
 
 /**
+ * tg_rem_count() - a group's part of this period's loads, and its release
+ * if the remedial policy may not throttle it
+ * @r:    regulator state
+ * @cfg:  configuration
+ * @g:    the group
+ * @idx:  its index
+ * @tot:  every active group's raw rates, summed (updated)
+ * @ntot: the low-priority groups' part of it (updated)
+ *
+ * Return: whether the group is a candidate (low priority, with tasks).
+ */
+bool tg_rem_count(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		  struct tg_reg_group *g, int idx, u64 tot[TG_NR_KINDS],
+		  u64 ntot[TG_NR_KINDS])
+{
+	int k;
+
+	if (g->active)
+		for (k = 0; k < TG_NR_KINDS; k++) {
+			tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
+			if (g->priority == TG_PRIO_LOW)
+				ntot[k] = tg_sat_add(ntot[k], g->bps_now.v[k]);
+		}
+	if (tg_rem_candidate(g))
+		return true;
+	tg_release(r, cfg, g, idx, TG_POL_REMEDIAL,
+		   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
+	return false;
+}
+
+/**
  * tg_remedial() - one period of the remedial policy over all groups
  * @r:      regulator state
  * @cfg:    configuration
@@ -961,17 +992,8 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
-		if (g->active)
-			for (k = 0; k < TG_NR_KINDS; k++) {
-				tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
-				if (g->priority == TG_PRIO_LOW)
-					ntot[k] = tg_sat_add(ntot[k], g->bps_now.v[k]);
-			}
-		if (!tg_rem_candidate(g)) {
-			tg_release(r, cfg, g, i, TG_POL_REMEDIAL,
-				   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
+		if (!tg_rem_count(r, cfg, g, i, tot, ntot))
 			continue;
-		}
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
 		if (g->rem_pend.left)

@@ -1738,6 +1738,23 @@ static void sparse_step(struct law *w, uint64_t lat, int gap)
  * The victim alone for `periods` at 450, read every `gap` periods; then
  * an NVM writer (group 1) of 2 GB/s is there.
  */
+/*
+ * latency `lat` read once per `gap` periods until group 1 is cut (at most
+ * three readings): the number of readings by then, -1 if none cut it
+ */
+static int sparse_cut_at(struct law *w, uint64_t lat, int gap)
+{
+	int p, seen = 0;
+
+	for (p = 0; p < 3 * gap + 4; p++) {
+		seen += !(w->t % gap);
+		sparse_step(w, lat, gap);
+		if (law_cut(w, 1))
+			return seen;
+	}
+	return -1;
+}
+
 static void law_alone(struct law *w, int periods, int gap)
 {
 	int p;
@@ -1757,16 +1774,11 @@ static void test_sparse_readings(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(gaps); i++) {
-		int gap = gaps[i], p, at = -1, seen = 0, relax;
+		int gap = gaps[i], p, at = -1, relax;
 		struct law w;
 
 		law_alone(&w, 200, gap);
-		for (p = 0; p < 3 * gap + 4 && at < 0; p++) {
-			seen += !(w.t % gap);
-			sparse_step(&w, 600, gap);
-			if (law_cut(&w, 1))
-				at = seen;
-		}
+		at = sparse_cut_at(&w, 600, gap);
 		if (at < 0 || at > 2 || (at == 2 && w.t % gap > 2))
 			fail_msg("gap %d: cut after %d readings over (%ld periods into the second), expected"
 				 " at the second reading or one period after it", gap, at, (long)(w.t % gap));
@@ -2630,12 +2642,7 @@ static void mean_sparse(int gap, int bound)
 		sparse_step(&w, 450, gap);
 	w.g[1].active = true;
 	law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
-	for (p = 0; p < 3 * gap + 4 && at < 0; p++) {
-		seen += !(w.t % gap);
-		sparse_step(&w, 600, gap);
-		if (law_cut(&w, 1))
-			at = seen;
-	}
+	at = sparse_cut_at(&w, 600, gap);
 	if (at < 0 || at > 2 || (at == 2 && w.t % gap > 2))
 		fail_msg("gap %d: an arrival at 600 cut after %d readings over (%ld periods into the"
 			 " second), expected at the second or the period after it",
