@@ -60,7 +60,7 @@ mutants=(
 	'reg_remedial.c;;s/next = tg_isqrt\(\(u64\)x \* bad\);/next = bad;/;;the search: bisection towards the lowest unsafe allowance'
 	'reg_remedial.c;;s/if \(g->relax_age <= cfg->dead_periods\)\n\t\t\tcontinue;\n\t\ttg_rem_relax/if (0)\n\t\t\tcontinue;\n\t\ttg_rem_relax/;;the search: each step waits out its relapse window'
 	'reg_remedial.c;;s/if \(!tg_rem_candidate\(g\) \|\| g->relax_age > cfg->dead_periods\)\n\t\t\tcontinue;\n\t\ttg_rem_undo/if (!tg_rem_candidate(g) || g->relax_age > 3)\n\t\t\tcontinue;\n\t\ttg_rem_undo/;;relapse window = dead_periods'
-	'reg_remedial.c;;s/(static void tg_rem_hold_here[\s\S]*?)g->hold = true;/$1g->hold = false;/;;a relapse or a found level holds the group'
+	'reg_remedial.c;;s/(\nvoid tg_rem_hold_here[\s\S]*?)g->hold = true;/$1g->hold = false;/;;a relapse or a found level holds the group'
 	'reg_remedial.c;;s/g->hold = false;\t\/\* its noise stopped \*\//;/;;hold ends when its traffic halves'
 	'reg_remedial.c;;s/if \(!g->hold_left\) \{/if (0) {/;;a hold ends after its hold time with nothing over'
 	'reg_remedial.c;;s/if \(over\)\n\t\treturn;\n\tif \(g->hold_left\)/if (g->hold_left)/;;a hold counts only periods with nothing over'
