@@ -795,6 +795,17 @@ void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		next = g->x + g->x / TG_BISECT_RES + 1;
 		if (g->x_bad != TG_NEVER && g->x_bad > g->x && next > g->x_bad)
 			next = g->x_bad;
+		/*
+		 * A search finer than the step (res, the block-mean law's),
+		 * the bound within the step but not found at res, and the
+		 * group relapsed before (its bound seen unsafe, not only
+		 * guessed): halfway to the bound (tg_x_next()), not the
+		 * allowance seen unsafe again - else the probes retry the
+		 * bound, and the band's verdict leaves the search at 1/8.
+		 */
+		if (res > TG_BISECT_RES && g->relapses && g->x_bad != TG_NEVER &&
+		    next >= g->x_bad && !tg_x_found(g, res))
+			next = tg_x_next(g);
 	} else {
 		next = tg_x_next(g);
 	}

@@ -112,6 +112,7 @@ mutants=(
 	'reg_mean.c;;s/if \(m->n\[k\] >= TG_BLOCK_EARLY && m->clr\[k\] \* TG_WINDOW_OVER >= m->n\[k\]\) \{/if (0) {/;;mean law: readings over the clear margin in a quarter of a block make it over'
 	'reg_mean.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && !g->pend && /if (!tg_throttled(\&g->rem, cfg) \&\& !(g->pend = false) \&\& /;;mean law: a step that released a group is judged like any other'
 	'reg_mean.c;;s/\} else if \(m->want && !r->dead\.left && !m->pend\) \{/} else if (0) {/;;mean law: a segment cut that found none blamed is tried again (a neighbour idle in the verdict'"'"'s period)'
+	'reg_remedial.c;;s/if \(res > TG_BISECT_RES && g->relapses && g->x_bad != TG_NEVER &&/if (0 \&\& g->x_bad != TG_NEVER \&\&/;;mean law: a probe after a relapse bisects towards the bound, not the allowance seen unsafe'
 )
 
 want=("$@")

@@ -2618,6 +2618,36 @@ static void test_mean_spread_in_blocks(void **state)
 }
 
 /*
+ * The search resolves to 1/TG_MEAN_RES between a held level and the
+ * unsafe bound just over it: a group held at 0.4 after a relapse, its
+ * bound 1/8 over it (0.45), probes halfway to the bound (the geometric
+ * middle, 0.424), not the allowance already seen unsafe - else every
+ * probe relapses at the bound and the search stays at 1/8 under it
+ * (test_plant's sweep: 25 groups ended at 0.73-0.80 of the oracle rate
+ * so). The first probe of a bound not seen unsafe still goes to it
+ * (test_mean_own_step_no_arrival).
+ */
+static void test_mean_probe_bisects(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_held(&w, 1, 400000, 2 * GB, 450001, 1);
+	w.g[1].relapses = 1;
+	for (p = 0; p < 400 && w.g[1].last.action != TG_ACT_RELAX; p++) {
+		mean_writer(&w, 1, 2 * GB);
+		law_step(&w, 480);
+	}
+	if (w.g[1].last.action != TG_ACT_RELAX)
+		fail_msg("no probe in 400 periods");
+	if (w.g[1].x <= 400000 || w.g[1].x >= 450001)
+		fail_msg("the probe went to %u, expected between the held 400000 and the bound 450001",
+			 w.g[1].x);
+}
+
+/*
  * Finding 7: a victim read once per `gap` periods (NVM write latency 0 in
  * between; DRAM read, also protected, read every period far under its
  * threshold) is protected:
@@ -3406,6 +3436,7 @@ int main(void)
 		cmocka_unit_test(test_mean_alternating),
 		cmocka_unit_test(test_mean_release_judged),
 		cmocka_unit_test(test_mean_spread_in_blocks),
+		cmocka_unit_test(test_mean_probe_bisects),
 		cmocka_unit_test(test_mean_over_after_no_change),
 		cmocka_unit_test(test_mean_arrival_during_step),
 		cmocka_unit_test(test_mean_idle_release_keeps_block),
