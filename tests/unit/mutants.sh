@@ -113,6 +113,7 @@ mutants=(
 	'reg_mean.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && !g->pend && /if (!tg_throttled(\&g->rem, cfg) \&\& !(g->pend = false) \&\& /;;mean law: a step that released a group is judged like any other'
 	'reg_mean.c;;s/\} else if \(m->want && !r->dead\.left && !m->pend\) \{/} else if (0) {/;;mean law: a segment cut that found none blamed is tried again (a neighbour idle in the verdict'"'"'s period)'
 	'reg_remedial.c;;s/if \(res > TG_BISECT_RES && g->relapses && g->x_bad != TG_NEVER &&/if (0 \&\& g->x_bad != TG_NEVER \&\&/;;mean law: a probe after a relapse bisects towards the bound, not the allowance seen unsafe'
+	'regulator.c;;s/r->mean = \(struct tg_mean\)\{ 0 \};\n\t\tfor \(i = 0; i < nr; i\+\+\)\n\t\t\tgroups\[i\]\.pend = false;/;/;;the law switched at run time: the block-mean law'"'"'s state forgotten'
 )
 
 want=("$@")

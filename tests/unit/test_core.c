@@ -2648,6 +2648,36 @@ static void test_mean_probe_bisects(void **state)
 }
 
 /*
+ * tgroup.config law switched at run time: the block-mean law's state is
+ * forgotten (tg_regulate()) - a step pending under it, switched to the
+ * window law and back, is not judged as its own (helper-51's LOW: an old
+ * pending flag dropped x_bad and stepped on).
+ */
+static void test_mean_law_switch(void **state)
+{
+	struct law w;
+	int p;
+
+	(void)state;
+	mean_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	mean_poke(&w, 1, 500000, 0);
+	for (p = 0; p < 2000 && w.g[1].last.action != TG_ACT_RELAX; p++)
+		law_step(&w, 450);
+	assert_true(w.g[1].pend);
+	assert_true(w.reg.mean.pend);
+	w.cfg.law = TG_LAW_WINDOW;
+	law_step(&w, 450);
+	assert_false(w.g[1].pend);
+	assert_false(w.reg.mean.pend);
+	assert_int_equal(w.reg.mean.age, 0);
+	w.cfg.law = TG_LAW_MEAN;
+	law_step(&w, 450);
+	assert_false(w.g[1].pend);
+	assert_int_equal(w.reg.law, TG_LAW_MEAN);
+}
+
+/*
  * Finding 7: a victim read once per `gap` periods (NVM write latency 0 in
  * between; DRAM read, also protected, read every period far under its
  * threshold) is protected:
@@ -3437,6 +3467,7 @@ int main(void)
 		cmocka_unit_test(test_mean_release_judged),
 		cmocka_unit_test(test_mean_spread_in_blocks),
 		cmocka_unit_test(test_mean_probe_bisects),
+		cmocka_unit_test(test_mean_law_switch),
 		cmocka_unit_test(test_mean_over_after_no_change),
 		cmocka_unit_test(test_mean_arrival_during_step),
 		cmocka_unit_test(test_mean_idle_release_keeps_block),
