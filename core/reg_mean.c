@@ -126,7 +126,7 @@ static u32 tg_mean_live(const struct tg_reg_cfg *cfg)
  */
 static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32 wait)
 {
-	u32 half = TG_BLOCK_MULT * cfg->dead_periods / 2;
+	u32 half = TG_BLOCK_MULT * (cfg->dead_periods ? cfg->dead_periods : 1) / 2;
 	int k;
 
 	m->wait = wait;
@@ -259,10 +259,14 @@ static enum tg_verdict tg_mean_verdict(const struct tg_regulator *r,
 		/* not protected, never read, or no longer read: not in it */
 		if (!thr || !m->avg[k] || m->gap[k] > tg_mean_live(cfg))
 			continue;
-		if (m->n[k] < 2 && m->age < TG_BLOCK_SPARSE * full) {
-			done = false;		/* read too rarely yet: wait */
-			under = false;
-			continue;
+		if (m->n[k] < 2) {
+			if (m->age < TG_BLOCK_SPARSE * full) {
+				done = false;	/* read too rarely yet: wait */
+				under = false;
+				continue;
+			}
+			if (!m->n[k])
+				continue;	/* none in the whole block: not in it */
 		}
 		lo = tg_mean_lo(det->thr_ns[k]);
 		v = tg_div_u64(m->sum[k] * TG_MEAN_SUB, m->n[k]);
@@ -527,7 +531,7 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			  u32 nr, enum tg_verdict v, const u64 mean[TG_NR_KINDS], u32 over)
 {
 	struct tg_mean *m = &r->mean;
-	u32 kinds = 0, i;
+	u32 kinds = 0, now, i;
 	int k;
 
 	if (m->pend) {
@@ -572,17 +576,25 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (!kinds || r->cut_wait || r->dead.left)
 			return false;	/* within the cut margin: the next block judges */
-		if (tg_mean_now(m, det, kinds) &&
-		    tg_mean_cut(r, cfg, det, groups, nr, tg_mean_now(m, det, kinds), mean))
+		now = tg_mean_now(m, det, kinds);
+		if (now && tg_mean_cut(r, cfg, det, groups, nr, now, mean))
 			return true;
 		/*
-		 * not over now, or none blamed now (a neighbour idle this very
-		 * period: the cut looks at its last period): tried again every
-		 * period for a dead time, for the kinds over then, the block's
-		 * means kept
+		 * over now but none blamed now (a neighbour idle this very
+		 * period: the cut looks at its last period), or not over now in
+		 * a block made over by its readings over the clear margin (a
+		 * neighbour on and off): tried again every period for a dead
+		 * time, while a reading is over, the block's means kept. A mean
+		 * over of a latency already back under it (the neighbour left)
+		 * is cut for no more.
 		 */
-		m->want = kinds;
-		m->want_left = cfg->dead_periods;
+		for (k = 0; !now && k < TG_NR_KINDS; k++)
+			if ((kinds & BIT(k)) && m->clr[k] * TG_WINDOW_OVER >= m->n[k])
+				now |= BIT(k);
+		if (!now)
+			return false;
+		m->want = now;
+		m->want_left = cfg->dead_periods ? cfg->dead_periods : 1;
 		for (k = 0; k < TG_NR_KINDS; k++)
 			m->want_lat[k] = mean[k];
 		return false;
@@ -633,6 +645,8 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			continue;
 		}
 		protect.thr_ns[k] = 0;
+		if (!seen->thr_ns[k])
+			m->thr[k] = 0;	/* no threshold now: nothing to keep */
 		/*
 		 * a kind the victims lived with a moment ago still counts (a
 		 * flipping set of protected kinds does not switch the law off)
@@ -693,7 +707,6 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	} else if (m->want && !r->dead.left && !m->pend) {
 		/* a segment cut not made, again: for the kinds still over */
 		kinds = tg_mean_now(m, det, m->want);
-		r->cut_wait = 0;
 		if (kinds)
 			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, m->want_lat);
 	}

@@ -100,7 +100,7 @@ mutants=(
 	'reg_mean.c;;s/need = tg_sat_add\(need, m->add\[k\]\);/;/;;mean law: a step'"'"'s own rise is no arrival'
 	'reg_mean.c;;s/if \(!kinds \|\| r->cut_wait \|\| r->dead\.left\)\n\t\t\treturn false;/if (1)\n\t\t\treturn false;/;;mean law: the segment cut (a block over by the cut margin, no step pending)'
 	'reg_mean.c;;s/tg_mean_undo\(r, cfg, groups, nr\);\t\/\* no accepted load \*\/\n\t\t\treturn true;/;/;;mean law: a block over undoes the pending step'
-	'reg_mean.c;;s/done = false;\t\t\/\* read too rarely yet: wait \*\//;/;;mean law: a block waits for a sparse kind'"'"'s second reading'
+	'reg_mean.c;;s/done = false;\t\/\* read too rarely yet: wait \*\//;/;;mean law: a block waits for a sparse kind'"'"'s second reading'
 	'reg_mean.c;;s/if \(!m->thr\[k\] \|\| m->pgap\[k\] > tg_mean_live\(cfg\)\) \{/if (1) {/;;mean law: a kind protected a moment ago still counts (a flipping set)'
 	'reg_mean.c;;s/if \(v == TG_V_BAND && !tg_mean_rose\(m, det, mean\)\)/if (0)/;;mean law: the band keeps a level only if the step raised a mean'
 	'reg_mean.c;;s/\ttg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0\);\n\tr->cut_group = -1;\n\tr->mean\.ref_age = 0;/\tr->mean.ref_age = 0;/;;mean law: no cut within an undo'"'"'s dead time'
@@ -114,6 +114,7 @@ mutants=(
 	'reg_mean.c;;s/\} else if \(m->want && !r->dead\.left && !m->pend\) \{/} else if (0) {/;;mean law: a segment cut that found none blamed is tried again (a neighbour idle in the verdict'"'"'s period)'
 	'reg_remedial.c;;s/if \(res > TG_BISECT_RES && g->relapses && g->x_bad != TG_NEVER &&/if (0 \&\& g->x_bad != TG_NEVER \&\&/;;mean law: a probe after a relapse bisects towards the bound, not the allowance seen unsafe'
 	'regulator.c;;s/r->mean = \(struct tg_mean\)\{ 0 \};\n\t\tfor \(i = 0; i < nr; i\+\+\)\n\t\t\tgroups\[i\]\.pend = false;/;/;;the law switched at run time: the block-mean law'"'"'s state forgotten'
+	'reg_mean.c;;s/if \(!m->n\[k\]\)\n\t\t\t\tcontinue;\t\/\* none in the whole block: not in it \*\//;/;;mean law: a kind with no reading in the block is not in its verdict (no division by zero)'
 )
 
 want=("$@")

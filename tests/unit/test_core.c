@@ -2678,6 +2678,33 @@ static void test_mean_law_switch(void **state)
 }
 
 /*
+ * helper-53's HIGH: a kind whose reads stop at the middle of a block (its
+ * last reading in the half the sliding block keeps, then none) reached
+ * the block mean's division with no reading in the block - a divide
+ * error in the module's period. Only NVM writes are read (498 ns, in the
+ * band); they stop when the block is 40 periods old; 1000 periods more
+ * must run (and the kind leave the verdict: none of it in a block).
+ */
+static void test_mean_reads_stop_midblock(void **state)
+{
+	struct law w;
+	int p, k, stop = -1;
+
+	(void)state;
+	mean_init(&w, 2);
+	for (p = 0; p < 2000 && (stop < 0 || p < stop + 1000); p++) {
+		for (k = 0; k < TG_NR_KINDS; k++)
+			w.det.lat_ns[k] = k == TG_NVM_WRITE && stop < 0 ? 498 : 0;
+		w.det.over = 0;
+		tg_regulate(&w.reg, &w.cfg, &w.det, w.g, (u32)w.n);
+		if (stop < 0 && p > 100 && w.reg.mean.age == 40)
+			stop = p;
+	}
+	assert_true(stop > 0);
+	assert_true(w.reg.mean.gap[TG_NVM_WRITE] >= 999);
+}
+
+/*
  * Finding 7: a victim read once per `gap` periods (NVM write latency 0 in
  * between; DRAM read, also protected, read every period far under its
  * threshold) is protected:
@@ -3468,6 +3495,7 @@ int main(void)
 		cmocka_unit_test(test_mean_spread_in_blocks),
 		cmocka_unit_test(test_mean_probe_bisects),
 		cmocka_unit_test(test_mean_law_switch),
+		cmocka_unit_test(test_mean_reads_stop_midblock),
 		cmocka_unit_test(test_mean_over_after_no_change),
 		cmocka_unit_test(test_mean_arrival_during_step),
 		cmocka_unit_test(test_mean_idle_release_keeps_block),
