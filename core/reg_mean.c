@@ -14,18 +14,22 @@
  *     a step, an undo) a block of TG_BLOCK_MULT dead times starts; its mean
  *     per protected kind, over that kind's own readings, decides: over the
  *     threshold - the pending step is undone; within the setpoint band
- *     (1/TG_BAND_DIV under it) - found, held; under the band - the search
- *     goes on. After TG_BLOCK_EARLY periods a verdict is taken early when
- *     the mean is over, or under the band, by two standard errors;
+ *     (1/TG_BAND_DIV under it, at least 1 ns) - found, held, if the step
+ *     raised a mean in the band; under the band - the search goes on.
+ *     After TG_BLOCK_EARLY periods a verdict is taken early when the mean
+ *     is over, or under the band, by two standard errors; while nothing
+ *     changes the blocks slide by half a block;
  *  2. clear violation: readings over the threshold by TG_CLEAR_MULT spreads
  *     twice in a row - the pending step undone, or else a cut, at once;
- *  3. arrival: at the threshold twice in a row, the latency risen above its
- *     recent low, and the low-priority load risen by 1/TG_WIN_RISE of the
- *     load (plus what the pending step adds) since the recent low point,
- *     the last step or the last kept verdict: a cut at once;
+ *  3. arrival: over the threshold twice in a row, the latency risen two
+ *     spreads and the low-priority load by 1/TG_WIN_RISE of the load (plus
+ *     what the pending step adds) over a reference - the last step, kept
+ *     verdict, cut or undo while young, else the recent low point: a cut
+ *     at once;
  *  4. segment cut: a block with no step pending whose mean is over the
- *     threshold by the cut margin (1/TG_BAND_DIV, at least two standard
- *     errors), the kind's last reading over too: a cut sized from the mean;
+ *     threshold by the cut margin (1.5 spreads, at most 1/TG_CUT_MARGIN),
+ *     the kind's last reading over by it now: a cut sized from the mean,
+ *     tried again for a dead time if none was blamed;
  *  5. bookkeeping: no block restart on an idle release or on a change of
  *     the protected kinds; readings clipped (TG_CLIP_DIV) in the mean, and
  *     readings over by the clear margin in a quarter of a block over; a
