@@ -102,7 +102,6 @@ bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		    const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
 		    const u64 ntot[TG_NR_KINDS]);
-u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det);
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		const struct tg_detector *det, struct tg_reg_group *groups,
 		u32 nr, u32 over);

@@ -665,7 +665,6 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (seen->lat_ns[k] > m->thr[k])
 			protect.over |= BIT(k);
 	}
-	r->held = 0;
 	hot = tg_mean_read(r, cfg, det, &clear, &reached);
 	m->pend = false;
 	for (i = 0; i < nr; i++) {

@@ -378,7 +378,7 @@ static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg
  * risen TG_RISE_MULT x that tolerance above their recent low - an arrival,
  * cut as soon as it is over twice in a row, noise tolerance or not.
  */
-u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
+static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 {
 	u32 over = 0;
 	int k;
