@@ -676,6 +676,7 @@ void tg_config_default(struct tg_config *cfg)
 	cfg->low_pct = 80;
 	cfg->quiet_periods = 3;
 	cfg->relax_periods = 5;
+	cfg->law = TG_LAW_DEFAULT;
 	cfg->perf_type = 4;		/* PERF_TYPE_RAW */
 	cfg->ocr_config[0] = 0;		/* unset: tgctl setup resolves them */
 	cfg->ocr_config[1] = 0;

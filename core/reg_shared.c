@@ -32,6 +32,7 @@ void tg_reg_cfg_default(struct tg_reg_cfg *cfg, u32 period_us, u32 nr_cpus)
 	cfg->smooth_div = TG_SMOOTH_DIV;
 	cfg->dead_periods = tg_dead_periods(TG_SMOOTH_DIV);
 	cfg->blame_pct = 5;
+	cfg->law = TG_LAW_DEFAULT;
 }
 
 /**

@@ -157,14 +157,7 @@ struct tg_reg_cfg {
 	u32 law;		/* the remedial law: TG_LAW_WINDOW or TG_LAW_MEAN */
 };
 
-/*
- * The remedial law (docs/control-law.md): TG_LAW_WINDOW judges each search
- * step on a window of dead_periods and on periods in a row over the
- * threshold (reg_remedial.c, the default); TG_LAW_MEAN judges it on the
- * mean latency of a block (reg_mean.c; not the default yet).
- */
-#define TG_LAW_WINDOW		0
-#define TG_LAW_MEAN		1
+/* TG_LAW_WINDOW, TG_LAW_MEAN, TG_LAW_DEFAULT: tg_parse.h (tgroup.config law) */
 
 /*
  * The caller's rate smoothing (module/loop.c): an EWMA of weight

@@ -68,6 +68,16 @@ struct tg_config {
 #define TG_PERIOD_MS_MAX	1000
 #define TG_PERIOD_MS_DEFAULT	10
 
+/*
+ * The remedial law (docs/control-law.md): TG_LAW_MEAN judges each search
+ * step on the mean latency of a block (reg_mean.c, the default);
+ * TG_LAW_WINDOW, the law before it, on a window of dead_periods and on
+ * periods in a row over the threshold (reg_remedial.c).
+ */
+#define TG_LAW_WINDOW		0
+#define TG_LAW_MEAN		1
+#define TG_LAW_DEFAULT		TG_LAW_MEAN
+
 /* Largest pid the kernel can hand out (PID_MAX_LIMIT on 64-bit). */
 #define TG_PID_MAX		(4 * 1024 * 1024)
 

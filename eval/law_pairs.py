@@ -15,7 +15,8 @@ noise seed), 60 s of steady state (11-71 s, the neighbour from 1 s):
 A pair meets the item on the mean when mean share >= SHARE_MIN and mean victim
 >= -VICTIM_PTS, and with its CI when both 95 % CI bounds are on the right side.
 Prints one row per pair and a summary line; exits 1 with --assert when a pair
-misses on the mean (a yardstick, not in make check: main's law misses it).
+misses on the mean (make check asserts it for the default law, the block
+mean; the window law, --law 0, misses it).
 """
 import argparse
 import os

@@ -77,7 +77,7 @@ static void die(const char *msg, const char *arg)
 }
 
 static unsigned long long cseed = 1;
-static u32 slaw = TG_LAW_WINDOW;	/* --law: the remedial law (cfg law) */
+static u32 slaw = TG_LAW_DEFAULT;	/* --law: the remedial law (cfg law) */
 
 static int own_opt(const char *a, const char *v)
 {

@@ -39,7 +39,7 @@
  *   --seed N           the request generator's seed
  *   --ts FILE          time series (one row per --sample ms, default 50)
  *   --live MS          a human line every MS ms (the demo)
- *   --law L            tgroup's remedial law (tgroup.config law: 0 window, 1 block mean)
+ *   --law L            tgroup's remedial law (tgroup.config law: 0 window, 1 block mean, the default)
  *
  * Output: lines "TGEVAL-CSV FILE,ROW" (first "TGEVAL-CSV FILE,#header") that
  * the host splits into files (eval/run.sh), and "TGEVAL-LIVE ..." lines.
@@ -88,7 +88,7 @@ static struct plat P;
 static struct gw gws[MAXW];
 static const char *ts_file;
 static int live_ms, sample_ms = 50;
-static int law;		/* --law: tgroup's remedial law (tgroup.config law) */
+static int law = 1;	/* --law: tgroup's remedial law (tgroup.config law; 1, TG_LAW_DEFAULT) */
 
 static double now(void)
 {

@@ -314,6 +314,20 @@ static void regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 #define PERIOD_US	10000u
 #define NCPU		2u
 
+/*
+ * The regulator's defaults for the tests of the window law (cfg law
+ * TG_LAW_WINDOW): the tests before "the block-mean law" section check that
+ * law's rules (cut after TG_OVER_FILTER periods over, its window verdicts,
+ * holds and probes), so they pin it; the default law (TG_LAW_DEFAULT, the
+ * block mean) has its own rules tested in test_mean_*, and the properties
+ * both laws must have are tests/unit/test_plant.c's, run under each.
+ */
+static void reg_cfg_window(struct tg_reg_cfg *cfg)
+{
+	tg_reg_cfg_default(cfg, PERIOD_US, NCPU);
+	cfg->law = TG_LAW_WINDOW;
+}
+
 struct workload {
 	enum tg_priority prio;
 	uint64_t demand[TG_NR_KINDS];
@@ -385,7 +399,7 @@ static void sim_init(struct sim *s, int n)
 
 	memset(s, 0, sizeof(*s));
 	s->n = n;
-	tg_reg_cfg_default(&s->cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&s->cfg);
 	plant_detector_cfg(&s->dcfg);
 	tg_detector_init(&s->det);
 	tg_regulator_init(&s->reg);
@@ -759,7 +773,7 @@ static void test_blame_matrix(void **state)
 	int i, k;
 
 	(void)state;
-	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&cfg);
 	for (c = 0; c < sizeof(blame_cases) / sizeof(blame_cases[0]); c++) {
 		const struct blame_case *bc = &blame_cases[c];
 		struct tg_reg_group g[BG];
@@ -840,7 +854,7 @@ static void test_pending_prediction_kinds(void **state)
 	size_t c;
 
 	(void)state;
-	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&cfg);
 	for (c = 0; c < sizeof(pend_cases) / sizeof(pend_cases[0]); c++) {
 		const struct pend_case *pc = &pend_cases[c];
 		struct tg_regulator r;
@@ -899,7 +913,7 @@ static void order_setup(struct tg_reg_cfg *cfg, struct tg_regulator *r,
 {
 	int i;
 
-	tg_reg_cfg_default(cfg, PERIOD_US, NCPU);
+	reg_cfg_window(cfg);
 	tg_regulator_init(r);
 	tg_detector_init(det);
 	for (i = 0; i < 3; i++) {
@@ -1066,7 +1080,7 @@ static void test_blame_per_kind_regulate(void **state)
 	int p;
 
 	(void)state;
-	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&cfg);
 	for (o = 0; o < ARRAY_SIZE(overs); o++) {
 		blame_setup(bc, &cfg, g);
 		/* the victim lives with both latencies */
@@ -1109,7 +1123,7 @@ struct hold_loop {
 static void hold_init(struct hold_loop *h, uint64_t qmax)
 {
 	memset(h, 0, sizeof(*h));
-	tg_reg_cfg_default(&h->cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&h->cfg);
 	tg_regulator_init(&h->reg);
 	tg_detector_init(&h->det);
 	tg_reg_group_init(&h->g, &h->cfg);
@@ -1223,7 +1237,7 @@ static void law_init(struct law *w, int n)
 
 	memset(w, 0, sizeof(*w));
 	w->n = n;
-	tg_reg_cfg_default(&w->cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&w->cfg);
 	tg_regulator_init(&w->reg);
 	tg_detector_init(&w->det);
 	for (i = 0; i < n; i++) {
@@ -1298,7 +1312,7 @@ static void test_remedial_judged_on_prediction(void **state)
 	uint64_t load[TG_NR_KINDS];
 
 	(void)state;
-	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	reg_cfg_window(&cfg);
 	tg_reg_group_init(&g, &cfg);
 	g.active = true;
 	g.bps.v[TG_NVM_WRITE] = g.bps_now.v[TG_NVM_WRITE] = 2 * GB;

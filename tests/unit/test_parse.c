@@ -345,7 +345,7 @@ static void test_config_format_roundtrip(void **state)
 		"period_ms=10\nenabled=1\npreventive=1\nremedial=1\n"
 		"dram_read_lat_ns=200\nnvm_read_lat_ns=700\ndram_write_lat_ns=250\n"
 		"nvm_write_lat_ns=1500\nlow_pct=80\nquiet_periods=3\nrelax_periods=5\n"
-		"law=0\nperf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
+		"law=1\nperf_type=4\nocr_dram_read_config=0\nocr_nvm_read_config=0\n"
 		"ocr_dram_read_config1=0\nocr_nvm_read_config1=0\n"
 		"uncore_type=0\nuncore_dram_occupancy_config=0\nuncore_dram_inserts_config=0\n"
 		"uncore_nvm_occupancy_config=0\nuncore_nvm_inserts_config=0\nuncore_khz=2000000\n"
