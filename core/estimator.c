@@ -32,6 +32,8 @@ u64 tg_mul_div(u64 a, u32 b, u32 c)
 	u64 h = hi + (lo >> 32), q1, q0;
 	u32 r1, r0;
 
+	if (!hi)	/* a < 2^32: a * b fits in 64 bits, one division */
+		return tg_div_u64_rem(lo, c, &r0);
 	q1 = tg_div_u64_rem(h, c, &r1);
 	if (q1 >> 32)
 		return U64_MAX;

@@ -6,8 +6,10 @@
  *                     release, quota arithmetic
  *   reg_preventive.c  the preventive policy (limits)      -> shared
  *   reg_blame.c       the blame matrix and MT²'s order    -> shared
- *   reg_remedial.c    the remedial policy (the law)       -> blame, shared
- *   reg_mean.c        the block-mean law (cfg law = 1)    -> remedial
+ *   reg_remedial.c    the steps both remedial laws share, -> blame, shared
+ *                     and the window law (cfg law 0)
+ *   reg_mean.c        the block-mean law (cfg law 1, the  -> remedial
+ *                     default)
  *   regulator.c       tg_regulate(): both policies, out   -> all above
  *
  * Each layer calls only the layers under it (docs/control-law.md).
@@ -114,6 +116,7 @@ void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 		 u32 nr);
 void tg_rem_hold(struct tg_reg_group *g, bool over);
+void tg_rem_forget(struct tg_regulator *r);
 bool tg_rem_count(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		  struct tg_reg_group *g, int idx, u64 tot[TG_NR_KINDS],
 		  u64 ntot[TG_NR_KINDS]);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * reg_remedial.c - the remedial policy: noisy neighbours, low-priority
- * groups only (docs/control-law.md, "Remedial"). It uses what the module
+ * groups only (docs/control-law.md, "Remedial"): the steps both laws share,
+ * and the window law (cfg law TG_LAW_WINDOW; the default since 27 Nov is
+ * the block-mean law, reg_mean.c, built on these steps). It uses what the module
  * measures - latencies, per-group traffic by kind, CPU time - and its own
  * past actions, never a model of the platform:
  *
@@ -908,6 +910,33 @@ void tg_rem_hold(struct tg_reg_group *g, bool over)
 		g->hold = false;	/* held long enough: probe */
 		g->probe = true;
 	}
+}
+
+/**
+ * tg_rem_forget() - the window law's own state back to its start
+ * @r: regulator state
+ *
+ * Its runs and counts of periods over, its held readings: what it kept
+ * while the block-mean law ran is hours old when it runs again (a held
+ * reading over would undo or cut at once). The state both laws keep up
+ * (tg_rem_observe()'s lows, loads and jitter; the dead time) stays.
+ */
+void tg_rem_forget(struct tg_regulator *r)
+{
+	int k;
+
+	r->quiet = 0;
+	r->over_run = 0;
+	r->near_run = 0;
+	r->over_cnt = 0;
+	r->close_run = 0;
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		r->read_ns[k] = 0;
+		r->read_age[k] = 0;
+		r->read_over[k] = 0;
+	}
+	r->held = 0;
+	r->confirm = 0;
 }
 
 /**

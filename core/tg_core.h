@@ -393,6 +393,11 @@ struct tg_settle {
 
 /* One group as the regulator sees it; the caller owns the array. */
 struct tg_reg_group {
+	/*
+	 * Laid out by use: what every group's period reads or writes comes
+	 * first (inputs, outputs, the throttles and what a release resets:
+	 * four cache lines), then what only a throttled group or a cut uses.
+	 */
 	/* inputs, set by the caller before each tg_regulate() */
 	bool active;			/* exists and has tasks */
 	enum tg_priority priority;
@@ -402,41 +407,43 @@ struct tg_reg_group {
 	struct tg_bw bps_now;		/* rates of the period just ended, raw */
 	u64 cpu_now_us;			/* CPU time it ran in that period, raw */
 
+	/* outputs */
+	struct tg_throttle out;		/* effective: the tighter of both */
+	struct tg_decision last;	/* what this period did to it */
+
 	/* state, owned by the regulator */
 	struct tg_throttle prev;	/* imposed by the preventive policy */
 	struct tg_throttle rem;		/* imposed by the remedial policy */
-	u32 calm;			/* periods under all limits by the margin */
-	struct tg_settle prev_settle;	/* after its last preventive step */
-	struct tg_settle rem_pend;	/* after its last remedial cut */
 	struct tg_throttle rem_seen;	/* its remedial throttle last period */
 	u32 rem_wait;			/* preventive waits: a remedial tightening */
+	u32 calm;			/* periods under all limits by the margin */
 	u32 x;				/* remedial allowance, ppm (TG_PPM: none) */
 	u32 x_bad;			/* lowest allowance seen unsafe, TG_NEVER */
 	u32 x_mem;			/* allowance it held when it went idle */
-	u32 x_from;			/* allowance before its last relax */
-	u64 u_ref;			/* CPU time the quota ladder scales */
-	bool dram_ladder;		/* MBA for the coarse part, quota the rest */
-	u32 mba_lvl, mba_from;		/* its MBA level, and before its last relax */
+	u32 relapses;			/* since it was last unthrottled (backoff) */
+	u32 relax_age;			/* periods since its last remedial relax */
+	u32 mba_lvl;			/* its MBA level */
 	u32 grow;			/* relax steps in a row without a bound */
 	u32 idle_run;			/* periods in a row idle while throttled */
+	bool hold;			/* remedial relax blocked: settled/relapsed */
+	bool probe;			/* hold ended by time: one relax, then wait */
+	bool pend;			/* its step waits for the block's verdict (law 1) */
+
+	struct tg_settle prev_settle;	/* after its last preventive step */
+	struct tg_settle rem_pend;	/* after its last remedial cut */
+	u32 x_from;			/* allowance before its last relax */
+	u32 mba_from;			/* its MBA level before its last relax */
+	u64 u_ref;			/* CPU time the quota ladder scales */
+	bool dram_ladder;		/* MBA for the coarse part, quota the rest */
 	bool close;			/* a latency came close in its step's window */
 	bool clear;			/* ... stayed clear of its threshold in it */
 	u32 over_mark;			/* the regulator's over_seen at its step */
 	int cut_class;			/* scratch of a cut: its class, -1 none */
 	u64 cut_val;			/* ... its traffic there */
 	u64 cut_load[TG_NR_KINDS];	/* ... its loads (tg_blame_loads()) */
-	bool hold;			/* remedial relax blocked: settled/relapsed */
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
-	u32 relapses;			/* since it was last unthrottled (backoff) */
-	bool probe;			/* hold ended by time: one relax, then wait */
-	u32 relax_age;			/* periods since its last remedial relax */
-	bool pend;			/* its step waits for the block's verdict (law 1) */
 	u64 relax_bps;			/* its total traffic at x_from */
-
-	/* outputs */
-	struct tg_throttle out;		/* effective: the tighter of both */
-	struct tg_decision last;	/* what this period did to it */
 };
 
 /*

@@ -100,11 +100,13 @@ judge() {
 		echo "FAIL $1: seed pair victim% gbps oracle_gbps changes release_ms cool_ms hot_before lat_ns thr_ns: ${bad:-not $2 runs}"
 	fi
 }
-for law in 1 0; do
+# the default law (TG_LAW empty: tgsim's default, TG_LAW_DEFAULT), then the
+# window law (law 0)
+for law in default 0; do
 for p in eval/profiles/optane-clx.prof; do
-	export TG_LAW=$law
-	n=$(basename "$p" .prof)$([ $law = 1 ] || echo /law$law)
-	[ $law = 1 ] && \
+	export TG_LAW=${law#default}
+	n=$(basename "$p" .prof)$([ $law = default ] || echo /law$law)
+	[ $law = default ] && \
 	judge "eval_oracle_noise/$n" 48 "$(for s in 1 2 3; do pairs16 "$p" $s 0 71 11:71 oracle; done)" \
 		'$10 > $11 * (1 + lt / 100) || $10 < $11 * (1 - lt / 100)' \
 		'{ d = 100 * ($10 / $11 - 1); if (d < lo) lo = d; if (d > hi) hi = d } END { printf "victim latency %+.2f..%+.2f %% of its threshold", lo, hi }'
@@ -125,8 +127,8 @@ for p in eval/profiles/optane-clx.prof; do
 	judge "eval_law_leave/$n" 64 "$(for s in 0 1 2 3; do pairs16 "$p" $s 13 16 11:13; done)" \
 		'$7 < 0 || $7 > r * 12 || ($9 == 0 && ($8 < 0 || $8 > 3000))' \
 		'{ if ($7 > r) r = $7; if ($9 == 0 && $8 > c) c = $8 } END { printf "released within %d ms, cold within %d ms", r, c }'
-	[ $law = 1 ] || continue
-	if out=$(/usr/bin/python3 eval/law_pairs.py "$b/tgsim" "$p" --law $law --seeds 1-20 --assert 2>&1); then
+	[ $law = default ] || continue
+	if out=$(/usr/bin/python3 eval/law_pairs.py "$b/tgsim" "$p" --seeds 1-20 --assert 2>&1); then
 		echo "PASS eval_law_pairs/$n ($(echo "$out" | tail -1))"
 	else
 		echo "FAIL eval_law_pairs/$n: $(echo "$out" | grep -v '| yes | ' | paste -sd ';' | cut -c1-600)"

@@ -85,8 +85,11 @@ static int own_opt(const char *a, const char *v)
 		cseed = strtoull(v, NULL, 0);
 	else if (!strcmp(a, "--ts"))
 		ts_file = v;
-	else if (!strcmp(a, "--law"))
-		slaw = (u32)strtoul(v, NULL, 0);
+	else if (!strcmp(a, "--law")) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			die("--law must be 0 (window) or 1 (block mean): ", v);
+		slaw = (u32)(*v - '0');
+	}
 	else
 		return -1;
 	return 0;

@@ -343,10 +343,13 @@ static int untouched(const char *g)
  * period: the burner takes all of it): the search's bisection towards its
  * stale unsafe allowance, the hold there (its relapse count unknown here:
  * the longest, 1600 periods) and the probe's window, then growing steps
- * to the cap - each step at most dead + relax periods apart.
+ * to the cap - each step at most `step` periods apart: dead + relax under
+ * the window law, a dead time and a block under the block-mean law (the
+ * default, "The block-mean law"), whose search resolves 4x finer (two
+ * more halvings).
  */
 static int release_bound(unsigned long long q, unsigned long long cap, int lag, int filter,
-			 int dead, int relax)
+			 int dead, int step, int finer)
 {
 	double x = q == ~0ull ? 1 : (double)q / 10000, top = (double)cap / 10000, y;
 	int n, bisect = 0, grow;
@@ -356,11 +359,24 @@ static int release_bound(unsigned long long q, unsigned long long cap, int lag, 
 			y *= 9.0 / 8;
 		for (bisect = 1; n > 1; bisect++)
 			n = (n + 1) / 2;
+		bisect += finer;
 	}
 	for (grow = 3, y = x; y < top; grow++)
 		y *= 2;
 	return lag + (filter - 1) + 2 * dead + 16 * 10 * dead / 2 + dead + 1 +
-	       (dead + relax) * (bisect + grow + 2);
+	       step * (bisect + grow + 2);
+}
+
+/* tgroup.config's law (1, the block mean, when it cannot be read) */
+static int config_law(void)
+{
+	char buf[2048];
+	const char *l;
+
+	if (rd(gp("", "tgroup.config"), buf, sizeof(buf)) <= 0)
+		return 1;
+	l = strstr(buf, "\nlaw=");
+	return l && l[5] == '0' ? 0 : 1;
 }
 
 /* the detector's defaults (docs/abi.md) */
@@ -395,8 +411,11 @@ TEST_T(remedial_closed_loop_bystander, 90)
 
 static void closed_loop_bystander(void)
 {
-	/* docs/control-law.md: dead_periods 20, relax_periods 5, over filter 2 */
-	const int dead = 20, relax = 5, lag = 1, filter = 2;
+	/*
+	 * docs/control-law.md: dead_periods 20, relax_periods 5, over filter 2;
+	 * the block-mean law's blocks TG_BLOCK_MULT (4) dead times
+	 */
+	const int dead = 20, relax = 5, lag = 1, filter = 2, block = 4 * dead;
 	struct plant pl = { .bpns = { 1.0, 1.0, 1.0 / 30 } };
 	double share[NPROC], vic_ns = 0, vic_bytes = 0, vic_cpu = 0, t0, solo;
 	unsigned long long p0, q0, m0, cap;
@@ -453,7 +472,8 @@ static void closed_loop_bystander(void)
 	q0 = stat_value("nz", "cpu_quota_usec");
 	m0 = stat_value("nz", "mba_percent");
 	cap = 10000ull * sysconf(_SC_NPROCESSORS_ONLN);
-	bound = release_bound(q0, cap, lag, filter, dead, relax);
+	bound = config_law() ? release_bound(q0, cap, lag, filter, dead, dead + block, 2) :
+			       release_bound(q0, cap, lag, filter, dead, dead + relax, 0);
 	pl.bpns[NZ] /= 200;
 	p0 = stat_value("", "nr_periods");
 	for (;;) {

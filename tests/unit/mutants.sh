@@ -2,7 +2,8 @@
 # tests/unit/mutants.sh - each guarded rule of the control law, broken on
 # purpose (docs/control-law.md, "Verification"): the unit tests must fail
 # on every mutant. Builds a mutated copy of core/ in build/mut and runs
-# tests/unit/test_core.c and test_plant.c against it.
+# tests/unit/test_core.c and test_plant.c against it (test_plant under the
+# default law, and under the window law, law 0, when the first two pass).
 #
 #   tests/unit/mutants.sh            every mutant
 #   tests/unit/mutants.sh 3 7        only those (numbers as listed)
@@ -113,8 +114,11 @@ mutants=(
 	'reg_mean.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && !g->pend && /if (!tg_throttled(\&g->rem, cfg) \&\& !(g->pend = false) \&\& /;;mean law: a step that released a group is judged like any other'
 	'reg_mean.c;;s/\} else if \(m->want && !r->dead\.left && !m->pend\) \{/} else if (0) {/;;mean law: a segment cut that found none blamed is tried again (a neighbour idle in the verdict'"'"'s period)'
 	'reg_remedial.c;;s/if \(res > TG_BISECT_RES && g->relapses && g->x_bad != TG_NEVER &&/if (0 \&\& g->x_bad != TG_NEVER \&\&/;;mean law: a probe after a relapse bisects towards the bound, not the allowance seen unsafe'
-	'regulator.c;;s/r->mean = \(struct tg_mean\)\{ 0 \};\n\t\tfor \(i = 0; i < nr; i\+\+\)\n\t\t\tgroups\[i\]\.pend = false;/;/;;the law switched at run time: the block-mean law'"'"'s state forgotten'
+	'regulator.c;;s/r->mean = \(struct tg_mean\)\{ 0 \};\n\t\ttg_rem_forget\(r\);\n\t\tfor \(i = 0; i < nr; i\+\+\)\n\t\t\tgroups\[i\]\.pend = false;/tg_rem_forget(r);/;;the law switched at run time: the block-mean law'"'"'s state forgotten'
 	'reg_mean.c;;s/if \(!m->n\[k\]\)\n\t\t\t\tcontinue;\t\/\* none in the whole block: not in it \*\//;/;;mean law: a kind with no reading in the block is not in its verdict (no division by zero)'
+	'regulator.c;;s/\n\t\ttg_rem_forget\(r\);//;;the law switched at run time: the window law'"'"'s runs and held readings forgotten'
+	'tg_parse.h;;s/(#define TG_LAW_DEFAULT\t\t)TG_LAW_MEAN/${1}TG_LAW_WINDOW/;;the default law is the block mean'
+	'reg_shared.c;;s/\n\tcfg->law = TG_LAW_DEFAULT;//;;the regulator'"'"'s defaults set the law'
 )
 
 want=("$@")
@@ -147,12 +151,18 @@ for i in "${!mutants[@]}"; do
 	if [ $ok = 0 ]; then
 		echo "BROKEN  $n: does not compile ($what)"; broken=$((broken + 1)); continue
 	fi
+	# failed: the tests that failed, or the binary's exit when none says so (a crash)
+	failed() { echo "$2" | sed -n 's/^\[  FAILED  \] \(test_[a-z_0-9]*\)$/\1/p' | sort -u | tr '\n' ' ' |
+		grep . || echo "$1(exit $3) "; }
 	dead=""
 	for t in core plant; do
-		if ! out=$("$mut/test_$t" 2>&1); then
-			dead="$dead $(echo "$out" | sed -n 's/^\[  FAILED  \] \(test_[a-z_0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
-		fi
+		out=$("$mut/test_$t" 2>&1) || dead="$dead $(failed "test_$t" "$out" $?)"
 	done
+	# test_plant runs the default law (the block mean); a mutant in what the
+	# window law uses must also die under it: test_plant again with law 0
+	if [ -z "${dead// /}" ]; then
+		out=$(TG_PLANT_LAW=0 "$mut/test_plant" 2>&1) || dead=" law0: $(failed test_plant "$out" $?)"
+	fi
 	if [ -n "${dead// /}" ]; then
 		echo "KILLED  $n: $what - by$dead"
 		killed=$((killed + 1))

@@ -71,7 +71,8 @@ static void test_mul_div(void **state)
 		unsigned __int128 want;
 
 		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-		a = x >> (x & 31);
+		/* every other one under 2^32 (tg_mul_div's one-division path) */
+		a = i & 1 ? x >> (x & 31) : (x >> 32) >> (x & 31);
 		b = (uint32_t)(x >> 17);
 		c = (uint32_t)(x >> 29) | 1;
 		want = (unsigned __int128)a * b / c;
@@ -2692,6 +2693,60 @@ static void test_mean_law_switch(void **state)
 }
 
 /*
+ * helper-54: a switch back to the window law forgets what that law kept
+ * before the block-mean law ran (its runs over, its held readings): a
+ * held NVM-write reading over the threshold, one period old, would count
+ * as over in the first window-law period with no reading of its own.
+ */
+static void test_law_switch_forgets_window(void **state)
+{
+	struct law w;
+	int p, k;
+
+	(void)state;
+	mean_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	for (p = 0; p < 100; p++)
+		law_step(&w, 450);
+	assert_true(unthrottled(&w.g[1].rem));
+	/* what the window law left when it last ran */
+	w.reg.read_ns[TG_NVM_WRITE] = 900;
+	w.reg.read_age[TG_NVM_WRITE] = 1;
+	w.reg.read_over[TG_NVM_WRITE] = 3;
+	w.reg.over_run = 5;
+	w.reg.over_cnt = 50;
+	w.cfg.law = TG_LAW_WINDOW;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		w.det.lat_ns[k] = 0;	/* no reading this period */
+	w.det.over = 0;
+	tg_regulate(&w.reg, &w.cfg, &w.det, w.g, (u32)w.n);
+	assert_int_equal(w.reg.law, TG_LAW_WINDOW);
+	assert_int_equal(w.reg.read_over[TG_NVM_WRITE], 0);
+	assert_true(w.reg.read_ns[TG_NVM_WRITE] < 500);
+	assert_int_equal(w.reg.over_run, 0);
+	assert_true(unthrottled(&w.g[1].rem));
+}
+
+/*
+ * The defaults: the block-mean law in both configurations a caller starts
+ * from (tgroup.config's and the regulator's), and it is what runs.
+ */
+static void test_law_default(void **state)
+{
+	struct tg_reg_cfg rc;
+	struct tg_config c;
+
+	(void)state;
+	memset(&rc, 0xff, sizeof(rc));
+	memset(&c, 0xff, sizeof(c));
+	tg_reg_cfg_default(&rc, PERIOD_US, NCPU);
+	tg_config_default(&c);
+	assert_int_equal(TG_LAW_DEFAULT, TG_LAW_MEAN);
+	assert_int_equal(rc.law, TG_LAW_MEAN);
+	assert_int_equal(c.law, TG_LAW_MEAN);
+}
+
+/*
  * helper-53's HIGH: a kind whose reads stop at the middle of a block (its
  * last reading in the half the sliding block keeps, then none) reached
  * the block mean's division with no reading in the block - a divide
@@ -3510,6 +3565,8 @@ int main(void)
 		cmocka_unit_test(test_mean_probe_bisects),
 		cmocka_unit_test(test_mean_law_switch),
 		cmocka_unit_test(test_mean_reads_stop_midblock),
+		cmocka_unit_test(test_law_switch_forgets_window),
+		cmocka_unit_test(test_law_default),
 		cmocka_unit_test(test_mean_over_after_no_change),
 		cmocka_unit_test(test_mean_arrival_during_step),
 		cmocka_unit_test(test_mean_idle_release_keeps_block),

@@ -366,6 +366,7 @@ static void test_config_format_roundtrip(void **state)
 	cfg.threshold_ns[TG_NVM_WRITE] = 10000000;
 	cfg.ocr_config1[0] = 0x3f84000491ULL;
 	cfg.ocr_config1[1] = UINT64_MAX;
+	cfg.law = TG_LAW_WINDOW;		/* not the default */
 	tg_fmt_config(buf, sizeof(buf), &cfg);
 	tg_config_default(&back);
 	assert_int_equal(tg_parse_config(buf, strlen(buf), &back, &msg), 0);
