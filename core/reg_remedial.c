@@ -916,10 +916,14 @@ void tg_rem_hold(struct tg_reg_group *g, bool over)
  * tg_rem_forget() - the window law's own state back to its start
  * @r: regulator state
  *
- * Its runs and counts of periods over, its held readings: what it kept
+ * Its runs and counts of periods over, its held readings, its last
+ * period's latency and the kinds falling (tg_rem_over()): what it kept
  * while the block-mean law ran is hours old when it runs again (a held
- * reading over would undo or cut at once). The state both laws keep up
- * (tg_rem_observe()'s lows, loads and jitter; the dead time) stays.
+ * reading over would undo or cut at once; a stale last latency would mark
+ * a kind falling and block a cut). Kept: each kind's jitter, its last
+ * estimate of the latency's noise, which the next readings update (zero
+ * would be the start's narrow tolerance), and the state both laws keep up
+ * (tg_rem_observe()'s lows and loads; the dead time).
  */
 void tg_rem_forget(struct tg_regulator *r)
 {
@@ -934,9 +938,11 @@ void tg_rem_forget(struct tg_regulator *r)
 		r->read_ns[k] = 0;
 		r->read_age[k] = 0;
 		r->read_over[k] = 0;
+		r->lat_prev[k] = 0;
 	}
 	r->held = 0;
 	r->confirm = 0;
+	r->falling = 0;
 }
 
 /**

@@ -396,7 +396,8 @@ struct tg_reg_group {
 	/*
 	 * Laid out by use: what every group's period reads or writes comes
 	 * first (inputs, outputs, the throttles and what a release resets:
-	 * four cache lines), then what only a throttled group or a cut uses.
+	 * the first 256 bytes, four cache lines where the array is aligned to
+	 * them), then what only a throttled group or a cut uses.
 	 */
 	/* inputs, set by the caller before each tg_regulate() */
 	bool active;			/* exists and has tasks */

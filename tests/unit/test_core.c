@@ -65,6 +65,9 @@ static void test_mul_div(void **state)
 	assert_int_equal(tg_mul_div(UINT64_MAX, 1, 1), UINT64_MAX);
 	assert_int_equal(tg_mul_div(UINT64_MAX, 2, 1), UINT64_MAX);	/* saturates */
 	assert_int_equal(tg_mul_div(UINT64_MAX, 1000000, 1000000), UINT64_MAX);
+	assert_int_equal(tg_mul_div(0xffffffffull, 0xffffffffu, 1), 0xfffffffe00000001ull);
+	assert_int_equal(tg_mul_div(1ull << 32, 1, 1), 1ull << 32);
+	assert_int_equal(tg_mul_div(1ull << 40, 0, 7), 0);
 	/* against 128-bit arithmetic, pseudo-random operands */
 	for (i = 0; i < 100000; i++) {
 		uint64_t a, b, c;
@@ -2693,10 +2696,12 @@ static void test_mean_law_switch(void **state)
 }
 
 /*
- * helper-54: a switch back to the window law forgets what that law kept
- * before the block-mean law ran (its runs over, its held readings): a
- * held NVM-write reading over the threshold, one period old, would count
- * as over in the first window-law period with no reading of its own.
+ * helper-54, helper-55: a switch back to the window law forgets what that
+ * law kept before the block-mean law ran (its runs over, its held
+ * readings, its last latency): a held NVM-write reading over the
+ * threshold, one period old, would count as over in the first window-law
+ * period with no reading of its own; a DRAM-read latency hours old would
+ * mark the kind falling (which blocks a cut).
  */
 static void test_law_switch_forgets_window(void **state)
 {
@@ -2715,15 +2720,17 @@ static void test_law_switch_forgets_window(void **state)
 	w.reg.read_over[TG_NVM_WRITE] = 3;
 	w.reg.over_run = 5;
 	w.reg.over_cnt = 50;
+	w.reg.lat_prev[TG_DRAM_READ] = 900;	/* a stale last latency: "falling" at 400 */
 	w.cfg.law = TG_LAW_WINDOW;
-	for (k = 0; k < TG_NR_KINDS; k++)
-		w.det.lat_ns[k] = 0;	/* no reading this period */
+	for (k = 0; k < TG_NR_KINDS; k++)	/* no NVM-write reading this period */
+		w.det.lat_ns[k] = k == TG_NVM_WRITE ? 0 : 400;
 	w.det.over = 0;
 	tg_regulate(&w.reg, &w.cfg, &w.det, w.g, (u32)w.n);
 	assert_int_equal(w.reg.law, TG_LAW_WINDOW);
 	assert_int_equal(w.reg.read_over[TG_NVM_WRITE], 0);
-	assert_true(w.reg.read_ns[TG_NVM_WRITE] < 500);
+	assert_int_equal(w.reg.read_ns[TG_NVM_WRITE], 0);	/* none read since: none held */
 	assert_int_equal(w.reg.over_run, 0);
+	assert_false(w.reg.falling & BIT(TG_DRAM_READ));
 	assert_true(unthrottled(&w.g[1].rem));
 }
 
