@@ -81,17 +81,17 @@ static u32 slaw = TG_LAW_DEFAULT;	/* --law: the remedial law (cfg law) */
 
 static int own_opt(const char *a, const char *v)
 {
-	if (!strcmp(a, "--cpu-seed"))
+	if (!strcmp(a, "--cpu-seed")) {
 		cseed = strtoull(v, NULL, 0);
-	else if (!strcmp(a, "--ts"))
+	} else if (!strcmp(a, "--ts")) {
 		ts_file = v;
-	else if (!strcmp(a, "--law")) {
+	} else if (!strcmp(a, "--law")) {
 		if (strcmp(v, "0") && strcmp(v, "1"))
 			die("--law must be 0 (window) or 1 (block mean): ", v);
 		slaw = (u32)(*v - '0');
-	}
-	else
+	} else {
 		return -1;
+	}
 	return 0;
 }
 
