@@ -121,6 +121,10 @@ mutants=(
 	'reg_shared.c;;s/\n\tcfg->law = TG_LAW_DEFAULT;//;;the regulator'"'"'s defaults set the law'
 )
 
+# failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when
+# none says so (a crash)
+failed() { echo "$2" | sed -n 's/^\[  FAILED  \] \(test_[a-z_0-9]*\)$/\1/p' | sort -u | tr '\n' ' ' |
+	grep . || echo "$1(exit $3) "; }
 want=("$@")
 make --no-print-directory -s user >/dev/null || { echo "core does not build"; exit 1; }
 killed=0 survived=0 broken=0
@@ -151,9 +155,6 @@ for i in "${!mutants[@]}"; do
 	if [ $ok = 0 ]; then
 		echo "BROKEN  $n: does not compile ($what)"; broken=$((broken + 1)); continue
 	fi
-	# failed: the tests that failed, or the binary's exit when none says so (a crash)
-	failed() { echo "$2" | sed -n 's/^\[  FAILED  \] \(test_[a-z_0-9]*\)$/\1/p' | sort -u | tr '\n' ' ' |
-		grep . || echo "$1(exit $3) "; }
 	dead=""
 	for t in core plant; do
 		out=$("$mut/test_$t" 2>&1) || dead="$dead $(failed "test_$t" "$out" $?)"
