@@ -164,65 +164,73 @@ active_within() {	# unit seconds: active within that many seconds
 }
 if active_within tgroup-exporter 30; then pass start_starts_exporter
 else fail start_starts_exporter "exporter $(systemctl is-active tgroup-exporter), wants: $(ls /etc/systemd/system/tgroup.service.wants 2>&1)"; fi
-# disabled, the exporter stays off when tgroup starts; enabled again, it starts
-systemctl stop tgroup
-systemctl disable -q tgroup-exporter
-if systemctl start tgroup && sleep 3 && ! systemctl is-active -q tgroup-exporter &&
-	[ ! -e /etc/systemd/system/tgroup.service.wants/tgroup-exporter.service ]; then pass disabled_exporter_stays_off
-else fail disabled_exporter_stays_off "exporter $(systemctl is-active tgroup-exporter)"; fi
-systemctl stop tgroup
-systemctl enable -q tgroup-exporter
-if systemctl start tgroup && active_within tgroup-exporter 30 && [ "$(cat $m/db/tgroup.priority)" = high ]; then pass reenabled_exporter_starts
-else fail reenabled_exporter_starts "exporter $(systemctl is-active tgroup-exporter), tgroup $(systemctl is-active tgroup)"; fi
+# The exporter's enablement (below) and step 8 are systemd and user space
+# only, the same on every kernel: they run on the first kernel's full boot
+# (install.sh writes it to /root/tgroup-deb-full-kernel); the other boots
+# run the steps where the kernel and its module take part.
+if [ "$(cat /root/tgroup-deb-full-kernel 2>/dev/null)" = "$k" ]; then
+	# disabled, the exporter stays off when tgroup starts; enabled again, it starts
+	systemctl stop tgroup
+	systemctl disable -q tgroup-exporter
+	if systemctl start tgroup && sleep 3 && ! systemctl is-active -q tgroup-exporter &&
+		[ ! -e /etc/systemd/system/tgroup.service.wants/tgroup-exporter.service ]; then pass disabled_exporter_stays_off
+	else fail disabled_exporter_stays_off "exporter $(systemctl is-active tgroup-exporter)"; fi
+	systemctl stop tgroup
+	systemctl enable -q tgroup-exporter
+	if systemctl start tgroup && active_within tgroup-exporter 30 && [ "$(cat $m/db/tgroup.priority)" = high ]; then pass reenabled_exporter_starts
+	else fail reenabled_exporter_starts "exporter $(systemctl is-active tgroup-exporter), tgroup $(systemctl is-active tgroup)"; fi
 
-# 8. a setup that fails fails the unit, loudly (no ExecStart=-), and a start
-#    that failed leaves nothing half up: it loaded the module, so ExecStopPost
-#    unmounts and unloads it and says so. A restart that fails keeps the
-#    module, every group and its tasks as they were, and says so.
-torn_down() {	# since: unit failed, nothing loaded or mounted, the journal says it was undone
-	systemctl is-failed -q tgroup && [ ! -d /sys/module/tgroup ] && ! mountpoint -q $m &&
-		journal "$1" | grep -q 'start failed (exit-code): undoing it, nothing is left half up' &&
-		journal "$1" | grep -q 'start failed: tgroup.ko unloaded'
-}
-mkdir -p /run/systemd/system/tgroup.service.d
-printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
-systemctl daemon-reload
-systemctl stop tgroup
-t0=$(date +%s); sleep 1
-if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
-	journal "$t0" | grep -q 'no profile "no-such-cpu"'; then pass failing_setup_fails_unit
-else fail failing_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
-if torn_down "$t0"; then pass failing_setup_leaves_nothing_up
-else fail failing_setup_leaves_nothing_up "module: $(ls -d /sys/module/tgroup 2>&1), $(mountpoint $m 2>&1), $(journal "$t0" | tail -3)"; fi
-# a source left off (no iMC PMU here) fails the unit unless accepted (SuccessExitStatus=3)
-printf '[Service]\nSuccessExitStatus=\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
-systemctl daemon-reload
-systemctl reset-failed tgroup
-t0=$(date +%s); sleep 1
-if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
-	journal "$t0" | grep -q '# off: uncore: ' && journal "$t0" | grep -q 'partly configured'; then pass partial_setup_fails_unit
-else fail partial_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
-if torn_down "$t0"; then pass partial_setup_leaves_nothing_up
-else fail partial_setup_leaves_nothing_up "module: $(ls -d /sys/module/tgroup 2>&1), $(mountpoint $m 2>&1), $(journal "$t0" | tail -3)"; fi
-# a restart that fails (setup fails) keeps the groups and their tasks
-rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
-systemctl daemon-reload
-systemctl reset-failed tgroup
-systemctl start tgroup && echo $pid > $m/db/cgroup.procs
-printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
-systemctl daemon-reload
-t0=$(date +%s); sleep 1
-if ! systemctl restart tgroup 2>/dev/null && systemctl is-failed -q tgroup && [ -d /sys/module/tgroup ] &&
-	mountpoint -q $m && grep -qx $pid $m/db/cgroup.procs 2>/dev/null &&
-	journal "$t0" | grep -q 'with tgroup.ko already loaded (a restart, or loaded by hand): kept as it was, /sys/fs/tgroup mounted with 3 group(s) and their tasks'; then
-	pass failed_restart_keeps_groups
-else fail failed_restart_keeps_groups "$(systemctl is-active tgroup), module: $(ls -d /sys/module/tgroup 2>&1), $(journal "$t0" | tail -3)"; fi
-# fixed: start keeps them (the module is loaded), stop tears down
-rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
-systemctl daemon-reload
-systemctl reset-failed tgroup
-if systemctl start tgroup && grep -qx $pid $m/db/cgroup.procs; then pass start_after_failed_restart_keeps_groups
-else fail start_after_failed_restart_keeps_groups "$(systemctl is-active tgroup)"; fi
+	# 8. a setup that fails fails the unit, loudly (no ExecStart=-), and a start
+	#    that failed leaves nothing half up: it loaded the module, so ExecStopPost
+	#    unmounts and unloads it and says so. A restart that fails keeps the
+	#    module, every group and its tasks as they were, and says so.
+	torn_down() {	# since: unit failed, nothing loaded or mounted, the journal says it was undone
+		systemctl is-failed -q tgroup && [ ! -d /sys/module/tgroup ] && ! mountpoint -q $m &&
+			journal "$1" | grep -q 'start failed (exit-code): undoing it, nothing is left half up' &&
+			journal "$1" | grep -q 'start failed: tgroup.ko unloaded'
+	}
+	mkdir -p /run/systemd/system/tgroup.service.d
+	printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+	systemctl daemon-reload
+	systemctl stop tgroup
+	t0=$(date +%s); sleep 1
+	if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
+		journal "$t0" | grep -q 'no profile "no-such-cpu"'; then pass failing_setup_fails_unit
+	else fail failing_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+	if torn_down "$t0"; then pass failing_setup_leaves_nothing_up
+	else fail failing_setup_leaves_nothing_up "module: $(ls -d /sys/module/tgroup 2>&1), $(mountpoint $m 2>&1), $(journal "$t0" | tail -3)"; fi
+	# a source left off (no iMC PMU here) fails the unit unless accepted (SuccessExitStatus=3)
+	printf '[Service]\nSuccessExitStatus=\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+	systemctl daemon-reload
+	systemctl reset-failed tgroup
+	t0=$(date +%s); sleep 1
+	if ! systemctl start tgroup 2>/dev/null && systemctl is-failed -q tgroup &&
+		journal "$t0" | grep -q '# off: uncore: ' && journal "$t0" | grep -q 'partly configured'; then pass partial_setup_fails_unit
+	else fail partial_setup_fails_unit "$(systemctl is-active tgroup) $(journal "$t0" | tail -3)"; fi
+	if torn_down "$t0"; then pass partial_setup_leaves_nothing_up
+	else fail partial_setup_leaves_nothing_up "module: $(ls -d /sys/module/tgroup 2>&1), $(mountpoint $m 2>&1), $(journal "$t0" | tail -3)"; fi
+	# a restart that fails (setup fails) keeps the groups and their tasks
+	rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
+	systemctl daemon-reload
+	systemctl reset-failed tgroup
+	systemctl start tgroup && echo $pid > $m/db/cgroup.procs
+	printf '[Service]\nEnvironment="TGROUP_SETUP_ARGS=--profile no-such-cpu"\n' > /run/systemd/system/tgroup.service.d/zz-bad.conf
+	systemctl daemon-reload
+	t0=$(date +%s); sleep 1
+	if ! systemctl restart tgroup 2>/dev/null && systemctl is-failed -q tgroup && [ -d /sys/module/tgroup ] &&
+		mountpoint -q $m && grep -qx $pid $m/db/cgroup.procs 2>/dev/null &&
+		journal "$t0" | grep -q 'with tgroup.ko already loaded (a restart, or loaded by hand): kept as it was, /sys/fs/tgroup mounted with 3 group(s) and their tasks'; then
+		pass failed_restart_keeps_groups
+	else fail failed_restart_keeps_groups "$(systemctl is-active tgroup), module: $(ls -d /sys/module/tgroup 2>&1), $(journal "$t0" | tail -3)"; fi
+	# fixed: start keeps them (the module is loaded), stop tears down
+	rm -f /run/systemd/system/tgroup.service.d/zz-bad.conf
+	systemctl daemon-reload
+	systemctl reset-failed tgroup
+	if systemctl start tgroup && grep -qx $pid $m/db/cgroup.procs; then pass start_after_failed_restart_keeps_groups
+	else fail start_after_failed_restart_keeps_groups "$(systemctl is-active tgroup)"; fi
+else
+	echo "TGDEB: INFO exporter enablement and step 8 (failing setups) run on $(cat /root/tgroup-deb-full-kernel 2>/dev/null) only"
+fi
 systemctl stop tgroup 2>/dev/null
 cp /root/tgroup.conf.orig /etc/tgroup/tgroup.conf
 sed -i 's/max_groups=78/max_groups=77/' /etc/modprobe.d/tgroup.conf

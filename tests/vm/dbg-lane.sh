@@ -69,7 +69,7 @@ t_vm=$(date +%s)
 # this kernel is several times slower, so a silent console is taken for a
 # stall only after TG_DBG_STALL_S.
 vmout=$(TG_KERNEL="$kdir/bzImage" TG_VM_LOG="$con" TG_LOGLEVEL=7 TG_PANIC_ON_WARN=0 \
-	TG_GUEST_ARGS="tg.churn_s=${TG_DBG_CHURN_S:-30} tg.measure_s=${TG_DBG_MEASURE_S:-2}${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}" \
+	TG_GUEST_ARGS="tg.churn_s=${TG_DBG_CHURN_S:-30} tg.measure_s=${TG_DBG_MEASURE_S:-1}${TG_GUEST_ARGS:+ $TG_GUEST_ARGS}" \
 	TG_VM_TIMEOUT="${TG_DBG_VM_TIMEOUT:-2400}" TG_VM_STALL_S="${TG_DBG_STALL_S:-600}" TG_VM_BOOT_TIMEOUT="${TG_DBG_BOOT_TIMEOUT:-600}" \
 	tests/vm/run.sh "$krel" "$initramfs" "$suites")
 t_end=$(date +%s)
