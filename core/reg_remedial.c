@@ -314,7 +314,7 @@ void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  * old (older, the row of readings is broken: forgotten). Readings within a
  * cut's dead time confirm nothing (they may predate its effect), and a cut
  * forgets what is held over (tg_remedial()): a victim whose reads stop
- * gets no second cut from its last readings. r->confirm: the kinds whose
+ * gets no second cut from its last readings. r->win.confirm: the kinds whose
  * reading this period confirmed an over after periods without one - the
  * filters count it as the second period over, so the cut is judged in the
  * period of the reading, on the traffic that made it. A held reading over its
@@ -327,47 +327,47 @@ static void tg_rem_hold_readings(struct tg_regulator *r, const struct tg_reg_cfg
 {
 	int k;
 
-	r->held = 0;
-	r->confirm = 0;
+	r->win.held = 0;
+	r->win.confirm = 0;
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		u64 lat = det->lat_ns[k], thr = det->thr_ns[k];
 
 		if (!thr) {		/* not protected: nothing to hold */
-			r->read_ns[k] = 0;
-			r->read_over[k] = 0;
+			r->win.read_ns[k] = 0;
+			r->win.read_over[k] = 0;
 			continue;
 		}
 		if (lat) {
-			u32 gap = r->read_age[k];
+			u32 gap = r->win.read_age[k];
 
-			r->read_age[k] = 0;	/* periods since a reading, any */
+			r->win.read_age[k] = 0;	/* periods since a reading, any */
 			if (lat <= thr) {
-				r->read_over[k] = 0;
+				r->win.read_over[k] = 0;
 			} else if (r->dead.left) {
-				r->read_over[k] = 0;	/* may predate the cut's effect */
+				r->win.read_over[k] = 0;	/* may predate the cut's effect */
 				continue;
-			} else if (++r->read_over[k] < TG_OVER_FILTER) {
+			} else if (++r->win.read_over[k] < TG_OVER_FILTER) {
 				continue;		/* not confirmed: not held */
 			} else {
-				r->read_over[k] = TG_OVER_FILTER;
+				r->win.read_over[k] = TG_OVER_FILTER;
 				if (gap)
-					r->confirm |= BIT(k);
+					r->win.confirm |= BIT(k);
 			}
-			r->read_ns[k] = lat;
+			r->win.read_ns[k] = lat;
 			continue;
 		}
-		if (r->read_age[k] <= TG_READ_HOLD * cfg->dead_periods)
-			r->read_age[k]++;
-		if (!r->read_ns[k] || r->read_age[k] > TG_READ_HOLD * cfg->dead_periods) {
-			r->read_ns[k] = 0;
-			r->read_over[k] = 0;
+		if (r->win.read_age[k] <= TG_READ_HOLD * cfg->dead_periods)
+			r->win.read_age[k]++;
+		if (!r->win.read_ns[k] || r->win.read_age[k] > TG_READ_HOLD * cfg->dead_periods) {
+			r->win.read_ns[k] = 0;
+			r->win.read_over[k] = 0;
 			continue;
 		}
-		lat = r->read_ns[k];
+		lat = r->win.read_ns[k];
 		det->lat_ns[k] = lat;
 		if (lat > thr)		/* confirmed: the search waits too */
 			det->over |= BIT(k);
-		r->held |= BIT(k);
+		r->win.held |= BIT(k);
 	}
 }
 
@@ -387,23 +387,23 @@ static u32 tg_rem_over(struct tg_regulator *r, const struct tg_detector *det)
 
 	r->rose = 0;
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		u64 lat = det->lat_ns[k], prev = r->lat_prev[k];
+		u64 lat = det->lat_ns[k], prev = r->win.lat_prev[k];
 		u64 thr = det->thr_ns[k], m, lo;
 
-		if (r->held & BIT(k)) {	/* a held reading: flat, no new jitter */
-			r->falling &= ~BIT(k);
+		if (r->win.held & BIT(k)) {	/* a held reading: flat, no new jitter */
+			r->win.falling &= ~BIT(k);
 			goto judge;
 		}
 		/* still falling (a cut's effect still coming): by more than noise */
 		m = r->jitter[k] * TG_NOISE_MULT / TG_JITTER_DIV;
 		if (lat && prev > lat + (m > 1 ? m : 1))
-			r->falling |= BIT(k);
+			r->win.falling |= BIT(k);
 		else
-			r->falling &= ~BIT(k);
+			r->win.falling &= ~BIT(k);
 		if (lat && prev)
 			r->jitter[k] = r->jitter[k] - r->jitter[k] / TG_JITTER_DIV +
 				       (lat > prev ? lat - prev : prev - lat);
-		r->lat_prev[k] = lat;
+		r->win.lat_prev[k] = lat;
 judge:
 		if (!(det->over & BIT(k)))
 			continue;
@@ -923,26 +923,13 @@ void tg_rem_hold(struct tg_reg_group *g, bool over)
  * a kind falling and block a cut). Kept: each kind's jitter, its last
  * estimate of the latency's noise, which the next readings update (zero
  * would be the start's narrow tolerance), and the state both laws keep up
- * (tg_rem_observe()'s lows and loads; the dead time).
+ * (tg_rem_observe()'s lows and loads; the dead time). The forgotten state
+ * is struct tg_window, whole: a field added to it is forgotten too. Also
+ * called when the remedial policy is switched off (tg_rem_off()).
  */
 void tg_rem_forget(struct tg_regulator *r)
 {
-	int k;
-
-	r->quiet = 0;
-	r->over_run = 0;
-	r->near_run = 0;
-	r->over_cnt = 0;
-	r->close_run = 0;
-	for (k = 0; k < TG_NR_KINDS; k++) {
-		r->read_ns[k] = 0;
-		r->read_age[k] = 0;
-		r->read_over[k] = 0;
-		r->lat_prev[k] = 0;
-	}
-	r->held = 0;
-	r->confirm = 0;
-	r->falling = 0;
+	r->win = (struct tg_window){ 0 };
 }
 
 /**
@@ -1014,26 +1001,26 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	 * period over, -1 one not, cut at 2 x dead_periods): no noise, a
 	 * median latency over its threshold.
 	 */
-	r->over_run = kinds ? r->over_run + (r->over_run < TG_NEVER) : 0;
-	r->near_run = det->over ? r->near_run + (r->near_run < TG_NEVER) : 0;
+	r->win.over_run = kinds ? r->win.over_run + (r->win.over_run < TG_NEVER) : 0;
+	r->win.near_run = det->over ? r->win.near_run + (r->win.near_run < TG_NEVER) : 0;
 	/* a reading that confirmed an over after held periods: its second */
-	if ((kinds & r->confirm) && r->over_run < TG_OVER_FILTER)
-		r->over_run = TG_OVER_FILTER;
-	if ((det->over & r->confirm) && r->near_run < TG_OVER_FILTER)
-		r->near_run = TG_OVER_FILTER;
+	if ((kinds & r->win.confirm) && r->win.over_run < TG_OVER_FILTER)
+		r->win.over_run = TG_OVER_FILTER;
+	if ((det->over & r->win.confirm) && r->win.near_run < TG_OVER_FILTER)
+		r->win.near_run = TG_OVER_FILTER;
 	if (det->over) {
-		r->over_cnt += r->over_cnt < TG_NEVER;
+		r->win.over_cnt += r->win.over_cnt < TG_NEVER;
 		r->over_seen++;
-	} else if (r->over_cnt) {
-		r->over_cnt--;
+	} else if (r->win.over_cnt) {
+		r->win.over_cnt--;
 	}
-	reached = r->near_run >= TG_OVER_FILTER;
+	reached = r->win.near_run >= TG_OVER_FILTER;
 	/* close for TG_OVER_FILTER periods in a row: a blip is not close */
-	r->close_run = near == TG_NEAR_CLOSE ? r->close_run + (r->close_run < TG_NEVER) : 0;
-	close = r->close_run >= TG_OVER_FILTER;
-	over = r->over_run >= TG_OVER_FILTER || r->over_cnt >= 2 * cfg->dead_periods ||
+	r->win.close_run = near == TG_NEAR_CLOSE ? r->win.close_run + (r->win.close_run < TG_NEVER) : 0;
+	close = r->win.close_run >= TG_OVER_FILTER;
+	over = r->win.over_run >= TG_OVER_FILTER || r->win.over_cnt >= 2 * cfg->dead_periods ||
 	       (reached && (det->over & r->rose));
-	if (!kinds || r->over_run < TG_OVER_FILTER)
+	if (!kinds || r->win.over_run < TG_OVER_FILTER)
 		kinds = det->over;
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
@@ -1089,7 +1076,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 
 	if (reached || over) {
-		r->quiet = 0;
+		r->win.quiet = 0;
 		if (tg_rem_relapse(r, cfg, groups, nr)) {
 			/* wait for the undo (its whole dead time) */
 			tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
@@ -1102,15 +1089,15 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 */
 		if (r->cut_wait)
 			r->cut_wait--;
-		if (!over || !kinds || r->dead.left || r->cut_wait || (kinds & r->falling))
+		if (!over || !kinds || r->dead.left || r->cut_wait || (kinds & r->win.falling))
 			return;
 		tg_rem_cut(r, cfg, det, groups, nr, kinds);
-		r->over_cnt = 0;
+		r->win.over_cnt = 0;
 		/* what is held over came before the cut: forgotten (none made: kept) */
 		for (k = 0; k < TG_NR_KINDS && r->dead.left; k++)
-			if (r->read_ns[k] > det->thr_ns[k]) {
-				r->read_ns[k] = 0;
-				r->read_over[k] = 0;
+			if (r->win.read_ns[k] > det->thr_ns[k]) {
+				r->win.read_ns[k] = 0;
+				r->win.read_over[k] = 0;
 			}
 		return;
 	}
@@ -1123,9 +1110,9 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	r->cut_wait = 0;
 	if (det->over)
 		return;
-	if (++r->quiet < cfg->relax_periods || r->dead.left)
+	if (++r->win.quiet < cfg->relax_periods || r->dead.left)
 		return;
-	r->quiet = 0;
+	r->win.quiet = 0;
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
@@ -1150,8 +1137,7 @@ void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++)
 		tg_release(r, cfg, &groups[i], (int)i, TG_POL_REMEDIAL,
 			   TG_WHY_POLICY_OFF);
-	r->quiet = 0;
-	r->over_run = 0;
+	tg_rem_forget(r);
 	r->dead.left = 0;
 	r->cut_group = -1;
 	r->mean = (struct tg_mean){ 0 };

@@ -477,12 +477,30 @@ struct tg_mean {
 	u64 want_lat[TG_NR_KINDS];	/* ... the block's means it is sized from */
 };
 
-struct tg_regulator {
+/*
+ * The window law's own state (reg_remedial.c): its runs and counts of
+ * periods over, its held readings, the last latency and the kinds falling.
+ * What it kept is stale after the block-mean law ran: a switch of law
+ * forgets all of it in one assignment (tg_rem_forget()).
+ */
+struct tg_window {
 	u32 quiet;			/* periods in a row with no kind over */
 	u32 over_run;			/* periods in a row with a kind over (law) */
 	u32 near_run;			/* ... over its threshold (detector) */
 	u32 over_cnt;			/* leaky count of periods over (detector) */
 	u32 close_run;			/* periods in a row close to a threshold */
+	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
+	u32 falling;			/* kinds whose latency fell by more than noise */
+	/* per protected kind: its reading that counts, periods since one, overs in a row */
+	u64 read_ns[TG_NR_KINDS];
+	u32 read_age[TG_NR_KINDS];
+	u32 read_over[TG_NR_KINDS];
+	u32 held;			/* kinds whose latency this period is a held reading */
+	u32 confirm;			/* kinds whose reading confirmed an over after one held */
+};
+
+struct tg_regulator {
+	struct tg_window win;		/* the window law's own state */
 	u32 over_seen;			/* periods over (detector), wrapping */
 	struct tg_settle dead;		/* after the last remedial cut */
 	int cut_group;			/* its group, -1 if none */
@@ -499,18 +517,10 @@ struct tg_regulator {
 	/* per kind: the load a steady stretch began at, and its periods */
 	u64 steady_load[TG_NR_KINDS];
 	u32 steady_age[TG_NR_KINDS];
-	u64 lat_prev[TG_NR_KINDS];	/* last period's latency */
 	u64 jitter[TG_NR_KINDS];	/* its mean change per period, x TG_JITTER_DIV */
-	u32 falling;			/* kinds whose latency fell by more than noise */
 	u32 rose;			/* kinds over that rose well above their low */
 	u64 load[TG_NR_KINDS];		/* this period's weighted load */
 	u64 nload[TG_NR_KINDS];		/* ... the low-priority groups' part */
-	/* per protected kind: its reading that counts, periods since one, overs in a row */
-	u64 read_ns[TG_NR_KINDS];
-	u32 read_age[TG_NR_KINDS];
-	u32 read_over[TG_NR_KINDS];
-	u32 held;			/* kinds whose latency this period is a held reading */
-	u32 confirm;			/* kinds whose reading confirmed an over after one held */
 	u32 law;			/* the law of the last period (cfg law) */
 	struct tg_mean mean;		/* the block-mean law's state (reg_mean.c) */
 };

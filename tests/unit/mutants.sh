@@ -47,12 +47,12 @@ mutants=(
 	'reg_shared.c;;s/if \(st->flat && moved > /if (0 \&\& moved > /;;remedial dead time: the cut group'"'"'s traffic must be flat, not only moved 3\/4'
 	'reg_shared.c;;s/u32 shift = relapses > 1 \? relapses - 1 : 0;/u32 shift = 0;/;;hold time backs off per relapse'
 	# -- the remedial law (reg_remedial.c)
-	'reg_remedial.c;;s/if \(!over \|\| !kinds \|\| r->dead\.left \|\| r->cut_wait \|\| \(kinds & r->falling\)\)/if (!over || !kinds || r->cut_wait || (kinds \& r->falling))/;;remedial dead time: no cut before the last one is measured'
-	'reg_remedial.c;;s/if \(!over \|\| !kinds \|\| r->dead\.left \|\| r->cut_wait \|\| \(kinds & r->falling\)\)/if (!over || !kinds || r->dead.left || r->cut_wait)/;;no cut while an over latency still falls'
-	'reg_remedial.c;;s/over = r->over_run >= TG_OVER_FILTER \|\|/over = r->over_run >= 1 ||/;;over filter: a one-period blip is not over'
-	'reg_remedial.c;;s/reached = r->near_run >= TG_OVER_FILTER;/reached = r->near_run >= 1;/;;the search undoes on the threshold reached twice in a row, not once'
+	'reg_remedial.c;;s/if \(!over \|\| !kinds \|\| r->dead\.left \|\| r->cut_wait \|\| \(kinds & r->win.falling\)\)/if (!over || !kinds || r->cut_wait || (kinds \& r->win.falling))/;;remedial dead time: no cut before the last one is measured'
+	'reg_remedial.c;;s/if \(!over \|\| !kinds \|\| r->dead\.left \|\| r->cut_wait \|\| \(kinds & r->win.falling\)\)/if (!over || !kinds || r->dead.left || r->cut_wait)/;;no cut while an over latency still falls'
+	'reg_remedial.c;;s/over = r->win.over_run >= TG_OVER_FILTER \|\|/over = r->win.over_run >= 1 ||/;;over filter: a one-period blip is not over'
+	'reg_remedial.c;;s/reached = r->win.near_run >= TG_OVER_FILTER;/reached = r->win.near_run >= 1;/;;the search undoes on the threshold reached twice in a row, not once'
 	'reg_remedial.c;;s/if \(!thr \|\| lat > thr \+ m\)/if (!thr || lat > thr)/;;noise tolerance: a latency within its noise over the threshold does not cut'
-	'reg_remedial.c;;s/ \|\| r->over_cnt >= 2 \* cfg->dead_periods \|\|/ ||/;;a latency over more often than not is cut, within the noise tolerance too'
+	'reg_remedial.c;;s/ \|\| r->win.over_cnt >= 2 \* cfg->dead_periods \|\|/ ||/;;a latency over more often than not is cut, within the noise tolerance too'
 	'reg_remedial.c;;s/ \|\|\n\t       \(reached && \(det->over & r->rose\)\);/;/;;an arrival (a rise well above the recent low) is cut without the noise tolerance'
 	'reg_remedial.c;;s/f = \(u32\)tg_mul_div\(tg_ppm\(lat - sp, lat - lo\), TG_CUT_SAFETY, 4\);/f = TG_PPM \/ TG_CUT_MIN;/;;the cut is sized from the measured latency slope'
 	'reg_remedial.c;;s/if \(f > share\)\t\/\* no class/if (0)\t\/* no class/;;the cut: no class by more than the share of the rise to remove'
@@ -88,12 +88,12 @@ mutants=(
 	# -- readings held over periods without one (reg_remedial.c)
 	'reg_remedial.c;;s/\ttg_rem_hold_readings\(r, cfg, &protect\);/\t;/;;a kind read now and then keeps its last reading (a sparsely read victim is protected)'
 	'reg_remedial.c;;s/continue;\t\t\/\* not confirmed: not held \*\//;/;;a single reading over is not held (a one-reading blip)'
-	'reg_remedial.c;;s/if \(r->read_ns\[k\] > det->thr_ns\[k\]\) \{/if (0) {/;;a cut forgets the readings held over (a victim whose reads stop gets one cut)'
-	'reg_remedial.c;;s/ \|\| r->read_age\[k\] > TG_READ_HOLD \* cfg->dead_periods\)/)/;;a reading is held for TG_READ_HOLD dead times, not for ever'
+	'reg_remedial.c;;s/if \(r->win.read_ns\[k\] > det->thr_ns\[k\]\) \{/if (0) {/;;a cut forgets the readings held over (a victim whose reads stop gets one cut)'
+	'reg_remedial.c;;s/ \|\| r->win.read_age\[k\] > TG_READ_HOLD \* cfg->dead_periods\)/)/;;a reading is held for TG_READ_HOLD dead times, not for ever'
 	'reg_remedial.c;;s/if \(lat > thr\)\t\t\/\* confirmed: the search waits too \*\/\n\t\t\tdet->over \|= BIT\(k\);/;/;;a confirmed reading held over its threshold is over (the search waits, the filters count it)'
 	'reg_remedial.c;;s/\} else if \(r->dead\.left\) \{/} else if (0) {/;;readings within a cut'"'"'s dead time confirm nothing'
-	'reg_remedial.c;;s/if \(\(kinds & r->confirm\) && r->over_run < TG_OVER_FILTER\)/if (0)/; s/if \(\(det->over & r->confirm\) && r->near_run < TG_OVER_FILTER\)/if (0)/;;a confirming reading is judged in its own period (on the traffic that made it)'
-	'reg_remedial.c;;s/r->falling &= ~BIT\(k\);\n\t\t\tgoto judge;/goto judge;/;;a held reading is flat, not falling'
+	'reg_remedial.c;;s/if \(\(kinds & r->win.confirm\) && r->win.over_run < TG_OVER_FILTER\)/if (0)/; s/if \(\(det->over & r->win.confirm\) && r->win.near_run < TG_OVER_FILTER\)/if (0)/;;a confirming reading is judged in its own period (on the traffic that made it)'
+	'reg_remedial.c;;s/r->win.falling &= ~BIT\(k\);\n\t\t\tgoto judge;/goto judge;/;;a held reading is flat, not falling'
 	# -- the block-mean law (reg_mean.c, cfg law 1; test_core's test_mean_*)
 	'reg_mean.c;;s/if \(m->clear_run\[k\] >= TG_OVER_FILTER\)\n\t\t\t\*clear \|= BIT\(k\);/;/;;mean law: a clear violation acts at once'
 	'reg_mean.c;;s/if \(m->clear_run\[k\] >= TG_OVER_FILTER\)/if (m->clear_run[k] >= 1)/;;mean law: a clear violation is two readings in a row, not one'
@@ -119,6 +119,7 @@ mutants=(
 	'regulator.c;;s/\n\t\ttg_rem_forget\(r\);//;;the law switched at run time: the window law'"'"'s runs and held readings forgotten'
 	'tg_parse.h;;s/(#define TG_LAW_DEFAULT\t\t)TG_LAW_MEAN/${1}TG_LAW_WINDOW/;;the default law is the block mean'
 	'reg_shared.c;;s/\n\tcfg->law = TG_LAW_DEFAULT;//;;the regulator'"'"'s defaults set the law'
+	'reg_remedial.c;;s/\ttg_rem_forget\(r\);\n\tr->dead\.left = 0;/\tr->dead.left = 0;/;;the remedial policy switched off forgets the window law'"'"'s state'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

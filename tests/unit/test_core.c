@@ -2715,22 +2715,50 @@ static void test_law_switch_forgets_window(void **state)
 		law_step(&w, 450);
 	assert_true(unthrottled(&w.g[1].rem));
 	/* what the window law left when it last ran */
-	w.reg.read_ns[TG_NVM_WRITE] = 900;
-	w.reg.read_age[TG_NVM_WRITE] = 1;
-	w.reg.read_over[TG_NVM_WRITE] = 3;
-	w.reg.over_run = 5;
-	w.reg.over_cnt = 50;
-	w.reg.lat_prev[TG_DRAM_READ] = 900;	/* a stale last latency: "falling" at 400 */
+	w.reg.win.read_ns[TG_NVM_WRITE] = 900;
+	w.reg.win.read_age[TG_NVM_WRITE] = 1;
+	w.reg.win.read_over[TG_NVM_WRITE] = 3;
+	w.reg.win.over_run = 5;
+	w.reg.win.over_cnt = 50;
+	w.reg.win.lat_prev[TG_DRAM_READ] = 900;	/* a stale last latency: "falling" at 400 */
 	w.cfg.law = TG_LAW_WINDOW;
 	for (k = 0; k < TG_NR_KINDS; k++)	/* no NVM-write reading this period */
 		w.det.lat_ns[k] = k == TG_NVM_WRITE ? 0 : 400;
 	w.det.over = 0;
 	tg_regulate(&w.reg, &w.cfg, &w.det, w.g, (u32)w.n);
 	assert_int_equal(w.reg.law, TG_LAW_WINDOW);
-	assert_int_equal(w.reg.read_over[TG_NVM_WRITE], 0);
-	assert_int_equal(w.reg.read_ns[TG_NVM_WRITE], 0);	/* none read since: none held */
-	assert_int_equal(w.reg.over_run, 0);
-	assert_false(w.reg.falling & BIT(TG_DRAM_READ));
+	assert_int_equal(w.reg.win.read_over[TG_NVM_WRITE], 0);
+	assert_int_equal(w.reg.win.read_ns[TG_NVM_WRITE], 0);	/* none read since: none held */
+	assert_int_equal(w.reg.win.over_run, 0);
+	assert_false(w.reg.win.falling & BIT(TG_DRAM_READ));
+	assert_true(unthrottled(&w.g[1].rem));
+}
+
+/*
+ * The remedial policy switched off forgets the window law's state whole
+ * (struct tg_window, tg_rem_off()): switched on again hours later, a held
+ * reading over or a run of periods over from before would cut at once.
+ */
+static void test_remedial_off_forgets_window(void **state)
+{
+	static const struct tg_window zero;
+	struct law w;
+	int p;
+
+	(void)state;
+	mean_init(&w, 2);
+	w.cfg.law = TG_LAW_WINDOW;
+	law_set(&w, 1, TG_NVM_WRITE, 200 * MB);
+	for (p = 0; p < 20; p++)
+		law_step(&w, 450);
+	w.reg.win.read_ns[TG_NVM_WRITE] = 900;
+	w.reg.win.read_over[TG_NVM_WRITE] = 3;
+	w.reg.win.over_run = 5;
+	w.reg.win.held = BIT(TG_NVM_WRITE);
+	w.reg.win.lat_prev[TG_DRAM_READ] = 900;
+	w.cfg.remedial = false;
+	law_step(&w, 450);
+	assert_memory_equal(&w.reg.win, &zero, sizeof(zero));
 	assert_true(unthrottled(&w.g[1].rem));
 }
 
@@ -3573,6 +3601,7 @@ int main(void)
 		cmocka_unit_test(test_mean_law_switch),
 		cmocka_unit_test(test_mean_reads_stop_midblock),
 		cmocka_unit_test(test_law_switch_forgets_window),
+		cmocka_unit_test(test_remedial_off_forgets_window),
 		cmocka_unit_test(test_law_default),
 		cmocka_unit_test(test_mean_over_after_no_change),
 		cmocka_unit_test(test_mean_arrival_during_step),
