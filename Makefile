@@ -307,6 +307,8 @@ demo-run:
 # the guest: optane-clx the whole matrix, the timeline and the allocation
 # experiment, the others the pairs EVAL_PAIRS_<profile>; then summary.md
 EVAL_PROFILES ?= optane-clx cxl-spr cxl-miku
+# the law tgsim and tgeval run when not told one (the plan files name it)
+EVAL_LAW = sed -n 's/^\#define TG_LAW_DEFAULT[[:space:]]*//p' core/tg_parse.h
 eval: deps
 	@$(MAKE) -s --no-print-directory eval-run
 
@@ -322,7 +324,7 @@ eval-run:
 			cxl-miku) pairs="tg.pairs=$(EVAL_PAIRS_cxl-miku)" ;; *) pairs="tg.pairs=nr.nw+dr.dr" ;; esac; fi; \
 		args="tg.modes=$$modes tg.knobs=$$knobs tg.reps=$(EVAL_REPS) tg.tlmodes=tgroup+oracle $$pairs"; \
 		echo "eval: $$p: guest $$plan ($$args)"; \
-		echo "guest plan $$plan ($$args); host simulator: every mode and setting, $(EVAL_REPS) runs per cell; make eval started $$(date -u +%F)" > $$d/plan.txt; \
+		echo "guest plan $$plan ($$args); host simulator: every mode and setting, $(EVAL_REPS) runs per cell; tgroup's remedial law $$($(EVAL_LAW)) (core/tg_parse.h's TG_LAW_DEFAULT); make eval started $$(date -u +%F)" > $$d/plan.txt; \
 		TG_GUEST_ARGS="$$args" TG_VM_TIMEOUT=3600 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh $$plan $$p $$d || exit 1; \
 		$(PYTHON) eval/sweep.py sens $(BUILD)/tgsim eval/profiles/$$p.prof $$d --reps $(EVAL_REPS) || exit 1; \
 		rm -rf eval/results/$$p && mv $$d eval/results/$$p; \
@@ -354,7 +356,7 @@ eval-scen-run:
 	TG_GUEST_ARGS="$$args" TG_VM_TIMEOUT=3600 KVER=$(GUEST_KVER) INITRAMFS=$(INITRAMFS) eval/run.sh scen optane-clx $$o || exit 1; \
 	for f in groups heavy onoff requests; do \
 		[ -s $$o/$$f.csv ] || { echo "eval-scen: the guest wrote no $$f.csv"; exit 1; }; cp $$o/$$f.csv $$d/; done; \
-	echo "guest plan scen ($$args); make eval-scen $$(date -u +%F), $$(( ($$(date +%s) - t0) / 60 )) min wall-clock" > $$d/plan-scen.txt; \
+	echo "guest plan scen ($$args); tgroup's remedial law $$($(EVAL_LAW)) (core/tg_parse.h's TG_LAW_DEFAULT); make eval-scen $$(date -u +%F), $$(( ($$(date +%s) - t0) / 60 )) min wall-clock" > $$d/plan-scen.txt; \
 	$(PYTHON) eval/report.py summary $$d optane-clx && $(PYTHON) eval/report.py readme README.md eval/results && \
 	cat $$d/plan-scen.txt
 

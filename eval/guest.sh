@@ -25,8 +25,8 @@ REPS=$(arg tg.reps); [ -n "$REPS" ] || REPS=5
 PAIRS=$(arg tg.pairs | tr '+' ' ')
 # tg.knobs=static:20+mbps:1+memguard:0.5+memguard-rw:0.5/0.2: each baseline's setting
 KNOBS=$(arg tg.knobs | tr '+' ' ')
-# tg.law=N: tgroup's remedial law (tgroup.config law; default tgeval's, 1,
-# the module's default TG_LAW_DEFAULT)
+# tg.law=N: tgroup's remedial law (tgroup.config law); without it tgeval
+# writes none and the module's default runs (TG_LAW_DEFAULT)
 LAW=$(arg tg.law)
 failed=0
 

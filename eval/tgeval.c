@@ -39,7 +39,8 @@
  *   --seed N           the request generator's seed
  *   --ts FILE          time series (one row per --sample ms, default 50)
  *   --live MS          a human line every MS ms (the demo)
- *   --law L            tgroup's remedial law (tgroup.config law: 0 window, 1 block mean, the default)
+ *   --law L            tgroup's remedial law (tgroup.config law: 0 window, 1 block mean);
+ *                      without it, none is written: the module's default runs
  *
  * Output: lines "TGEVAL-CSV FILE,ROW" (first "TGEVAL-CSV FILE,#header") that
  * the host splits into files (eval/run.sh), and "TGEVAL-LIVE ..." lines.
@@ -88,7 +89,7 @@ static struct plat P;
 static struct gw gws[MAXW];
 static const char *ts_file;
 static int live_ms, sample_ms = 50;
-static int law = 1;	/* --law: tgroup's remedial law (tgroup.config law; 1, TG_LAW_DEFAULT) */
+static int law = -1;	/* --law: tgroup's remedial law (tgroup.config law); -1: the module's */
 
 static double now(void)
 {
@@ -375,9 +376,11 @@ static void setup(void)
 		if (P.thr[k] <= 0)
 			die("%s: no threshold_ns (make calibrate writes it)", P.prof.name);
 	/* the oracle drives the module's CPU actuator by a pin, policies off */
-	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f law=%d",
+	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f",
 	    tgroup_mode() || P.mode == M_ORACLE, tgroup_mode(), tgroup_mode(),
-	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW], law);
+	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW]);
+	if (law >= 0)	/* else the module's own default (TG_LAW_DEFAULT): not repeated here */
+		wrx(MNT "/tgroup.config", "law=%d", law);
 	if (memguard_mode()) {
 		if (access(CG2 "/cgroup.controllers", R_OK) &&
 		    mount("cgroup2", CG2, "cgroup2", 0, NULL))
