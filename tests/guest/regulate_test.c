@@ -983,6 +983,15 @@ TEST_T(store_sampling_classifies_by_node, 60)
 	EXPECT(wr(gp("", "tgroup.config"),
 		  "period_ms=1000 store_sample_type=1 store_sample_config=5 store_sample_period=1000 "
 		  "ocr_dram_read_config=0 ocr_nvm_read_config=0") > 0);	/* no reads */
+	/*
+	 * The child starts faulting only once the events exist: creating the
+	 * first page-fault event flips perf_swevent_enabled, a static key whose
+	 * patching of the fault path (text_poke_bp()) a vCPU faulting in a loop
+	 * on it can livelock under multi-threaded TCG (27 Nov, the debug
+	 * kernel: docs/testing.md, "A guest hang").
+	 */
+	for (i = 0; i < 5 && !config_says("source_store_sampling=active\n", buf, sizeof(buf)); i++)
+		;
 	EXPECT(write(to_child[1], "g", 1) == 1);
 	/*
 	 * A whole period of faulting with MBM injected at its start. The

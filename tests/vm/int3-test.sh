@@ -69,6 +69,48 @@ if [ ! -s "$log.stall.txt" ] && [ "$s" -ge 9 ] && [ "$(grep -c '^info registers 
 else
 	failt stall_watch_no_livelock_elsewhere "after ${s}s: $(head -c 300 "$log.stall.txt" 2>/dev/null)"
 fi
+# A wedged guest that keeps printing RCU stall reports (testdata: two of
+# the 27 Nov debug-kernel hang, the stalled CPU at handle_mm_fault+0x14a in
+# both): the reports are no progress, and two in a row at one instruction
+# end the run as a TCG livelock; at two instructions they do not.
+rcu=$here/testdata/rcu-stall-reports.txt
+log=$tmp/progress.log
+{ printf 'TGTEST-SUITE: x\r\nTGTEST-INFO: one\r\n'; cat "$rcu"; printf 'TGTEST: PASS y\r\n'; } > "$log"
+if [ "$(progress)" = 3 ] && [ "$(rcu_reports)" = 2 ] && [ "$(stuck_rip)" = "handle_mm_fault+0x14a/0x380" ]; then
+	pass progress_ignores_rcu_stall_reports
+else
+	failt progress_ignores_rcu_stall_reports "progress $(progress), reports $(rcu_reports), stuck at '$(stuck_rip)'"
+fi
+# r SED LIFE: the watch over a console that gets the two reports (the second
+# edited by SED) 2.5 and 4.5 s into it and nothing else; s: how long it ran
+r() {
+	printf '\033c\033[?7lTGTEST-INFO: ksym asm_exc_int3 ffffffff00000ba0\r\nTGTEST-SUITE: x\r\n' > "$log"
+	: > "$tmp/asked"
+	rm -f "$log.stall.txt"
+	( sleep 2.5; sed -n '1,62p' "$rcu" >> "$log"; sleep 2; sed -n '63,$p' "$rcu" | sed -e "$1" >> "$log" ) &
+	local feed=$!
+	( sleep "$2"; : ) & local q=$!
+	local t0=$SECONDS
+	stall_watch $q 2>> "$tmp/watch.err"
+	wait $q $feed 2>/dev/null
+	s=$((SECONDS - t0))
+}
+log=$tmp/stuck.log
+r "" 30
+if stuck_vcpu && ! int3_livelock && [ "$s" -lt 20 ] && grep -q 'at handle_mm_fault+0x14a/0x380' "$log.stall.txt" &&
+	grep -q '^info registers -a$' "$tmp/asked"; then
+	pass stall_watch_ends_stuck_vcpu
+else
+	failt stall_watch_ends_stuck_vcpu "after ${s}s: $(head -c 300 "$log.stall.txt" 2>/dev/null)"
+fi
+log=$tmp/moving.log
+r 's/^RIP: 0010:handle_mm_fault+0x14a/RIP: 0010:handle_mm_fault+0x150/' 12
+if [ ! -s "$log.stall.txt" ] && [ "$s" -ge 11 ]; then
+	pass stall_watch_rcu_reports_moving_not_stuck
+else
+	failt stall_watch_rcu_reports_moving_not_stuck "after ${s}s: $(head -c 300 "$log.stall.txt" 2>/dev/null)"
+fi
+
 # the one line a failed run prints of a stall dump (CI keeps output, not files)
 log=$tmp/rips.log
 printf 'x\033[2JTGTEST-INFO: ksym asm_exc_int3 ffffffffa8600ba0\r\n' > "$log"

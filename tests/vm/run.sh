@@ -151,10 +151,10 @@ for run in 1 2; do
 		echo "vm: QEMU stopped answering its own monitor with the guest silent (see $build/qemu-hung.*): booting again"
 		continue
 	fi
-	if [ $run = 1 ] && int3_livelock; then
+	if [ $run = 1 ] && { int3_livelock || stuck_vcpu; }; then
 		cp "$log.txt" "$build/int3-livelock.log.txt"
 		cp "$log.stall.txt" "$build/int3-livelock.stall.txt"
-		echo "vm: TCG int3 livelock ($(sed -n 's/^TGSTALL: int3 livelock: //p' "$log.stall.txt"); see $build/int3-livelock.*): booting again"
+		echo "vm: TCG livelock ($(sed -n 's/^TGSTALL: \(int3 livelock\|stuck vCPU\): //p' "$log.stall.txt"); see $build/int3-livelock.*): booting again"
 		continue
 	fi
 	if [ $run = 1 ] && tcg_int3_artifact "$log.txt"; then
@@ -170,8 +170,9 @@ grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
 grep -E '^TGTEST-INFO: suite .* took ' "$log.txt" | sed 's/^TGTEST-INFO: /  /' | tr '\n' ';' | sed 's/;$/\n/; s/;  /;/g'
 if [ $noboot = 1 ]; then
 	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
-elif int3_livelock; then
-	echo "  FAIL vm: the TCG int3 livelock ($(sed -n 's/^TGSTALL: int3 livelock: //p' "$log.stall.txt")), no boot left to retry; QEMU's view: $log.stall.txt"
+elif int3_livelock || stuck_vcpu; then
+	echo "  FAIL vm: the TCG livelock again ($(sed -n 's/^TGSTALL: \(int3 livelock\|stuck vCPU\): //p' "$log.stall.txt")), no boot left to retry; QEMU's view: $log.stall.txt"
+	echo "  vm: where the vCPUs were: $(stall_rips "$log.stall.txt")"
 	fail=$((fail + 1))
 elif [ -s "$log.stall.txt" ]; then
 	echo "  FAIL vm: console silent for ${stall_s}s or more, run ended; QEMU's view of the guest: $log.stall.txt, the guest's (sysrq w/l/t) in $log.txt"
