@@ -19,6 +19,15 @@ suites=${VM_SUITES:-fs,lifecycle,regulate,pmdk,throttle,userland,nri}
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 # lap STEP: the time at which STEP starts (where make check's time goes)
 lap() { echo "time: step $1 starts at ${SECONDS} s"; }
+# host_speed: one core's speed now (sha256 of 300 MB), at the start and the
+# end: the shared host's speed varies by 1.5-2x from day to day, and with it
+# every step's time (docs/testing.md); a run's times are read beside it
+host_speed() {
+	local t0
+	t0=$(date +%s%N)
+	head -c 300M /dev/zero | sha256sum >/dev/null
+	echo "time: host reference $1: sha256 of 300 MB on one core in $((($(date +%s%N) - t0) / 1000000)) ms"
+}
 # vm_tally CONSOLE WHAT: a guest run's result ($vmout, tests/vm/run.sh's
 # output) into the totals, its passes listed from CONSOLE
 vm_tally() {
@@ -32,6 +41,7 @@ vm_tally() {
 }
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
 
+host_speed start
 kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make deps)"; echo "0 passed, 1 failed"; exit 1; }
 
 lap 1
@@ -444,6 +454,7 @@ else
 fi
 
 lap end
+host_speed end
 echo
 [ $fail -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
 echo "$pass passed, $fail failed"
