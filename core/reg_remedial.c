@@ -1016,7 +1016,8 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 	reached = r->win.near_run >= TG_OVER_FILTER;
 	/* close for TG_OVER_FILTER periods in a row: a blip is not close */
-	r->win.close_run = near == TG_NEAR_CLOSE ? r->win.close_run + (r->win.close_run < TG_NEVER) : 0;
+	r->win.close_run = near == TG_NEAR_CLOSE ?
+			   r->win.close_run + (r->win.close_run < TG_NEVER) : 0;
 	close = r->win.close_run >= TG_OVER_FILTER;
 	over = r->win.over_run >= TG_OVER_FILTER || r->win.over_cnt >= 2 * cfg->dead_periods ||
 	       (reached && (det->over & r->rose));
@@ -1140,5 +1141,6 @@ void tg_rem_off(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	tg_rem_forget(r);
 	r->dead.left = 0;
 	r->cut_group = -1;
+	r->cut_wait = 0;
 	r->mean = (struct tg_mean){ 0 };
 }

@@ -366,7 +366,7 @@ static void memguard_apply(int i)
 
 static void setup(void)
 {
-	char cg[256];
+	char cg[256], lawkv[16] = "";
 	int i, k;
 
 	if (access(INJECT, W_OK))
@@ -376,11 +376,12 @@ static void setup(void)
 		if (P.thr[k] <= 0)
 			die("%s: no threshold_ns (make calibrate writes it)", P.prof.name);
 	/* the oracle drives the module's CPU actuator by a pin, policies off */
-	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f",
+	/* law: only when told one, else the module's own default (TG_LAW_DEFAULT) */
+	if (law >= 0)
+		snprintf(lawkv, sizeof(lawkv), " law=%d", law);
+	wrx(MNT "/tgroup.config", "enabled=%d remedial=%d preventive=%d dram_read_lat_ns=%.0f nvm_read_lat_ns=%.0f dram_write_lat_ns=%.0f nvm_write_lat_ns=%.0f%s",
 	    tgroup_mode() || P.mode == M_ORACLE, tgroup_mode(), tgroup_mode(),
-	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW]);
-	if (law >= 0)	/* else the module's own default (TG_LAW_DEFAULT): not repeated here */
-		wrx(MNT "/tgroup.config", "law=%d", law);
+	    P.thr[K_DR], P.thr[K_NR], P.thr[K_DW], P.thr[K_NW], lawkv);
 	if (memguard_mode()) {
 		if (access(CG2 "/cgroup.controllers", R_OK) &&
 		    mount("cgroup2", CG2, "cgroup2", 0, NULL))

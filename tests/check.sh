@@ -250,23 +250,13 @@ while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
 grep -q '^PASS ' <<<"$out" || ko apt_mirror "no results"
 
-# 3e, 3b, 4 and 5v need no guest and little of the host: they run beside
+# 3b, 4, 5v and 3e need no guest and little of the host: they run beside
 # the k8s guest and the package test (steps 5e and 5d), which time nothing,
-# and their results print after them (host_late_join). While they run
-# nothing else builds in the tree (the k8s guest boots the initramfs step 5
-# made; the package test builds into build/deb).
-host_late() {
-	pass=0 fail=0 failed=()
-	lap 3e
-	# 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
-	#     units, the kernel checks of make module/install-module, dkms build in
-	#     private trees against the cloud headers; tgroup-service's diagnoses
-	#     (no headers, another kernel's module, Secure Boot) with stand-ins.
-	out=$(tests/install.sh 2>&1; tests/deb/service.sh 2>&1)
-	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
-	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-	grep -q '^PASS ' <<<"$out" || { echo "$out" | tail -5; ko install "no results"; }
-
+# and their results print after the k8s step's (host_late_join). Only 3e
+# builds in the tree (tests/install.sh: the module, in-tree kbuild): it
+# starts once the package test's make deb has copied the tree and built
+# the packages; the k8s guest boots the initramfs step 5 made.
+host_late_tools() {
 	lap 3b
 	# 3b. The parser fuzzer, bounded (FUZZ_SECONDS, default 15).
 	if make --no-print-directory -s fuzz >"$build/fuzz.log" 2>&1; then
@@ -288,6 +278,23 @@ host_late() {
 	else
 		echo "$out"; ko vm_runner_int3 "see above"
 	fi
+}
+host_late() {
+	pass=0 fail=0 failed=()
+	host_late_tools
+	# make deb copies the tree (git ls-files) while this would build the
+	# module in it (tests/install.sh): 3e waits until the packages are built
+	while kill -0 "$deb_pid" 2>/dev/null && ! grep -q '^deb: packages built' "$build/deb.out"; do sleep 2; done
+	lap 3e
+	# 3e. Installing: make install into a DESTDIR, systemd-analyze verify of the
+	#     units, the kernel checks of make module/install-module, dkms build in
+	#     private trees against the cloud headers; tgroup-service's diagnoses
+	#     (no headers, another kernel's module, Secure Boot) with stand-ins.
+	out=$(tests/install.sh 2>&1; tests/deb/service.sh 2>&1)
+	while read -r t; do ok "$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
+	while read -r t; do ko "${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
+	grep -q '^PASS ' <<<"$out" || { echo "$out" | tail -5; ko install "no results"; }
+
 	echo "$pass $fail" > "$build/host-late.count"
 	printf '%s\n' "${failed[@]}" > "$build/host-late.failed"
 }
@@ -349,10 +356,15 @@ lap 5d
 #     one after the other (27 Nov: 485 s against 303 + 316 s). Its lines
 #     print after the k8s step's. With TG_GUEST_LOCK (one guest at a time
 #     across checkouts) the pair holds the lock together.
+pair_lock=
 if [ -n "${TG_GUEST_LOCK:-}" ] && [ -z "${TG_GUEST_LOCK_HELD:-}" ]; then
 	echo "check: waiting for the guest lock $TG_GUEST_LOCK (deb and k8s)"
-	exec 7>>"$TG_GUEST_LOCK" && flock 7
-	export TG_GUEST_LOCK_HELD=1 pair_lock=1
+	if exec 7>>"$TG_GUEST_LOCK" && flock 7; then
+		export TG_GUEST_LOCK_HELD=1
+		pair_lock=1
+	else
+		echo "check: could not take the guest lock $TG_GUEST_LOCK: deb and k8s each wait for it"
+	fi
 fi
 tests/deb/install.sh > "$build/deb.out" 2>&1 &
 deb_pid=$!
@@ -402,9 +414,9 @@ fi
 
 host_late_join "$host_late_pid"
 deb_join
-if [ -n "${pair_lock:-}" ]; then
+if [ -n "$pair_lock" ]; then
 	flock -u 7; exec 7>&-
-	unset TG_GUEST_LOCK_HELD pair_lock
+	unset TG_GUEST_LOCK_HELD
 fi
 
 lap 5b

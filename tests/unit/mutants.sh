@@ -120,6 +120,7 @@ mutants=(
 	'tg_parse.h;;s/(#define TG_LAW_DEFAULT\t\t)TG_LAW_MEAN/${1}TG_LAW_WINDOW/;;the default law is the block mean'
 	'reg_shared.c;;s/\n\tcfg->law = TG_LAW_DEFAULT;//;;the regulator'"'"'s defaults set the law'
 	'reg_remedial.c;;s/\ttg_rem_forget\(r\);\n\tr->dead\.left = 0;/\tr->dead.left = 0;/;;the remedial policy switched off forgets the window law'"'"'s state'
+	'reg_remedial.c;;s/\n\tr->cut_wait = 0;\n\tr->mean = /\n\tr->mean = /;;the remedial policy switched off forgets a cut'"'"'s wait'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

@@ -81,6 +81,20 @@ if [ "$(progress)" = 3 ] && [ "$(rcu_reports)" = 2 ] && [ "$(stuck_rip)" = "hand
 else
 	failt progress_ignores_rcu_stall_reports "progress $(progress), reports $(rcu_reports), stuck at '$(stuck_rip)'"
 fi
+# the same with the cloud kernels' timestamps on the kernel's lines
+{ printf 'TGTEST-SUITE: x\r\nTGTEST-INFO: one\r\n'; sed 's/^/[  278.313103] /' "$rcu"; printf 'TGTEST: PASS y\r\n'; } > "$log"
+if [ "$(progress)" = 3 ] && [ "$(rcu_reports)" = 2 ] && [ "$(stuck_rip)" = "handle_mm_fault+0x14a/0x380" ]; then
+	pass progress_ignores_timestamped_stall_reports
+else
+	failt progress_ignores_timestamped_stall_reports "progress $(progress), reports $(rcu_reports), stuck at '$(stuck_rip)'"
+fi
+# not a patched site: a module's instruction, or a pause (a spin of its own)
+sed 's|^RIP: 0010:handle_mm_fault+0x14a/0x380|RIP: 0010:tg_park_wait+0x33/0x90 [tgroup]|' "$rcu" > "$log"
+got_mod=$(stuck_rip)
+sed 's|<e9> 49 01 00 00|<f3> 90 01 00 00|' "$rcu" > "$log"
+got_pause=$(stuck_rip)
+if [ -z "$got_mod" ] && [ -z "$got_pause" ]; then pass stuck_rip_only_kernel_patch_sites
+else failt stuck_rip_only_kernel_patch_sites "module: '$got_mod', pause: '$got_pause'"; fi
 # r SED LIFE: the watch over a console that gets the two reports (the second
 # edited by SED) 2.5 and 4.5 s into it and nothing else; s: how long it ran
 r() {
