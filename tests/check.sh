@@ -353,7 +353,7 @@ lap 5d
 #     It runs beside the k8s guest (step 5e): neither times anything (their
 #     bounds are timeouts of minutes), and the k8s guest keeps one host core
 #     (single-threaded TCG), so the two together take about 2 min less than
-#     one after the other (27 Nov: 485 s against 303 + 316 s). Its lines
+#     one after the other (27 Nov: 425-485 s against 303 + 316 s). Its lines
 #     print after the k8s step's. With TG_GUEST_LOCK (one guest at a time
 #     across checkouts) the pair holds the lock together.
 pair_lock=
