@@ -26,7 +26,7 @@ host_speed() {
 	local t0
 	t0=$(date +%s%N)
 	head -c 300M /dev/zero | sha256sum >/dev/null
-	echo "time: host reference $1: sha256 of 300 MB on one core in $((($(date +%s%N) - t0) / 1000000)) ms"
+	echo "time: host reference $1: sha256 of 300 MB on one core in $((($(date +%s%N) - t0) / 1000000)) ms (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 }
 # vm_tally CONSOLE WHAT: a guest run's result ($vmout, tests/vm/run.sh's
 # output) into the totals, its passes listed from CONSOLE
