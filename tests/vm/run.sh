@@ -153,11 +153,11 @@ for run in 1 2; do
 	fi
 	# not when the kernel reported a bug first: a second boot would
 	# replace the console, and the debug lane reads only the last one
-	if [ $run = 1 ] && { int3_livelock || stuck_vcpu; } &&
+	if [ $run = 1 ] && tcg_livelock &&
 		! grep -qE 'KASAN|UBSAN|possible circular locking|inconsistent lock state|general protection|kernel BUG at|WARNING: CPU:' "$log.txt"; then
 		cp "$log.txt" "$build/int3-livelock.log.txt"
 		cp "$log.stall.txt" "$build/int3-livelock.stall.txt"
-		echo "vm: TCG livelock ($(sed -n 's/^TGSTALL: \(int3 livelock\|stuck vCPU\): //p' "$log.stall.txt"); see $build/int3-livelock.*): booting again"
+		echo "vm: TCG livelock ($(livelock_what); see $build/int3-livelock.*): booting again"
 		continue
 	fi
 	if [ $run = 1 ] && tcg_int3_artifact "$log.txt"; then
@@ -173,8 +173,8 @@ grep -E '^TGTEST: FAIL ' "$log.txt" | sed 's/^TGTEST: /  /'
 grep -E '^TGTEST-INFO: suite .* took ' "$log.txt" | sed 's/^TGTEST-INFO: /  /' | tr '\n' ';' | sed 's/;$/\n/; s/;  /;/g'
 if [ $noboot = 1 ]; then
 	echo "  FAIL vm: the guest did not boot (twice)"; fail=$((fail + 1))
-elif int3_livelock || stuck_vcpu; then
-	echo "  FAIL vm: the TCG livelock (or a kernel spin) on the last boot or after a kernel bug report ($(sed -n 's/^TGSTALL: \(int3 livelock\|stuck vCPU\): //p' "$log.stall.txt")), not booted again; QEMU's view: $log.stall.txt"
+elif tcg_livelock; then
+	echo "  FAIL vm: the TCG livelock (or a kernel spin) on the last boot or after a kernel bug report ($(livelock_what)), not booted again; QEMU's view: $log.stall.txt"
 	echo "  vm: where the vCPUs were: $(stall_rips "$log.stall.txt")"
 	fail=$((fail + 1))
 elif [ -s "$log.stall.txt" ]; then

@@ -147,6 +147,9 @@ stall_watch() {
 qemu_hung() { grep -qs '^TGSTALL: QEMU does not answer' "$log.stall.txt"; }
 int3_livelock() { grep -qs '^TGSTALL: int3 livelock' "$log.stall.txt"; }
 stuck_vcpu() { grep -qs '^TGSTALL: stuck vCPU' "$log.stall.txt"; }
+# either livelock, and what the watch said of it
+tcg_livelock() { int3_livelock || stuck_vcpu; }
+livelock_what() { sed -n 's/^TGSTALL: \(int3 livelock\|stuck vCPU\): //p' "$log.stall.txt"; }
 # stall_rips FILE: each vCPU's RIP, interrupt flag and halt state from the
 # first "info registers -a" in FILE (a stall dump), on one line, with the
 # int3 entry the guest printed: CI keeps the run's output, not its files.
