@@ -40,6 +40,8 @@ enum {
 				 TG_BW_NR + TG_BW_MEDIA_NR <= TG_BLAME_W_MAX &&
 				 TG_BW_NW + TG_BW_MEDIA_NW <= TG_BLAME_W_MAX &&
 				 TG_ORDER_CLASSES <= TG_BLAME_W_MAX),
+	/* tg_blame_loads() writes each row's four terms out */
+	TG_BLAME_FOUR_KINDS = 1 / !!(TG_NR_KINDS == 4),
 };
 
 const u32 tg_blame_w[TG_NR_KINDS][TG_NR_KINDS] = {
@@ -65,11 +67,29 @@ static u64 tg_sat_mul_w(u64 a, u32 w)
  */
 static u32 tg_pending_ppm(const struct tg_reg_group *g, const struct tg_settle *st)
 {
-	u64 total = tg_kinds_bps(g, st->kinds);
+	u64 total;
 
-	if (st->left && st->expect < st->from && st->expect < total)
-		return tg_ppm(st->expect, total);
-	return TG_PPM;
+	if (!st->left || st->expect >= st->from)
+		return TG_PPM;		/* no cut waits to be measured */
+	total = tg_kinds_bps(g, st->kinds);
+	return st->expect < total ? tg_ppm(st->expect, total) : TG_PPM;
+}
+
+/**
+ * tg_blame_row() - rates weighted by one row of tg_blame_w, saturating
+ * @b: rates per kind (enum tg_kind)
+ * @w: the row
+ *
+ * Return: the sum of b[j] * w[j], or U64_MAX where it does not fit.
+ */
+u64 tg_blame_row(const u64 b[TG_NR_KINDS], const u32 w[TG_NR_KINDS])
+{
+	u64 sum = 0;
+	int j;
+
+	for (j = 0; j < TG_NR_KINDS; j++)
+		sum = tg_sat_add(sum, tg_sat_mul_w(b[j], w[j]));
+	return sum;
 }
 
 /* what the pending cuts of a group leave of its traffic (ppm) */
@@ -89,7 +109,7 @@ static void tg_pending(const struct tg_reg_group *g, struct tg_pend *p)
  * last period's - the average still shows for a while what a deep cut
  * removed (20 periods after a cut to 1 %, 10 % of what it removed).
  */
-static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, const struct tg_pend *p)
+static inline u64 tg_rem_bps(const struct tg_reg_group *g, int kind, const struct tg_pend *p)
 {
 	u64 v = g->bps.v[kind];
 	u32 ppm = TG_PPM;
@@ -119,17 +139,28 @@ static u64 tg_rem_bps(const struct tg_reg_group *g, int kind, const struct tg_pe
 void tg_blame_loads(const struct tg_reg_group *g, u64 load[TG_NR_KINDS])
 {
 	struct tg_pend p;
-	u64 b[TG_NR_KINDS];
+	u64 b[TG_NR_KINDS], any = 0;
 	int j, k;
 
 	tg_pending(g, &p);
-	for (j = 0; j < TG_NR_KINDS; j++)
+#pragma GCC unroll 4
+	for (j = 0; j < TG_NR_KINDS; j++) {
 		b[j] = tg_rem_bps(g, j, &p);
+		any |= b[j];
+	}
+	/*
+	 * Rates under 2^54 B/s: no product (weights <= TG_BLAME_W_MAX < 2^8)
+	 * nor the sum of four reaches 2^64, so plain arithmetic gives what
+	 * the saturating one would (one pass per cut over every group).
+	 */
+#pragma GCC unroll 4
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		load[k] = 0;
-		for (j = 0; j < TG_NR_KINDS; j++)
-			load[k] = tg_sat_add(load[k],
-					     tg_sat_mul_w(b[j], tg_blame_w[k][j]));
+		const u32 *w = tg_blame_w[k];
+
+		if (any >> 54)
+			load[k] = tg_blame_row(b, w);
+		else
+			load[k] = b[0] * w[0] + b[1] * w[1] + b[2] * w[2] + b[3] * w[3];
 	}
 }
 

@@ -58,16 +58,70 @@ u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds);
 void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 	       enum tg_policy pol, enum tg_action act, enum tg_mech mech,
 	       enum tg_reason why, int kind);
-void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		struct tg_reg_group *g, int idx, enum tg_policy pol,
-		enum tg_reason why);
+void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
+		  enum tg_reason why);
+void tg_release_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *g, int idx, enum tg_policy pol,
+			 enum tg_reason why);
+
+/*
+ * Lift what a policy imposed on a group, recording why; a remedial release
+ * also starts the search over (tg_rem_reset()). Inline: every period
+ * releases every group a policy may not act on, and most have nothing on.
+ */
+static inline void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			      struct tg_reg_group *g, int idx, enum tg_policy pol,
+			      enum tg_reason why)
+{
+	const struct tg_throttle *t = pol == TG_POL_PREVENTIVE ? &g->prev : &g->rem;
+
+	if (pol == TG_POL_PREVENTIVE) {
+		g->calm = 0;
+		g->prev_settle.left = 0;
+	} else {
+		tg_rem_reset(g, cfg, why);
+	}
+	if (tg_throttled(t, cfg))
+		tg_release_throttle(r, cfg, g, idx, pol, why);
+}
+
 u64 tg_cpu_base(const struct tg_regulator *r, const struct tg_throttle *t,
 		const struct tg_reg_group *g);
 u64 tg_scale_quota(const struct tg_regulator *r, u64 quota, u32 ppm);
 
 /* ---- reg_preventive.c ---- */
-void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		   struct tg_reg_group *g, int idx);
+void tg_prev_limits(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		    struct tg_reg_group *g, int idx);
+
+/* a group with a limit of at least one kind */
+static inline bool tg_limited(const struct tg_reg_group *g)
+{
+	int k;
+
+#pragma GCC unroll 4
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (g->limits.bps[k] != TG_UNLIMITED)
+			return true;
+	return false;
+}
+
+/**
+ * tg_preventive() - one period of the preventive policy for one group
+ * @r:   regulator state (decision record, quota bounds)
+ * @cfg: configuration
+ * @g:   the group
+ * @idx: its index, for the record
+ *
+ * A group without limits is released (inline: most groups have none).
+ */
+static inline void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+				 struct tg_reg_group *g, int idx)
+{
+	if (tg_limited(g))
+		tg_prev_limits(r, cfg, g, idx);
+	else
+		tg_release(r, cfg, g, idx, TG_POL_PREVENTIVE, TG_WHY_UNDER_LIMIT);
+}
 
 /* ---- reg_blame.c ---- */
 #define TG_ORDER_CLASSES	3	/* MT²'s order: NVM write, NVM read, DRAM */
@@ -80,6 +134,7 @@ static inline bool tg_rem_candidate(const struct tg_reg_group *g)
 	return g->active && g->priority == TG_PRIO_LOW;
 }
 
+u64 tg_blame_row(const u64 b[TG_NR_KINDS], const u32 w[TG_NR_KINDS]);
 void tg_blame_all(const struct tg_reg_cfg *cfg,
 		  const struct tg_reg_group *groups, u32 nr,
 		  u64 level[TG_NR_KINDS], u64 all[TG_NR_KINDS]);
@@ -102,8 +157,8 @@ bool tg_x_found(const struct tg_reg_group *g, u32 res);
 bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 struct tg_reg_group *g);
 void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		    const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
-		    const u64 ntot[TG_NR_KINDS]);
+		    const struct tg_detector *det, const u64 lo[TG_NR_KINDS],
+		    const u64 hi[TG_NR_KINDS]);
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		const struct tg_detector *det, struct tg_reg_group *groups,
 		u32 nr, u32 over);
@@ -115,11 +170,47 @@ void tg_rem_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 struct tg_reg_group *g, int idx, u32 res);
 void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 		 u32 nr);
-void tg_rem_hold(struct tg_reg_group *g, bool over);
+void tg_rem_held(struct tg_reg_group *g, bool over);
+
+/* one period of a group's hold, if it is held (tg_rem_held()) */
+static inline void tg_rem_hold(struct tg_reg_group *g, bool over)
+{
+	if (g->hold)
+		tg_rem_held(g, over);
+}
+
 void tg_rem_forget(struct tg_regulator *r);
-bool tg_rem_count(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		  struct tg_reg_group *g, int idx, u64 tot[TG_NR_KINDS],
-		  u64 ntot[TG_NR_KINDS]);
+
+/**
+ * tg_rem_count() - a group's part of this period's loads, and its release
+ * if the remedial policy may not throttle it
+ * @r:   regulator state
+ * @cfg: configuration
+ * @g:   the group
+ * @idx: its index
+ * @lo:  the active low-priority groups' raw rates, summed (updated)
+ * @hi:  the other active groups' (updated; tg_rem_observe() adds both)
+ *
+ * Return: whether the group is a candidate (low priority, with tasks).
+ */
+static inline bool tg_rem_count(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+				struct tg_reg_group *g, int idx, u64 lo[TG_NR_KINDS],
+				u64 hi[TG_NR_KINDS])
+{
+	u64 *sum = g->priority == TG_PRIO_LOW ? lo : hi;
+	int k;
+
+	if (g->active) {
+#pragma GCC unroll 4
+		for (k = 0; k < TG_NR_KINDS; k++)
+			sum[k] = tg_sat_add(sum[k], g->bps_now.v[k]);
+	}
+	if (tg_rem_candidate(g))
+		return true;
+	tg_release(r, cfg, g, idx, TG_POL_REMEDIAL,
+		   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
+	return false;
+}
 
 /* ---- reg_mean.c ---- */
 void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,

@@ -635,7 +635,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	struct tg_detector protect = *seen;
 	const struct tg_detector *det = &protect;
 	struct tg_mean *m = &r->mean;
-	u64 tot[TG_NR_KINDS] = { 0 }, ntot[TG_NR_KINDS] = { 0 }, mean[TG_NR_KINDS];
+	u64 lo[TG_NR_KINDS] = { 0 }, hi[TG_NR_KINDS] = { 0 }, mean[TG_NR_KINDS];
 	u32 clear = 0, reached = 0, hot, kinds, over = 0, i;
 	enum tg_verdict v;
 	bool change = false;
@@ -670,7 +670,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
-		if (!tg_rem_count(r, cfg, g, (int)i, tot, ntot))
+		if (!tg_rem_count(r, cfg, g, (int)i, lo, hi))
 			continue;	/* released (tg_release(): nothing pending) */
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
@@ -689,7 +689,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			g->relapses = 0;
 		m->pend |= g->pend;
 	}
-	tg_rem_observe(r, cfg, det, tot, ntot);
+	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
 	if (r->cut_wait)
 		r->cut_wait--;

@@ -149,17 +149,17 @@ static void tg_prev_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /**
- * tg_preventive() - one period of the preventive policy for one group
+ * tg_prev_limits() - tg_preventive() of a group with a limit
  * @r:   regulator state (decision record, quota bounds)
  * @cfg: configuration
- * @g:   the group
+ * @g:   the group (tg_limited())
  * @idx: its index, for the record
  */
-void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		   struct tg_reg_group *g, int idx)
+void tg_prev_limits(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		    struct tg_reg_group *g, int idx)
 {
 	u32 over = 0, ratio = TG_PPM, k;
-	bool any = false, under = true, waiting;
+	bool under = true, waiting;
 	int worst = -1;
 
 	for (k = 0; k < TG_NR_KINDS; k++) {
@@ -167,7 +167,6 @@ void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 		if (lim == TG_UNLIMITED)
 			continue;
-		any = true;
 		if (b > lim + tg_mul_div(lim, cfg->deadband_pct, 100)) {
 			u32 ppm = tg_ppm(lim, b);
 
@@ -179,10 +178,6 @@ void tg_preventive(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (b > tg_mul_div(lim, 100 - cfg->margin_pct, 100))
 			under = false;
-	}
-	if (!any) {
-		tg_release(r, cfg, g, idx, TG_POL_PREVENTIVE, TG_WHY_UNDER_LIMIT);
-		return;
 	}
 	waiting = g->prev_settle.left &&
 		  tg_settle_wait(&g->prev_settle, tg_kinds_bps(g, g->prev_settle.kinds));

@@ -237,28 +237,23 @@ bool tg_rem_idle(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 /*
  * This period's weighted load per kind (every active group, high priority
- * included, its smoothed rates by the blame matrix); the lowest latency
+ * included, its rates of the period just ended by the blame matrix: lo, the
+ * low-priority groups', and hi, the others'); the lowest latency
  * seen per kind (lat_lo: the bottom of the rise a threshold allows); and
  * the lowest of the last TG_WIN_MULT to 2 x TG_WIN_MULT dead times with the
  * load then (win_*: two buckets) - the point before the rise a cut is
  * sized from, recent enough that the load measured with it is this one's,
  * taken only from periods whose load has been steady for a dead time.
  */
-static u64 tg_rem_row(int k, const u64 tot[TG_NR_KINDS])
-{
-	u64 w = 0;
-	int j;
-
-	for (j = 0; j < TG_NR_KINDS; j++)
-		w = tg_sat_add(w, tot[j] >> 56 ? U64_MAX : tot[j] * tg_blame_w[k][j]);
-	return w;
-}
-
 void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		    const struct tg_detector *det, const u64 tot[TG_NR_KINDS],
-		    const u64 ntot[TG_NR_KINDS])
+		    const struct tg_detector *det, const u64 lo[TG_NR_KINDS],
+		    const u64 hi[TG_NR_KINDS])
 {
+	u64 tot[TG_NR_KINDS];
 	int k;
+
+	for (k = 0; k < TG_NR_KINDS; k++)
+		tot[k] = tg_sat_add(lo[k], hi[k]);
 
 	if (++r->win_age > TG_WIN_MULT * cfg->dead_periods) {
 		r->win_age = 0;
@@ -274,8 +269,8 @@ void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 		u64 ref = r->steady_load[k];
 
-		r->load[k] = tg_rem_row(k, tot);
-		r->nload[k] = tg_rem_row(k, ntot);
+		r->load[k] = tg_blame_row(tot, tg_blame_w[k]);
+		r->nload[k] = tg_blame_row(lo, tg_blame_w[k]);
 		/* the load steady (within 1/TG_WIN_RISE) since how long */
 		if ((r->load[k] > ref ? r->load[k] - ref : ref - r->load[k]) > ref / TG_WIN_RISE) {
 			r->steady_load[k] = r->load[k];
@@ -892,10 +887,8 @@ void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
  * after its hold time with nothing over (then a probe: one step to the
  * unsafe bound).
  */
-void tg_rem_hold(struct tg_reg_group *g, bool over)
+void tg_rem_held(struct tg_reg_group *g, bool over)
 {
-	if (!g->hold)
-		return;
 	if (tg_total(g) < g->hold_bps / 2) {
 		g->hold = false;	/* its noise stopped */
 		g->x_bad = TG_NEVER;
@@ -933,37 +926,6 @@ void tg_rem_forget(struct tg_regulator *r)
 }
 
 /**
- * tg_rem_count() - a group's part of this period's loads, and its release
- * if the remedial policy may not throttle it
- * @r:    regulator state
- * @cfg:  configuration
- * @g:    the group
- * @idx:  its index
- * @tot:  every active group's raw rates, summed (updated)
- * @ntot: the low-priority groups' part of it (updated)
- *
- * Return: whether the group is a candidate (low priority, with tasks).
- */
-bool tg_rem_count(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		  struct tg_reg_group *g, int idx, u64 tot[TG_NR_KINDS],
-		  u64 ntot[TG_NR_KINDS])
-{
-	int k;
-
-	if (g->active)
-		for (k = 0; k < TG_NR_KINDS; k++) {
-			tot[k] = tg_sat_add(tot[k], g->bps_now.v[k]);
-			if (g->priority == TG_PRIO_LOW)
-				ntot[k] = tg_sat_add(ntot[k], g->bps_now.v[k]);
-		}
-	if (tg_rem_candidate(g))
-		return true;
-	tg_release(r, cfg, g, idx, TG_POL_REMEDIAL,
-		   g->active ? TG_WHY_HIGH_PRIORITY : TG_WHY_IDLE);
-	return false;
-}
-
-/**
  * tg_remedial() - one period of the remedial policy over all groups
  * @r:      regulator state
  * @cfg:    configuration
@@ -978,7 +940,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 {
 	struct tg_detector protect = *seen;
 	const struct tg_detector *det = &protect;
-	u64 tot[TG_NR_KINDS] = { 0 }, ntot[TG_NR_KINDS] = { 0 };
+	u64 lo[TG_NR_KINDS] = { 0 }, hi[TG_NR_KINDS] = { 0 };
 	u32 kinds, near;
 	bool over, reached, close, undone = false;
 	int i, k;
@@ -1026,7 +988,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < (int)nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
-		if (!tg_rem_count(r, cfg, g, i, tot, ntot))
+		if (!tg_rem_count(r, cfg, g, i, lo, hi))
 			continue;
 		if (g->relax_age < TG_NEVER)
 			g->relax_age++;
@@ -1069,7 +1031,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		else
 			tg_rem_hold(g, reached);
 	}
-	tg_rem_observe(r, cfg, det, tot, ntot);
+	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
 	if (undone) {		/* wait for the undo (its whole dead time) */
 		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);

@@ -157,6 +157,7 @@ u64 tg_total(const struct tg_reg_group *g)
 	u64 sum = 0;
 	int k;
 
+#pragma GCC unroll 4
 	for (k = 0; k < TG_NR_KINDS; k++)
 		sum = tg_sat_add(sum, g->bps.v[k]);
 	return sum;
@@ -168,6 +169,7 @@ u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds)
 	u64 sum = 0;
 	int k;
 
+#pragma GCC unroll 4
 	for (k = 0; k < TG_NR_KINDS; k++)
 		if (kinds & BIT(k))
 			sum = tg_sat_add(sum, g->bps.v[k]);
@@ -205,38 +207,35 @@ void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 }
 
 /*
- * Lift what a policy imposed on a group, recording why. A remedial release
- * for idleness keeps the allowance the group was held at (x_mem): when it
- * comes back, the law's first cut goes at least that far.
+ * A remedial release: the search for the group's allowance back to its
+ * start. A release for idleness keeps the allowance the group was held at
+ * (x_mem): when it comes back, the law's first cut goes at least that far.
  */
-void tg_release(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-		struct tg_reg_group *g, int idx, enum tg_policy pol,
-		enum tg_reason why)
+void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
+		  enum tg_reason why)
 {
-	struct tg_throttle *t = pol == TG_POL_PREVENTIVE ? &g->prev : &g->rem;
+	if (why == TG_WHY_IDLE && g->x < TG_PPM)
+		g->x_mem = g->x;
+	else if (why != TG_WHY_IDLE)
+		g->x_mem = TG_PPM;
+	g->hold = false;
+	g->probe = false;
+	g->pend = false;
+	g->relapses = 0;
+	g->relax_age = TG_NEVER;
+	g->x = TG_PPM;
+	g->x_bad = TG_NEVER;
+	g->mba_lvl = cfg->mba_max;
+	g->grow = 0;
+	g->idle_run = 0;
+}
 
-	if (pol == TG_POL_PREVENTIVE) {
-		g->calm = 0;
-		g->prev_settle.left = 0;
-	} else {
-		if (why == TG_WHY_IDLE && g->x < TG_PPM)
-			g->x_mem = g->x;
-		else if (why != TG_WHY_IDLE)
-			g->x_mem = TG_PPM;
-		g->hold = false;
-		g->probe = false;
-		g->pend = false;
-		g->relapses = 0;
-		g->relax_age = TG_NEVER;
-		g->x = TG_PPM;
-		g->x_bad = TG_NEVER;
-		g->mba_lvl = cfg->mba_max;
-		g->grow = 0;
-		g->idle_run = 0;
-	}
-	if (!tg_throttled(t, cfg))
-		return;
-	tg_unthrottle(t, cfg);
+/* tg_release() of a throttled group: the throttle lifted, and recorded */
+void tg_release_throttle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *g, int idx, enum tg_policy pol,
+			 enum tg_reason why)
+{
+	tg_unthrottle(pol == TG_POL_PREVENTIVE ? &g->prev : &g->rem, cfg);
 	tg_decide(r, g, idx, pol, TG_ACT_RELEASE, TG_MECH_NONE, why, -1);
 }
 

@@ -78,7 +78,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 u32 nr)
 {
 	u64 victims[TG_NR_KINDS] = { 0 };
-	bool any = false;
+	bool any = false, prev_on = cfg->enabled && cfg->preventive;
 	u32 i;
 	int k;
 
@@ -89,10 +89,11 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		g->last = (struct tg_decision){ .kind = -1 };
 		if (g->active && g->priority == TG_PRIO_HIGH) {
 			any = true;
+#pragma GCC unroll 4
 			for (k = 0; k < TG_NR_KINDS; k++)
 				victims[k] = tg_sat_add(victims[k], g->bps.v[k]);
 		}
-		if (!cfg->enabled || !cfg->preventive || !g->active)
+		if (!prev_on || !g->active)
 			tg_release(r, cfg, g, (int)i, TG_POL_PREVENTIVE,
 				   g->active ? TG_WHY_POLICY_OFF : TG_WHY_IDLE);
 		else

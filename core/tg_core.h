@@ -23,8 +23,32 @@ static inline u64 tg_sat_add(u64 a, u64 b)
 	return a + b < a ? U64_MAX : a + b;
 }
 
-/* a * b / c, exact, saturating at U64_MAX; c must not be 0 */
-u64 tg_mul_div(u64 a, u32 b, u32 c);
+/**
+ * tg_mul_div() - a * b / c without intermediate overflow
+ * @a: multiplicand
+ * @b: multiplier
+ * @c: divisor, not 0
+ *
+ * Inline: most callers divide by a constant (100, 10^6), which the
+ * compiler turns into a multiplication.
+ *
+ * Return: the exact quotient, or U64_MAX if it does not fit in 64 bits.
+ */
+static inline u64 tg_mul_div(u64 a, u32 b, u32 c)
+{
+	/* (hi * 2^32 + lo) / c with hi = (a >> 32) * b, lo = (a & 0xffffffff) * b */
+	u64 hi = (a >> 32) * b, lo = (a & 0xffffffffu) * (u64)b;
+	u64 h = hi + (lo >> 32), q1, q0;
+	u32 r1, r0;
+
+	if (!hi)	/* a < 2^32: a * b fits in 64 bits, one division */
+		return tg_div_u64_rem(lo, c, &r0);
+	q1 = tg_div_u64_rem(h, c, &r1);
+	if (q1 >> 32)
+		return U64_MAX;
+	q0 = tg_div_u64_rem(((u64)r1 << 32) | (lo & 0xffffffffu), c, &r0);
+	return (q1 << 32) + q0;
+}
 
 #define TG_USEC_PER_SEC		1000000u
 #define TG_CACHE_LINE		64u

@@ -2,7 +2,8 @@
 /*
  * bench_core.c - make bench: ns per regulator step at 16..4096 groups and
  * per estimator update. A benchmark, not a test: it prints numbers and the
- * target (<= 20 us per step at 1024 groups), it does not fail.
+ * target (<= 20 us mean per step at 1024 groups, judged on the median of
+ * TARGET_RUNS runs, each printed), it does not fail.
  *
  * Each period the groups' rates and CPU usage change (a cheap LCG), limits
  * are set on a quarter of them and interference toggles (the latency over
@@ -17,6 +18,9 @@
 #include <time.h>
 
 #include "tg_core.h"
+
+/* runs at 1024 groups, the target's size (<= 20 us mean per step) */
+#define TARGET_RUNS	5
 
 static uint64_t lcg = 0x12345678;
 
@@ -50,7 +54,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void bench_regulator(uint32_t n, int periods)
+/* one run at n groups: prints its line, returns its mean CPU time per step */
+static double bench_regulator(uint32_t n, int periods)
 {
 	struct tg_reg_group *g = calloc(n, sizeof(*g));
 	struct tg_reg_cfg cfg;
@@ -101,13 +106,12 @@ static void bench_regulator(uint32_t n, int periods)
 			best = dt;
 	}
 	qsort(cpu, periods, sizeof(*cpu), cmp_double);
-	printf("regulator step  %5u groups: %9.0f ns mean, %9.0f ns best (wall); CPU time %9.0f ns mean, %9.0f median, %9.0f p99%s\n",
+	printf("regulator step  %5u groups: %9.0f ns mean, %9.0f ns best (wall); CPU time %9.0f ns mean, %9.0f median, %9.0f p99\n",
 	       n, total / periods, best, ctotal / periods, cpu[periods / 2],
-	       cpu[periods * 99 / 100],
-	       n == 1024 ? (ctotal / periods <= 20000 ? "   (target <= 20000 ns mean: met)"
-						     : "   (target <= 20000 ns mean: MISSED)") : "");
+	       cpu[periods * 99 / 100]);
 	free(cpu);
 	free(g);
+	return ctotal / periods;
 }
 
 static void bench_estimator(int iters)
@@ -142,10 +146,27 @@ static void bench_estimator(int iters)
 int main(void)
 {
 	static const uint32_t sizes[] = { 16, 256, 1024, 4096 };
+	double run[TARGET_RUNS];
 	unsigned int i;
+	int j;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		bench_regulator(sizes[i], sizes[i] >= 1024 ? 2000 : 10000);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (sizes[i] != 1024) {
+			bench_regulator(sizes[i], sizes[i] > 1024 ? 2000 : 10000);
+			continue;
+		}
+		/*
+		 * The target's size, TARGET_RUNS runs: the shared host's speed
+		 * moves within seconds (another tenant on the core), one run's
+		 * mean with it; the target is judged on the median run
+		 */
+		for (j = 0; j < TARGET_RUNS; j++)
+			run[j] = bench_regulator(1024, 2000);
+		qsort(run, TARGET_RUNS, sizeof(run[0]), cmp_double);
+		printf("regulator step   1024 groups, %d runs: CPU time mean %.0f ns in the median run (runs %.0f..%.0f)   (target <= 20000 ns mean: %s)\n",
+		       TARGET_RUNS, run[TARGET_RUNS / 2], run[0], run[TARGET_RUNS - 1],
+		       run[TARGET_RUNS / 2] <= 20000 ? "met" : "MISSED");
+	}
 	bench_estimator(2000000);
 	return 0;
 }

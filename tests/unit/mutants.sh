@@ -19,9 +19,9 @@ mut=$top/build/mut
 mutants=(
 	# -- blame and MT²'s order (reg_blame.c, the cut's class in reg_remedial.c)
 	'reg_remedial.c;;s/ \|\| !tg_blamed_load\(g->cut_load, level, over\)\)/)/;;blame: a group under blame_pct is never cut'
-	'reg_blame.c;;s/tg_blame_w\[k\]\[j\]/tg_blame_w[TG_DRAM_READ][j]/;;blame: the row of the blame matrix is the kind over'
+	'reg_blame.c;;s/const u32 \*w = tg_blame_w\[k\];/const u32 *w = tg_blame_w[TG_DRAM_READ];/;;blame: the row of the blame matrix is the kind over'
 	'reg_blame.c;;s/(bool tg_blamed[\s\S]*?)if \(!\(over & BIT\(k\)\)\)\n\t\t\tcontinue;/$1;/;;blame: only the kinds over count'
-	'reg_blame.c;;s/if \(st->left && st->expect < st->from && st->expect < total\)/if (0)/;;blame: a pending cut is judged on its prediction'
+	'reg_blame.c;;s/return st->expect < total \? tg_ppm\(st->expect, total\) : TG_PPM;/return TG_PPM;/;;blame: a pending cut is judged on its prediction'
 	'reg_shared.c;;s/cfg->blame_pct = 5;/cfg->blame_pct = 25;/;;blame: blame_pct is 5 % (25 blames too little)'
 	'reg_blame.c;;s/(#define TG_BW_NW\t\t)10/${1}3/; s/(#define TG_BW_MEDIA_NW\t\t)10/${1}3/;;blame matrix: NVM writes weigh 10 (20 on NVM latencies), not 3 (6)'
 	'reg_blame.c;;s/(#define TG_BW_MEDIA_NR\t\t)3/${1}0/; s/(#define TG_BW_MEDIA_NW\t\t)10/${1}0/;;blame matrix: NVM latencies weigh NVM traffic twice (the media)'
@@ -121,6 +121,7 @@ mutants=(
 	'reg_shared.c;;s/\n\tcfg->law = TG_LAW_DEFAULT;//;;the regulator'"'"'s defaults set the law'
 	'reg_remedial.c;;s/\ttg_rem_forget\(r\);\n\tr->dead\.left = 0;/\tr->dead.left = 0;/;;the remedial policy switched off forgets the window law'"'"'s state'
 	'reg_remedial.c;;s/\n\tr->cut_wait = 0;\n\tr->mean = /\n\tr->mean = /;;the remedial policy switched off forgets a cut'"'"'s wait'
+	'reg_blame.c;;s/\t\tif \(any >> 54\)/\t\tif (0)/;;blame loads saturate where the weighted sum does not fit (plain arithmetic only under 2^54 bytes per second)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

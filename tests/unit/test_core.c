@@ -1334,6 +1334,43 @@ static void test_remedial_judged_on_prediction(void **state)
 }
 
 /*
+ * tg_blame_loads() at rates near the top of u64 (the cost change of 27 Nov:
+ * plain arithmetic under 2^54 B/s, the saturating kind above): both give
+ * the exact weighted sum where it fits, U64_MAX where it does not. Rows:
+ * DRAM latencies 1, 1, 3, 10; NVM latencies 1, 1, 6, 20 (DR, DW, NR, NW).
+ */
+static void test_blame_loads_huge_rates(void **state)
+{
+	struct tg_reg_group g;
+	struct tg_reg_cfg cfg;
+	uint64_t load[TG_NR_KINDS];
+	int k;
+
+	(void)state;
+	reg_cfg_window(&cfg);
+	tg_reg_group_init(&g, &cfg);
+	g.active = true;
+	for (k = 0; k < TG_NR_KINDS; k++)	/* under 2^54: the plain sums */
+		g.bps.v[k] = g.bps_now.v[k] = 1ull << 53;
+	tg_blame_loads(&g, load);
+	assert_int_equal(load[TG_DRAM_READ], 15ull << 53);
+	assert_int_equal(load[TG_DRAM_WRITE], 15ull << 53);
+	assert_int_equal(load[TG_NVM_READ], 28ull << 53);
+	assert_int_equal(load[TG_NVM_WRITE], 28ull << 53);
+	memset(&g.bps, 0, sizeof(g.bps));
+	memset(&g.bps_now, 0, sizeof(g.bps_now));
+	g.bps.v[TG_DRAM_READ] = g.bps_now.v[TG_DRAM_READ] = 1ull << 55;	/* over: exact still */
+	g.bps.v[TG_NVM_WRITE] = g.bps_now.v[TG_NVM_WRITE] = 1000;
+	tg_blame_loads(&g, load);
+	assert_int_equal(load[TG_DRAM_READ], (1ull << 55) + 10 * 1000);
+	assert_int_equal(load[TG_NVM_WRITE], (1ull << 55) + 20 * 1000);
+	g.bps.v[TG_NVM_WRITE] = g.bps_now.v[TG_NVM_WRITE] = 1ull << 60;	/* x 10 does not fit */
+	tg_blame_loads(&g, load);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		assert_int_equal(load[k], UINT64_MAX);
+}
+
+/*
  * The latencies the law protects: the kinds a high-priority group makes
  * traffic of. NVM write latency over beside a victim that only reads DRAM
  * is nobody's interference: the NVM writer keeps it (and a search in
@@ -3580,6 +3617,7 @@ int main(void)
 		cmocka_unit_test(test_hold_backoff),
 		cmocka_unit_test(test_backoff_kept_through_release),
 		cmocka_unit_test(test_remedial_judged_on_prediction),
+		cmocka_unit_test(test_blame_loads_huge_rates),
 		cmocka_unit_test(test_protected_kinds),
 		cmocka_unit_test(test_cut_timing),
 		cmocka_unit_test(test_persistent_over),
