@@ -51,6 +51,8 @@
 #                       reaction, stillness) in its 2,000 scenarios;
 #   eval_report_frontier  eval/report.py's Pareto frontier and equal-protection
 #                       interpolation on hand-worked cases (tests/unit/test_report.py).
+#   eval_law_pairs_reference  law_pairs.py against a fake tgsim, pairs never
+#                       over their threshold included (tests/unit/test_law_pairs.py).
 # Prints PASS/FAIL lines as tests/check.sh counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -154,3 +156,6 @@ fi
 # eval_report_frontier: report.py's Pareto frontier and equal-protection
 # interpolation on hand-worked cases (ties in worst-case protection)
 /usr/bin/python3 tests/unit/test_report.py
+# eval_law_pairs_reference: law_pairs.py's verdicts, and its reference where
+# the victim never goes over its threshold, against a fake tgsim
+/usr/bin/python3 tests/unit/test_law_pairs.py

@@ -25,6 +25,6 @@ rc=0
 	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 	-f module/*.[ch] module/sources/*.c module/actuators/*.c cgroup-ui/*.[ch] core/*.[ch] pmdk-hooks/tgpmem_abi.h || rc=1
 # kernel-doc comments must parse (and match the functions they document)
-kd=$("$cache/scripts/kernel-doc" -none module/*.c module/sources/*.c module/actuators/*.c module/*.h cgroup-ui/*.c core/*.c 2>&1)
+kd=$("$cache/scripts/kernel-doc" -none module/*.c module/sources/*.c module/actuators/*.c module/*.h cgroup-ui/*.c core/*.c core/*.h 2>&1)
 [ -z "$kd" ] || { echo "$kd"; echo "kernel-doc: warnings above"; rc=1; }
 exit $rc
