@@ -37,7 +37,8 @@
 #                       other kinds' latencies over their thresholds itself).
 #   eval_law_pairs/PROFILE  issue 21 item 1 judged per pair
 #                       (eval/law_pairs.py --assert, tgsim seeds 1-20 with
-#                       CPU noise): every pair of the 16 on the mean;
+#                       CPU noise; cxl-spr and cxl-miku seeds 1-10): every
+#                       pair of the 16 on the mean;
 #                       these four run the default law, the block mean
 #                       (tgroup.config law=1; docs/control-law.md, "The
 #                       block-mean law");
@@ -154,15 +155,32 @@ plant_law0() {
 		echo "FAIL plant/law0: $hard hard failures, tests $other, $soft soft misses (at most $PLANT0_SOFT): $(echo "$out" | grep -E '^(SOFT|FAILED at)' | head -5 | paste -sd ';')"
 	fi
 }
-# the window law's checks and its plant beside the default law's (each a
-# single-threaded chain; law_pairs.py runs 2 tgsim at once): 35 s, not 50
-law0=$(mktemp)
-trap 'rm -f "$law0"' EXIT
+# item 1 per pair on the CXL profiles (the default law), seeds 1-10: each
+# pair's worst victim there is -0.67 points of the oracle's (bound -1), its
+# worst share 1.00 (27 Nov)
+cxl_pairs() {
+	local p n out
+	for n in cxl-spr cxl-miku; do
+		p=eval/profiles/$n.prof
+		if out=$(/usr/bin/python3 eval/law_pairs.py "$b/tgsim" "$p" --seeds 1-10 --jobs 1 --assert 2>&1); then
+			echo "PASS eval_law_pairs/$n ($(echo "$out" | grep '^item 1 per pair'))"
+		else
+			echo "FAIL eval_law_pairs/$n: $(echo "$out" | grep -v '| yes | ' | paste -sd ';' | cut -c1-600)"
+		fi
+	done
+}
+# three single-threaded chains side by side (law_pairs.py in the default
+# law's runs 2 tgsim at once): the window law's checks and its plant, the
+# CXL profiles' pairs, the default law's checks; about 55 s on 2 cores
+law0=$(mktemp) cxl=$(mktemp)
+trap 'rm -f "$law0" "$cxl"' EXIT
 (law_checks 0; plant_law0) > "$law0" 2>&1 &
 law0_pid=$!
+cxl_pairs > "$cxl" 2>&1 &
+cxl_pid=$!
 (law_checks default)
-wait "$law0_pid"
-cat "$law0"
+wait "$law0_pid" "$cxl_pid"
+cat "$law0" "$cxl"
 # eval_report_frontier: report.py's Pareto frontier and equal-protection
 # interpolation on hand-worked cases (ties in worst-case protection)
 /usr/bin/python3 tests/unit/test_report.py
