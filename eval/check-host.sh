@@ -171,15 +171,17 @@ cxl_pairs() {
 }
 # three single-threaded chains side by side (law_pairs.py in the default
 # law's runs 2 tgsim at once): the window law's checks and its plant, the
-# CXL profiles' pairs, the default law's checks; about 55 s on 2 cores
+# CXL profiles' pairs, the default law's checks; about 70 s on 2 cores. A
+# chain that dies (a signal, the OOM killer) is a failure, not lines missing.
 law0=$(mktemp) cxl=$(mktemp)
 trap 'rm -f "$law0" "$cxl"' EXIT
 (law_checks 0; plant_law0) > "$law0" 2>&1 &
 law0_pid=$!
 cxl_pairs > "$cxl" 2>&1 &
 cxl_pid=$!
-(law_checks default)
-wait "$law0_pid" "$cxl_pid"
+(law_checks default) || echo "FAIL eval_chain/default: exited $?"
+wait "$law0_pid" || echo "FAIL eval_chain/law0: exited $?" >> "$law0"
+wait "$cxl_pid" || echo "FAIL eval_chain/cxl: exited $?" >> "$cxl"
 cat "$law0" "$cxl"
 # eval_report_frontier: report.py's Pareto frontier and equal-protection
 # interpolation on hand-worked cases (ties in worst-case protection)

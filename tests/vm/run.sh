@@ -43,6 +43,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${TG_BUILD:-$here/../../build}/vm
 mkdir -p "$build"
 log=${TG_VM_LOG:-$build/console.log}
+# a retried boot's evidence, per guest (make check boots two at once):
+# build/vm/qemu-hung.*, int3-livelock.*, int3-artifact.* beside the default
+# console, CONSOLE.qemu-hung.* etc. (CONSOLE without .log) beside another
+if [ "$log" = "$build/console.log" ]; then diag=$build/; else diag=${log%.log}.; fi
 kernel=${TG_KERNEL:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] || { echo "vm: no kernel image $kernel"; echo "vm: 0 passed, 1 failed"; exit 1; }
 timeout_s=${TG_VM_TIMEOUT:-600}
@@ -66,6 +70,9 @@ if [ "$accel" = auto ]; then
 	# /dev/kvm may exist while a guest on it hangs: probe once with a short
 	# boot that must reach init, and remember the answer.
 	cache=$build/accel
+	# one probe at a time: make check boots two guests at once
+	exec 6>>"$cache.lock"
+	flock 6
 	if [ -s "$cache" ]; then
 		accel=$(cat "$cache")
 	elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
@@ -79,6 +86,8 @@ if [ "$accel" = auto ]; then
 	else
 		accel=tcg
 	fi
+	flock -u 6
+	exec 6>&-
 fi
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm -cpu host)
@@ -146,23 +155,23 @@ for run in 1 2; do
 	[ -n "${rc:-}" ] || { noboot=1; rc=137; }
 	tr -d '\r' < "$log" > "$log.txt"
 	if [ $run = 1 ] && qemu_hung; then
-		cp "$log.txt" "$build/qemu-hung.log.txt"
-		cp "$log.stall.txt" "$build/qemu-hung.stall.txt"
-		echo "vm: QEMU stopped answering its own monitor with the guest silent (see $build/qemu-hung.*): booting again"
+		cp "$log.txt" "${diag}qemu-hung.log.txt"
+		cp "$log.stall.txt" "${diag}qemu-hung.stall.txt"
+		echo "vm: QEMU stopped answering its own monitor with the guest silent (see ${diag}qemu-hung.*): booting again"
 		continue
 	fi
 	# not when the kernel reported a bug first: a second boot would
 	# replace the console, and the debug lane reads only the last one
 	if [ $run = 1 ] && tcg_livelock &&
 		! grep -qE 'KASAN|UBSAN|possible circular locking|inconsistent lock state|general protection|kernel BUG at|WARNING: CPU:' "$log.txt"; then
-		cp "$log.txt" "$build/int3-livelock.log.txt"
-		cp "$log.stall.txt" "$build/int3-livelock.stall.txt"
-		echo "vm: TCG livelock ($(livelock_what); see $build/int3-livelock.*): booting again"
+		cp "$log.txt" "${diag}int3-livelock.log.txt"
+		cp "$log.stall.txt" "${diag}int3-livelock.stall.txt"
+		echo "vm: TCG livelock ($(livelock_what); see ${diag}int3-livelock.*): booting again"
 		continue
 	fi
 	if [ $run = 1 ] && tcg_int3_artifact "$log.txt"; then
-		cp "$log.txt" "$build/int3-artifact.log.txt"
-		echo "vm: TCG int3 artifact (stale translation of patched kernel text, see $build/int3-artifact.log.txt): booting again"
+		cp "$log.txt" "${diag}int3-artifact.log.txt"
+		echo "vm: TCG int3 artifact (stale translation of patched kernel text, see ${diag}int3-artifact.log.txt): booting again"
 		continue
 	fi
 	break
