@@ -123,8 +123,8 @@ lap 3g
 #     control law's 60 s steady state in the host simulator
 #     (eval/check-host.sh; docs/eval.md, docs/control-law.md). Its
 #     simulations are deterministic (seeded) and need no quiet host: built
-#     here, they run at nice 19 in the background, mostly beside the guests
-#     of steps 5 and 5a (which leave about 40 % of the host idle and, at
+#     here, they run at nice 19 in the background, beside steps 3a-3f and
+#     then the guests of steps 5 and 5a (which leave about 40 % of the host idle and, at
 #     nice 0, keep the CPU whenever they want it); their lines print after
 #     those guests' (check_host_join). About 70 s of 2 cores alone.
 check_host_pid=
@@ -144,7 +144,7 @@ check_host_join() {
 		FAIL\ *) t=${line#FAIL }; ko "${t%%:*}" "${t#*: }" ;;
 		esac
 	done < "$build/check-host.out"
-	grep -q '^PASS ' "$build/check-host.out" || ko eval_host "no results: $(head -3 "$build/check-host.out")"
+	grep -qx 'END check-host' "$build/check-host.out" || ko eval_host "did not finish: $(tail -3 "$build/check-host.out")"
 }
 
 lap 3a

@@ -40,13 +40,13 @@ if [ -n "${TG_GUEST_LOCK:-}" ] && [ -z "${TG_GUEST_LOCK_HELD:-}" ]; then
 fi
 kver=$1 initrd=$2 suites=$3
 here=$(cd "$(dirname "$0")" && pwd)
-build=${TG_BUILD:-$here/../../build}/vm
+build=$(realpath -m "${TG_BUILD:-$here/../../build}/vm")
 mkdir -p "$build"
 log=${TG_VM_LOG:-$build/console.log}
 # a retried boot's evidence, per guest (make check boots two at once):
 # build/vm/qemu-hung.*, int3-livelock.*, int3-artifact.* beside the default
 # console, CONSOLE.qemu-hung.* etc. (CONSOLE without .log) beside another
-if [ "$log" = "$build/console.log" ]; then diag=$build/; else diag=${log%.log}.; fi
+if [ "$(realpath -m "$log")" = "$build/console.log" ]; then diag=$build/; else diag=${log%.log}.; fi
 kernel=${TG_KERNEL:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] || { echo "vm: no kernel image $kernel"; echo "vm: 0 passed, 1 failed"; exit 1; }
 timeout_s=${TG_VM_TIMEOUT:-600}
