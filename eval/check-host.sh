@@ -51,7 +51,9 @@
 #                       most PLANT0_SOFT soft misses (work conservation,
 #                       reaction, stillness) in its 2,000 scenarios;
 #   eval_report_frontier  eval/report.py's Pareto frontier and equal-protection
-#                       interpolation on hand-worked cases (tests/unit/test_report.py).
+#                       interpolation on hand-worked cases (tests/unit/test_report.py);
+#   eval_report_reaction  report.py's reaction per run: tgroup's measured cut,
+#                       the oracle's formula and measured pin, old rows' bound.
 #   eval_law_pairs_reference  law_pairs.py against a fake tgsim, pairs never
 #                       over their threshold included (tests/unit/test_law_pairs.py).
 # Prints PASS/FAIL lines as tests/check.sh counts them.
@@ -183,8 +185,9 @@ cxl_pid=$!
 wait "$law0_pid" || echo "FAIL eval_chain/law0: exited $?" >> "$law0"
 wait "$cxl_pid" || echo "FAIL eval_chain/cxl: exited $?" >> "$cxl"
 cat "$law0" "$cxl"
-# eval_report_frontier: report.py's Pareto frontier and equal-protection
-# interpolation on hand-worked cases (ties in worst-case protection)
+# eval_report_frontier, eval_report_reaction: report.py's Pareto frontier and
+# equal-protection interpolation (ties in worst-case protection), and its
+# reaction per run, on hand-worked cases
 /usr/bin/python3 tests/unit/test_report.py
 # eval_law_pairs_reference: law_pairs.py's verdicts, and its reference where
 # the victim never goes over its threshold, against a fake tgsim

@@ -223,7 +223,7 @@ void plat_init(struct plat *P)
 	}
 	for (i = 0; i < NK; i++)
 		P->lat[i] = P->prof.lat0[i];
-	P->t_over = P->t_over_any = P->t_hot = P->t_cool = P->t_release = -1;
+	P->t_over = P->t_over_any = P->t_hot = P->t_cool = P->t_release = P->t_cut = -1;
 	P->next_mbps = 1;
 	if (!P->rng)
 		P->rng = 0x9e3779b97f4a7c15ull;
@@ -530,6 +530,8 @@ void plat_applied(struct plat *P, int i, double t, const char *quota, double qfr
 		w->prev_mba = w->mba;
 		w->prev_qfrac = w->qfrac;
 	}
+	if (P->arrive > 0 && t >= P->arrive && P->t_cut < 0 && !w->high && is_throttled(w))
+		P->t_cut = t;
 	if (P->leave > 0 && t >= P->leave && P->t_release < 0) {
 		for (j = 0; j < P->nw; j++)
 			if (!P->w[j].high && is_throttled(&P->w[j]))
@@ -651,7 +653,7 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 	p99s = pctile(P->lat_solo_req, P->n_solo_req, 0.99);
 	p50 = pctile(P->lat_meas_req, P->n_meas_req, 0.5);
 	p99 = pctile(P->lat_meas_req, P->n_meas_req, 0.99);
-	fprintf(f, "%s%s.csv,#exp,profile,mode,knob,label,rep,workload,kind,threads,prio,duty,gbps,lat_ns,pct,ref_gbps,cpu_pct,ref_cpu_pct,final_mba,final_quota,thr_frac,changes_ps,changes_meas,last_change_s,relapses,over_s,detect_ms,back_ms,loss_pct_s,cool_ms,release_ms,hot_before,oracle_gbps,oracle_cap,thr_ns,solo_lat_ns,p50_solo_us,p99_solo_us,p50_us,p99_us,n_req,maxres,pct_meas\n",
+	fprintf(f, "%s%s.csv,#exp,profile,mode,knob,label,rep,workload,kind,threads,prio,duty,gbps,lat_ns,pct,ref_gbps,cpu_pct,ref_cpu_pct,final_mba,final_quota,thr_frac,changes_ps,changes_meas,last_change_s,relapses,over_s,detect_ms,back_ms,loss_pct_s,cool_ms,release_ms,hot_before,oracle_gbps,oracle_cap,thr_ns,solo_lat_ns,p50_solo_us,p99_solo_us,p50_us,p99_us,n_req,maxres,pct_meas,cut_ms\n",
 		prefix, P->exp);
 	for (i = 0; i < P->nw; i++) {
 		struct wl *w = &P->w[i];
@@ -671,7 +673,7 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 			snprintf(knob, sizeof(knob), "%g/%g", P->knob, P->knob2);
 		else
 			snprintf(knob, sizeof(knob), "%g", P->knob);
-		fprintf(f, "%s%s.csv,%s,%s,%s,%s,%s,%d,%s,%s,%g,%s,%g,%.4f,%.1f,%.2f,%.4f,%.1f,%.1f,%.0f,%s,%.3f,%.2f,%d,%.2f,%d,%.3f,%.0f,%.0f,%.1f,%.0f,%.0f,%d,%.4f,%.4f,%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%ld,%.1e,%.2f\n",
+		fprintf(f, "%s%s.csv,%s,%s,%s,%s,%s,%d,%s,%s,%g,%s,%g,%.4f,%.1f,%.2f,%.4f,%.1f,%.1f,%.0f,%s,%.3f,%.2f,%d,%.2f,%d,%.3f,%.0f,%.0f,%.1f,%.0f,%.0f,%d,%.4f,%.4f,%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%ld,%.1e,%.2f,%.0f\n",
 			prefix, P->exp, P->exp, P->prof.name, mode_name[P->mode], knob, P->label, P->rep,
 			w->name, kind_name[w->kind], w->threads, w->high ? "high" : "low", w->duty,
 			win > 0 ? w->bytes_meas / 1e9 / win : 0, w->n_meas ? w->lat_meas / w->n_meas : 0, pct,
@@ -685,6 +687,6 @@ void plat_summary(struct plat *P, FILE *f, const char *prefix)
 			back >= 0 ? 1000 * back : -1, loss, ms_after(P->t_cool, P->leave),
 			ms_after(P->t_release, P->leave), P->hot_before, P->oracle_gbps, P->oracle_cap,
 			P->thr[P->w[0].kind], P->lat_solo_n ? P->lat_solo / P->lat_solo_n : 0,
-			p50s, p99s, p50, p99, P->n_meas_req, P->maxres, pct_meas);
+			p50s, p99s, p50, p99, P->n_meas_req, P->maxres, pct_meas, ms_after(P->t_cut, P->arrive));
 	}
 }

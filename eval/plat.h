@@ -76,6 +76,7 @@ struct plat {
 	double arrive, leave;	/* first low-priority start; last low-priority stop (0: none) */
 	double lat[NK], lat_solo, lat_solo_n;
 	double t_over, t_over_any, t_hot, t_cool, t_release;	/* -1: not seen */
+	double t_cut;	/* the first throttle on a low-priority group from the arrival; -1 */
 	int hot_before;		/* detector hot at some sample before the arrival */
 	int state_hot;		/* the caller's view of the detector now */
 	double next_mbps;

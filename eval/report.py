@@ -140,6 +140,7 @@ def cells(path):
         add("over", fnum(v["over_s"]))
         dm = fnum(v["detect_ms"])
         add("detect", dm if dm is not None and not math.isnan(dm) else None)
+        add("cut", fnum(v.get("cut_ms")))
         add("hot_before", fnum(v["hot_before"]))
         add("changes_meas", max((fnum(r["changes_meas"]) or 0 for r in lows), default=0))
         add("changes_ps", max((fnum(r["changes_ps"]) or 0 for r in lows), default=0))
@@ -776,25 +777,42 @@ ARRIVAL_STATE = {1.0: "start-up (the matrix's)", 2.0: "warm", 3.0: "warm"}
 
 
 def react_runs(c, src, mode, never_ms=12000.0):
-    """a controller's reaction per run, one definition for tgroup and the oracle: the later of its first
-    cut and the victim back within 5 % of solo ("never": never_ms). The cut: the oracle's one period after
-    the victim's first step over its threshold (`over`); tgroup's one period after its detector reported
-    the interference (`over` + the detection delay, 0 where it was hot before): no earlier, so a run whose
-    victim never fell under 95 % counts the controller's cut, not 0 (tgroup's real first cut may come
-    later than one period after detection: this is a lower bound for tgroup)"""
-    return [max(b if b is not None and b >= 0 else never_ms,
-                1000 * (ov or 0) + (max(dt or 0, 0) if mode != "oracle" else 0) + PERIOD_S_MS[src])
-            for b, ov, dt in zip(c["back"], c["over"], c["detect"])]
+    """a controller's reaction per run: the later of its first cut and the victim back within 5 % of solo
+    ("never": never_ms). The oracle's cut: one period after the victim's first step over its threshold
+    (`over`; issue 21's "one exact cut at the first period over threshold"; its pin applies at the next
+    period, up to a period sooner: oracle_cut_runs()). tgroup's: its first throttle on a neighbour after the
+    arrival as measured (`cut`, the CSV's cut_ms; no cut: never, 0 where the victim never went over);
+    rows without cut_ms (written before 28 Nov) fall back to the old lower bound, one period after the
+    detector reported the interference (`over` + the detection delay, 0 where it was hot before). No
+    earlier than the cut, so a run whose victim never fell under 95 % counts the cut, not 0."""
+    out = []
+    for i, (b, ov, dt) in enumerate(zip(c["back"], c["over"], c["detect"])):
+        cut = c.get("cut", [None] * len(c["back"]))[i]
+        if mode == "oracle":
+            cut = 1000 * (ov or 0) + PERIOD_S_MS[src]
+        elif cut is None:
+            cut = 1000 * (ov or 0) + max(dt or 0, 0) + PERIOD_S_MS[src]
+        elif cut < 0:
+            cut = never_ms if ov is not None and ov >= 0 else 0
+        out.append(max(b if b is not None and b >= 0 else never_ms, cut))
+    return out
+
+
+def oracle_cut_runs(c, never_ms=12000.0):
+    """the oracle's reaction with its pin as measured (`cut`): the strict variant of react_runs()'s"""
+    return [max(b if b is not None and b >= 0 else never_ms, x if x is not None and x >= 0 else 0)
+            for b, x in zip(c["back"], c.get("cut", [None] * len(c["back"])))]
 
 
 def arrival_cells(d):
-    """{(arrival s, neighbour kind): (tgroup back ci, never, oracle reaction ci)} from sim_arrival.csv
-    (eval/sweep.py arrival()): over the 4 victim kinds × the runs, "never" as the run's 12 s"""
+    """{(arrival s, neighbour kind): (tgroup back ci, never, oracle reaction ci, the oracle's with its pin
+    as measured ci)} from sim_arrival.csv (eval/sweep.py arrival()): over the 4 victim kinds × the runs,
+    "never" as the run's 12 s"""
     cs = cells(os.path.join(d, "sim_arrival.csv"))
     res = {}
     for a in sorted({float(k[2].rsplit("@", 1)[1].rstrip("s")) for k in cs if "@" in k[2]}):
         for n in KINDS:
-            b, o, never = [], [], 0
+            b, o, om, never = [], [], [], 0
             for v in KINDS:
                 t, oc = cs.get(("tgroup", "0", f"{v}+{n}@{a:g}s")), cs.get(("oracle", "0", f"{v}+{n}@{a:g}s"))
                 if t:
@@ -802,8 +820,9 @@ def arrival_cells(d):
                     b += react_runs(t, "sim", "tgroup")
                 if oc:
                     o += react_runs(oc, "sim", "oracle")
+                    om += oracle_cut_runs(oc)
             if b and o:
-                res[(a, n)] = (ci(b), never, ci(o))
+                res[(a, n)] = (ci(b), never, ci(o), ci(om))
     return res
 
 
@@ -828,8 +847,9 @@ def arrival_section(d):
            " `arrival`: tgroup on the profile's thresholds and the oracle, the runs of the matrix's seeds) with the"
            " neighbour arriving 1, 2 and 3 s after the start; the victim's reference is its solo phase from 0.3 s to"
            " the arrival. **Reaction** for both controllers as in the reaction ratio (the later of the controller's cut"
-           " and the victim back within 5 %; \"never\" counted as 12 s; tgroup's cut one period after its detection,"
-           " a lower bound). Mean ± 95 % CI over the 4 victim kinds ×"
+           " and the victim back within 5 %; \"never\" counted as 12 s; tgroup's cut as measured, its first throttle"
+           " on the neighbour; the oracle's one period after the victim's first step over; **strict**: the oracle's"
+           " pin as measured, at the first period boundary after that step, up to a period sooner). Mean ± 95 % CI over the 4 victim kinds ×"
            " the runs. What warmed up at 1 s before the start-up rule (merged 26 Nov; found on optane-clx): the"
            " regulator's recent low point (core/reg_remedial.c, `tg_rem_observe()`: two buckets of 4 dead times, 80"
            " periods = 0.96 s each) held the first period's latency, the platform's before the victim's traffic"
@@ -837,14 +857,15 @@ def arrival_section(d):
            " period counts for the low point only once its load has been steady for a dead time (docs/eval.md,"
            " \"Start-up and warm reaction\").", "",
            "| arrival | controller | neighbour | tgroup reaction, ms | never back | oracle, ms | tgroup / oracle |"
-           f" goal ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms (CI) |",
-           "|---|---|---|---|---|---|---|---|"]
-    for (a, n), (b, never, o) in sorted(ac.items(), key=lambda x: (x[0][0], KINDS.index(x[0][1]))):
+           f" oracle strict, ms | tgroup / strict | goal ≤ {BACK_GOAL_PERIODS * PERIOD_MS} ms (CI) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for (a, n), (b, never, o, om) in sorted(ac.items(), key=lambda x: (x[0][0], KINDS.index(x[0][1]))):
         out.append(f"| {a:g} s | {ARRIVAL_STATE.get(a, 'warm' if a > 1 else 'start-up')} | {SHORT[n]} | {fmt(b, 0)} |"
                    f" {never}/{b[2]} | {fmt(o, 0)} | {xfmt(b[0] / o[0]) if o[0] > 0 else '–'} |"
+                   f" {fmt(om, 0)} | {xfmt(b[0] / om[0]) if om[0] > 0 else '–'} |"
                    f" {judge(b, BACK_GOAL_PERIODS * PERIOD_MS, higher=False)} |")
     out += ["", "Where neither victim fell under 95 %, both reactions are the controllers' cuts, one period or two"
-            " after the arrival, tgroup's later by its detection; a few slow runs make the means (the DW neighbour's"
+            " after the arrival, tgroup's later by a period (its second reading over); a few slow runs make the means (the DW neighbour's"
             " CIs): the absolute ms are the figure. The guest has no arrival-time runs: its timeline (arrival at"
             " 2 s, a warm controller) is the guest's warm figure.", ""]
     return out

@@ -26,7 +26,13 @@
  *   - the module's estimator: the regulator gets each group's true rates by
  *     kind (the guest's gets them from the inject counters and store
  *     samples through core's estimator);
- *   - latency reaches the detector one period late, as in the guest.
+ *   - latency reaches the detector as the module's sources report it, in
+ *     the guest (eval/tgeval.c through module/sources/inject.c) and on
+ *     hardware: a read kind as the period's average, weighted by the lines
+ *     read in each step (Little's law over the RPQ counters the period
+ *     accumulated); a write kind as the latency at the period's end (the
+ *     probe times its writes then; the guest's inject keeps the last
+ *     value). A tier read by nobody in the period keeps the step's value.
  * Output: the guest's rows ("TGEVAL-CSV FILE,ROW"), so eval/report.py reads
  * both alike; rows are marked by the profile column ("PROFILE/sim").
  */
@@ -110,6 +116,7 @@ int main(int argc, char **argv)
 	struct tg_reg_group g[MAXW];
 	double base[MAXW], fl[MAXW], cap[MAXW], pcpu[MAXW] = { 0 }, pbytes[MAXW][NK];
 	double t = 0, next_period = PERIOD_S, next_noise = 0, next_sample = 0.05, seen_lat[NK];
+	double rd_lat[NK] = { 0 }, rd_lines[NK] = { 0 };
 	int ext_mba[MAXW], prev_why[MAXW] = { 0 }, i, k, othr_done = 0;
 	char err[256];
 
@@ -157,8 +164,6 @@ int main(int argc, char **argv)
 		ext_mba[i] = 100;
 		memset(pbytes[i], 0, sizeof(pbytes[i]));
 	}
-	for (k = 0; k < NK; k++)
-		seen_lat[k] = P.prof.lat0[k];
 	if (ts_file) {
 		printf("TGEVAL-CSV %s,#t_s", ts_file);
 		for (i = 0; i < P.nw; i++)
@@ -201,6 +206,11 @@ int main(int argc, char **argv)
 			pcpu[i] += cpu_s[i];
 			for (k = 0; k < NK; k++)
 				pbytes[i][k] += bytes[i][k];
+			/* the RPQ counters: inserts and occupancy accumulate */
+			for (k = 0; k < NK; k++) {
+				rd_lines[k] += bytes[i][k] / 64;
+				rd_lat[k] += bytes[i][k] / 64 * P.lat[k];
+			}
 		}
 		/* baselines' caps take effect at once (CFS, 1 ms periods) */
 		for (i = 0; i < P.nw; i++)
@@ -218,15 +228,19 @@ int main(int argc, char **argv)
 			double el = PERIOD_S;
 
 			next_period += PERIOD_S;
-			/* what the sources saw: the latency of the period before */
+			/* what the sources saw over this period (see the top) */
+			for (k = 0; k < NK; k++) {
+				seen_lat[k] = P.lat[k];
+				if ((k == K_DR || k == K_NR) && rd_lines[k] > 0)
+					seen_lat[k] = rd_lat[k] / rd_lines[k];
+				rd_lat[k] = rd_lines[k] = 0;
+			}
 			lat.uncore_khz = 2000000;
 			lat.dram_rpq_inserts = lat.nvm_rpq_inserts = 100000;
 			lat.dram_rpq_occupancy = (u64)(100000.0 * seen_lat[K_DR] * 2000000 / 1e6);
 			lat.nvm_rpq_occupancy = (u64)(100000.0 * seen_lat[K_NR] * 2000000 / 1e6);
 			lat.dram_write_ns = (u64)seen_lat[K_DW];
 			lat.nvm_write_ns = (u64)seen_lat[K_NW];
-			for (k = 0; k < NK; k++)
-				seen_lat[k] = P.lat[k];
 			tg_detect(&det, &dc, &lat);
 			plat_state(&P, t, det.state != TG_INTF_NONE);
 			for (i = 0; i < P.nw; i++) {

@@ -46,9 +46,24 @@ check("frontier_protection_tie", [e[2] for e in report.frontier(pts(("a", 96.0, 
 # never as protective: None
 check("at_protection_none", report.at_protection(env, 99.5), None)
 
-if fails:
-    for f in fails:
-        print("FAIL eval_report_frontier:", f)
-else:
-    print("PASS eval_report_frontier")
-sys.exit(1 if fails else 0)
+frontier_fails, fails = fails, []
+
+# react_runs(): the later of the cut and the victim back within 5 %, per run (ms; back 0: never under).
+# tgroup's cut is its measured first throttle (cut_ms); the oracle's one period (12 ms) after the
+# victim's first step over (over_s); rows without cut_ms fall back to over + detection + a period.
+c = {"back": [0.0, 40.0, -1.0, 0.0, 0.0], "over": [0.003, 0.002, 0.001, -1.0, 0.004],
+     "detect": [9.0, 9.0, 9.0, None, 2.0], "cut": [21.0, 21.0, 33.0, -1.0, -1.0]}
+# run 1: the cut; 2: back after the cut; 3: never back (12 s); 4: never over, never cut: 0;
+# 5: over and never cut: never; the oracle with no step over: its back (no cut needed)
+check("react_measured", report.react_runs(c, "sim", "tgroup"), [21.0, 40.0, 12000.0, 0.0, 12000.0])
+check("react_oracle_formula", report.react_runs(c, "sim", "oracle"), [15.0, 40.0, 12000.0, 0.0, 16.0])
+check("react_oracle_strict", report.oracle_cut_runs(c), [21.0, 40.0, 12000.0, 0.0, 0.0])
+old = {k: v for k, v in c.items() if k != "cut"}
+check("react_fallback_bound", report.react_runs(old, "sim", "tgroup"), [24.0, 40.0, 12000.0, 0.0, 18.0])
+
+for name, fl in (("eval_report_frontier", frontier_fails), ("eval_report_reaction", fails)):
+    for f in fl:
+        print(f"FAIL {name}:", f)
+    if not fl:
+        print(f"PASS {name}")
+sys.exit(1 if frontier_fails or fails else 0)
