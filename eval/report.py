@@ -731,8 +731,9 @@ def transient_section(d):
     if rat:
         out += ["**Reaction as a ratio to the oracle controller's, start-up** (one definition for both, per run: the"
                 " later of the controller's cut and the victim back within 5 % of solo, \"never\" counted as the run's"
-                " 12 s; the cut: the oracle's one period after the victim's first step over its threshold, tgroup's one"
-                " period after its detector reported it, a lower bound for tgroup): " + "; ".join(rat) + ".", ""]
+                " 12 s; the cut: the oracle's one period after the victim's first step over its threshold, tgroup's its"
+                " first throttle on a neighbour as measured; rows without a measured cut (older runs): one period after its"
+                " detector reported it, a lower bound): " + "; ".join(rat) + ".", ""]
     gl = reaction_goal(d, g, s)
     if gl:
         out += [f"**Goal (issue 12): back ≤ {BACK_GOAL_PERIODS} periods ({BACK_GOAL_PERIODS * PERIOD_MS} ms) after"
@@ -782,18 +783,20 @@ def react_runs(c, src, mode, never_ms=12000.0):
     (`over`; issue 21's "one exact cut at the first period over threshold"; its pin applies at the next
     period, up to a period sooner: oracle_cut_runs()). tgroup's: its first throttle on a neighbour after the
     arrival as measured (`cut`, the CSV's cut_ms; no cut: never, 0 where the victim never went over);
-    rows without cut_ms (written before 28 Nov) fall back to the old lower bound, one period after the
+    rows without cut_ms (runs before 27 Nov, sixth session) fall back to the old lower bound, one period after the
     detector reported the interference (`over` + the detection delay, 0 where it was hot before). No
     earlier than the cut, so a run whose victim never fell under 95 % counts the cut, not 0."""
     out = []
     for i, (b, ov, dt) in enumerate(zip(c["back"], c["over"], c["detect"])):
         cut = c.get("cut", [None] * len(c["back"]))[i]
-        if mode == "oracle":
-            cut = 1000 * (ov or 0) + PERIOD_S_MS[src]
+        if ov is None or ov < 0:
+            cut = 0     # the victim never went over its threshold: no cut needed, its time back counts
+        elif mode == "oracle":
+            cut = 1000 * ov + PERIOD_S_MS[src]
         elif cut is None:
-            cut = 1000 * (ov or 0) + max(dt or 0, 0) + PERIOD_S_MS[src]
+            cut = 1000 * ov + max(dt or 0, 0) + PERIOD_S_MS[src]
         elif cut < 0:
-            cut = never_ms if ov is not None and ov >= 0 else 0
+            cut = never_ms      # over, never cut
         out.append(max(b if b is not None and b >= 0 else never_ms, cut))
     return out
 

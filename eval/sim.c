@@ -32,7 +32,9 @@
  *     read in each step (Little's law over the RPQ counters the period
  *     accumulated); a write kind as the latency at the period's end (the
  *     probe times its writes then; the guest's inject keeps the last
- *     value). A tier read by nobody in the period keeps the step's value.
+ *     value). A tier read by nobody in the period reads 0 inserts, which
+ *     the module takes as no reading (tg_read_latency_ns()), as in the
+ *     guest; on hardware other tenants' reads would give one.
  * Output: the guest's rows ("TGEVAL-CSV FILE,ROW"), so eval/report.py reads
  * both alike; rows are marked by the profile column ("PROFILE/sim").
  */
@@ -231,12 +233,13 @@ int main(int argc, char **argv)
 			/* what the sources saw over this period (see the top) */
 			for (k = 0; k < NK; k++) {
 				seen_lat[k] = P.lat[k];
-				if ((k == K_DR || k == K_NR) && rd_lines[k] > 0)
-					seen_lat[k] = rd_lat[k] / rd_lines[k];
+				if (k == K_DR || k == K_NR)	/* no lines read: no reading */
+					seen_lat[k] = rd_lines[k] > 0 ? rd_lat[k] / rd_lines[k] : 0;
 				rd_lat[k] = rd_lines[k] = 0;
 			}
 			lat.uncore_khz = 2000000;
-			lat.dram_rpq_inserts = lat.nvm_rpq_inserts = 100000;
+			lat.dram_rpq_inserts = seen_lat[K_DR] > 0 ? 100000 : 0;
+			lat.nvm_rpq_inserts = seen_lat[K_NR] > 0 ? 100000 : 0;
 			lat.dram_rpq_occupancy = (u64)(100000.0 * seen_lat[K_DR] * 2000000 / 1e6);
 			lat.nvm_rpq_occupancy = (u64)(100000.0 * seen_lat[K_NR] * 2000000 / 1e6);
 			lat.dram_write_ns = (u64)seen_lat[K_DW];

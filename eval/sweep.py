@@ -230,22 +230,31 @@ def sens(tgsim, prof, d, reps):
 ARRIVALS = (1.0, 2.0, 3.0)
 
 
+PERIOD_S = 0.012         # eval/sim.c's PERIOD_S: the module's period as it runs
+ARRIVAL_PHASE_S = 0.0024  # a fifth of it: 5 runs cover the period evenly
+
+
 def arrival(tgsim, prof, d, reps, arrivals=ARRIVALS):
     """The arrival-time runs (docs/eval.md, "Start-up and warm reaction"): the matrix's 16 pairs x reps,
     tgroup (profile thresholds) and the oracle, the neighbour arriving at each of `arrivals` s (the
     matrix's is 1 s: a controller 1 s old), the victim's reference its solo phase from 0.3 s to the
-    arrival, the steady state 10-12 s after it. Writes d/sim_arrival.csv (label: PAIR@As)."""
+    arrival, the steady state 10-12 s after it. Writes d/sim_arrival.csv (label: PAIR@As). Run r's
+    neighbour arrives ARRIVAL_PHASE_S x (r - 1), modulo the module's 12 ms period, after the whole second:
+    the simulator's periods fall on multiples of 12 ms, so a whole second alone is a fixed offset from the
+    next period's end (8, 4 and 0 ms at 1, 2 and 3 s), and a cut, which can only come at a period's end,
+    would differ between arrival times by that offset, not by the controller (review helper-60)."""
     nt = profile_values(prof).get("noisy_threads", "2")
     jobs = []
     for a in arrivals:
         for rep in range(1, reps + 1):
+            at = a + (ARRIVAL_PHASE_S * (rep - 1)) % PERIOD_S
             for v in KINDS:
                 for n in KINDS:
                     for mode in ("tgroup", "oracle"):
                         j = ["--mode", mode, "--exp", "arrival", "--label", f"{v}+{n}@{a:g}s", "--rep", str(rep),
                              "--seed", str(rep), "--cpu-seed", str(rep), "--duration", f"{a + 12:g}",
-                             "--measure", f"{a + 10:g}:{a + 12:g}", "--ref", f"0.3:{a:g}",
-                             f"v_{SHORT[v]}:{v}:1:high:0:0", f"n_{SHORT[n]}:{n}:{nt}:low:{a:g}:0"]
+                             "--measure", f"{a + 10:g}:{a + 12:g}", "--ref", f"0.3:{at:.4f}",
+                             f"v_{SHORT[v]}:{v}:1:high:0:0", f"n_{SHORT[n]}:{n}:{nt}:low:{at:.4f}:0"]
                         jobs.append(j)
     with ThreadPoolExecutor(max_workers=2) as ex:
         outs = list(ex.map(lambda j: run(tgsim, prof, j), jobs))

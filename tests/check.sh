@@ -28,18 +28,44 @@ host_speed() {
 	head -c 300M /dev/zero | sha256sum >/dev/null
 	echo "time: host reference $1: sha256 of 300 MB on one core in $((($(date +%s%N) - t0) / 1000000)) ms (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 }
-# vm_tally CONSOLE WHAT: a guest run's result ($vmout, tests/vm/run.sh's
-# output) into the totals, its passes listed from CONSOLE
-vm_tally() {
+# vm_count OUT CONSOLE LABEL NAME: a guest run's result (OUT, tests/vm/run.sh's
+# output) into the totals, its lines and the passes listed from CONSOLE
+# under LABEL ("vm: " -> "LABEL: ", "PASS LABEL/..."); a failure is named NAME
+vm_count() {
 	local vp vf
-	echo "$vmout"
-	grep '^TGTEST: PASS ' "$1" | sed 's/^TGTEST: PASS /PASS vm\//'
-	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	echo "$1" | sed "s/^vm: /$3: /"
+	grep '^TGTEST: PASS ' "$2" 2>/dev/null | sed "s/^TGTEST: PASS /PASS $3\//"
+	read -r vp vf < <(echo "$1" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
 	pass=$((pass + ${vp:-0}))
 	fail=$((fail + ${vf:-1}))
-	[ "${vf:-1}" = 0 ] || failed+=("$2 (see ${1#"$top"/})")
+	[ "${vf:-1}" = 0 ] || failed+=("$4 (see ${2#"$top"/})")
 }
 ko() { fail=$((fail + 1)); failed+=("$1"); echo "FAIL $1${2:+: $2}"; }
+# Ctrl-C or a TERM: the steps in the background (the guests side by side,
+# check-host, the package test, the fresh demo) ignore SIGINT, as a script's
+# background jobs do, and a guest's qemu runs under timeout(1), which puts
+# itself in a process group of its own (so Ctrl-C misses it) and outlives
+# a killed run.sh as an orphan. Every process this run starts carries
+# TG_CHECK_RUN in its environment: on INT or TERM they are all stopped (TERM,
+# then KILL a second later) and the guest lock goes with them. A TERM that
+# arrives during a foreground step takes effect when that step ends (bash).
+TG_CHECK_RUN=$$.$RANDOM$RANDOM
+export TG_CHECK_RUN
+check_run_pids() {
+	grep -lsz "^TG_CHECK_RUN=$TG_CHECK_RUN\$" /proc/[0-9]*/environ | sed 's|^/proc/\([0-9]*\)/environ$|\1|' |
+		grep -vx -e "$$" -e "$BASHPID"
+}
+interrupted() {
+	local p
+	trap - INT TERM
+	for p in $(check_run_pids); do kill -TERM "$p" 2>/dev/null; done
+	sleep 1
+	for p in $(check_run_pids); do kill -KILL "$p" 2>/dev/null; done
+	echo "make check: interrupted ($1), every process it started stopped"
+	exit $((128 + $2))
+}
+trap 'interrupted INT 2' INT
+trap 'interrupted TERM 15' TERM
 
 host_speed start
 kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make deps)"; echo "0 passed, 1 failed"; exit 1; }
@@ -380,16 +406,10 @@ vm_start() {
 }
 # vm_join LABEL PID: the guest's results into the totals
 vm_join() {
-	local label=$1 log vmout vp vf
-	log=$(vm_log "$label")
+	local log
+	log=$(vm_log "$1")
 	wait "$2"
-	vmout=$(cat "$build/vm-$label.out")
-	echo "$vmout" | sed "s/^vm: /$label: /"
-	grep '^TGTEST: PASS ' "$log.txt" 2>/dev/null | sed "s/^TGTEST: PASS /PASS $label\//"
-	read -r vp vf < <(echo "$vmout" | sed -n 's/^vm: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-	pass=$((pass + ${vp:-0}))
-	fail=$((fail + ${vf:-1}))
-	[ "${vf:-1}" = 0 ] || failed+=("$label (see ${log#"$top"/}.txt)")
+	vm_count "$(cat "$build/vm-$1.out")" "$log.txt" "$1" "$1"
 }
 vm_pid= vm612_pid=
 vm_build vm "$kver" && vm_initramfs=$initramfs	# the k8s suite boots it too (5e)
@@ -470,7 +490,7 @@ else
 	# another has just patched (docs/testing.md, "A guest hang"); 15 % slower
 	vmout=$(TG_VM_DISK=$rdir/disk.img TG_VM_LOG=$build/vm/k8s-console.log TG_VM_TIMEOUT=${K8S_VM_TIMEOUT:-1200} \
 		TG_TCG_THREAD=${TG_TCG_THREAD:-single} TG_GUEST_ARGS="$crit" tests/vm/run.sh "$kver" "$vm_initramfs" k8s)
-	vm_tally "$build/vm/k8s-console.log.txt" k8s
+	vm_count "$vmout" "$build/vm/k8s-console.log.txt" vm k8s
 	# critest passed on every version the guest ran: remember it for this build
 	[ -z "$crit" ] || tests/e2e/critest-mark.sh "$build/vm/k8s-console.log.txt" "$rdir"
 fi

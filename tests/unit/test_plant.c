@@ -1543,6 +1543,15 @@ static void run_scenario(u64 seed, struct stats *st)
 		react_done = react > 0;
 	}
 	/*
+	 * never out of the band: the law cut before the latency left it (an
+	 * arrival cut on its first reading can), nothing to be back from - 0,
+	 * not "never back"
+	 */
+	if (!was_over) {
+		react = 0;
+		react_done = 1;
+	}
+	/*
 	 * The still window: at most one change or one probe per group. Only
 	 * tightening moves in it: still converging (8 groups cut one after
 	 * the other, each waiting out a dead time) - another window, at most
