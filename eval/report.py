@@ -1558,7 +1558,7 @@ def cmd_readme(readme, results):
         if dn:
             lines += [dn, ""]
         if ar:
-            lines += ["Reaction by arrival time (host simulator, 16 pairs × 5 runs; tgroup's mean time back, × the oracle's):"
+            lines += ["Reaction by arrival time (host simulator, 16 pairs × 5 runs; tgroup's mean reaction, the later of its cut and the victim back within 5 %, × the oracle's):"
                       " " + "; ".join(ar) + ". The 1 s figures are start-up (the summary's \"Reaction by arrival time\" says what"
                       " is still warming up)."
                       " The guest's warm figure is the timeline's.", ""]
