@@ -162,6 +162,9 @@ void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		const struct tg_detector *det, struct tg_reg_group *groups,
 		u32 nr, u32 over);
+bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g);
+bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		   struct tg_reg_group *groups, u32 nr, u32 used);
 void tg_rem_hold_here(const struct tg_reg_cfg *cfg, struct tg_reg_group *g,
 		      u64 bps, bool relapse);
 void tg_rem_relax(struct tg_regulator *r, const struct tg_reg_cfg *cfg,

@@ -638,7 +638,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u64 lo[TG_NR_KINDS] = { 0 }, hi[TG_NR_KINDS] = { 0 }, mean[TG_NR_KINDS];
 	u32 clear = 0, reached = 0, hot, kinds, over = 0, i;
 	enum tg_verdict v;
-	bool change = false;
+	bool change = false, back = false;
 	int k;
 
 	protect.over &= used;
@@ -676,8 +676,13 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			g->relax_age++;
 		if (g->rem_pend.left)
 			tg_settle_wait(&g->rem_pend, tg_total(g));
-		/* an idle release is no change of the law: the block goes on */
-		if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
+		/*
+		 * an idle release is no change of the law: the block goes on;
+		 * nor is the return to where it was (but its dead time)
+		 */
+		if (tg_rem_back(cfg, g))
+			back = true;	/* tg_rem_return() below */
+		else if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
 			tg_release(r, cfg, g, (int)i, TG_POL_REMEDIAL, TG_WHY_IDLE);
 		else
 			tg_rem_hold(g, hot);
@@ -691,6 +696,9 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
+	/* an arrival is judged from the load after a return */
+	if (back && tg_rem_return(r, cfg, groups, nr, used))
+		tg_mean_ref(r);
 	if (r->cut_wait)
 		r->cut_wait--;
 	if (m->ref_age < TG_NEVER)

@@ -606,6 +606,7 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	g->probe = false;
 	g->grow = 0;
 	g->idle_run = 0;
+	g->mem_class = o;
 	tg_x_apply(r, cfg, g, true);
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
 		  g->rem.mba < mba0 ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
@@ -744,6 +745,100 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, tg_total(&groups[best]),
 			tg_total(&groups[best]) - best_drop);
 	r->cut_group = best;
+}
+
+/*
+ * A group released as idle (tg_rem_idle(), its tasks still there) with an
+ * allowance remembered (x_mem) for TG_QUIET_MEM dead times: whether its
+ * last period's traffic is back over the noise floor (then tg_rem_return()
+ * judges it); its memory counts down while it is not.
+ */
+bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
+{
+	if (!g->mem_left || tg_throttled(&g->rem, cfg))
+		return false;
+	if (g->x_mem < TG_PPM && tg_raw_total(g) >= cfg->noise_floor_bps)
+		return true;
+	g->mem_left--;
+	return false;
+}
+
+/**
+ * tg_rem_return() - quiet groups whose traffic is back: throttled again at once
+ * @r:      regulator state
+ * @cfg:    configuration
+ * @groups: every group
+ * @nr:     number of groups
+ * @used:   the kinds the high-priority groups live with (none: nothing to do)
+ *
+ * Each group tg_rem_back() found back whose last period's traffic is blamed
+ * for a kind protected (tg_blamed_load() on its raw rates: a group back at
+ * the noise floor is no neighbour) is throttled at the allowance it was
+ * released from (x_mem), on the quota ladder it had (u_ref kept; the MBA
+ * level from the top), in the period the module sees it back - not after
+ * the periods a reading over and a cut take: a neighbour switching on and
+ * off is let through for one period per return, not for the detection's
+ * (issue 21 item 3). Its search starts over from there (no bound known:
+ * it steps up while the latency allows). Like a cut it starts the dead
+ * time: the latency of the period it came back in shows its unthrottled
+ * traffic, not the allowance. Called only when tg_rem_back() found one.
+ *
+ * Return: whether one was throttled again.
+ */
+bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+		   struct tg_reg_group *groups, u32 nr, u32 used)
+{
+	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], load[TG_NR_KINDS], best = 0;
+	int k, cut = -1;
+	u32 i;
+
+	tg_blame_all(cfg, groups, nr, level, all);
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+		int o = g->mem_class;
+		u64 from, expect;
+
+		if (!tg_rem_candidate(g) || !g->mem_left || tg_throttled(&g->rem, cfg))
+			continue;
+		for (k = 0; k < TG_NR_KINDS; k++)
+			load[k] = tg_blame_row(g->bps_now.v, tg_blame_w[k]);
+		if (!tg_blamed_load(load, level, used)) {
+			g->mem_left--;
+			continue;
+		}
+		g->mem_left = 0;
+		g->x = g->x_mem;
+		g->x_mem = TG_PPM;
+		g->x_bad = TG_NEVER;
+		g->hold = false;
+		g->probe = false;
+		g->grow = 0;
+		g->idle_run = 0;
+		g->mba_lvl = cfg->mba_max;
+		tg_x_apply(r, cfg, g, false);
+		if (!tg_throttled(&g->rem, cfg)) {
+			g->x = TG_PPM;
+			continue;
+		}
+		if (o < 0 || o >= TG_ORDER_CLASSES)
+			o = 0;
+		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
+			  g->rem.mba < cfg->mba_max ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
+			  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
+		from = tg_raw_total(g);
+		expect = tg_mul_div(from, g->x, TG_PPM);
+		tg_settle_start(&g->rem_pend, cfg, TG_NEVER, false, from, expect);
+		if (cut < 0 || from - expect > best) {
+			best = from - expect;
+			cut = (int)i;
+		}
+	}
+	if (cut < 0)
+		return false;
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, tg_raw_total(&groups[cut]),
+			tg_raw_total(&groups[cut]) - best);
+	r->cut_group = cut;
+	return true;
 }
 
 /* ---- the search --------------------------------------------------------------- */
@@ -942,7 +1037,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	const struct tg_detector *det = &protect;
 	u64 lo[TG_NR_KINDS] = { 0 }, hi[TG_NR_KINDS] = { 0 };
 	u32 kinds, near;
-	bool over, reached, close, undone = false;
+	bool over, reached, close, undone = false, back = false;
 	int i, k;
 
 	/* the law sees only the latencies a high-priority group lives with */
@@ -1026,13 +1121,17 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		/* released, and the release survived its window: backoff forgotten */
 		if (!tg_throttled(&g->rem, cfg) && g->relax_age > cfg->dead_periods)
 			g->relapses = 0;
-		if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
+		if (tg_rem_back(cfg, g))
+			back = true;	/* tg_rem_return() below */
+		else if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
 			tg_release(r, cfg, g, i, TG_POL_REMEDIAL, TG_WHY_IDLE);
 		else
 			tg_rem_hold(g, reached);
 	}
 	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
+	if (back && tg_rem_return(r, cfg, groups, nr, used))
+		r->win.over_cnt = 0;	/* what was over came before it: as after a cut */
 	if (undone) {		/* wait for the undo (its whole dead time) */
 		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
 		r->cut_group = -1;

@@ -192,6 +192,7 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	g->x = TG_PPM;
 	g->x_bad = TG_NEVER;
 	g->x_mem = TG_PPM;
+	g->mem_class = -1;
 	g->mba_lvl = cfg->mba_max;
 	g->relax_age = TG_NEVER;
 	g->last = (struct tg_decision){ .kind = -1 };
@@ -209,15 +210,21 @@ void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 /*
  * A remedial release: the search for the group's allowance back to its
  * start. A release for idleness keeps the allowance the group was held at
- * (x_mem): when it comes back, the law's first cut goes at least that far.
+ * (x_mem): when it comes back, the law's first cut goes at least that far;
+ * if it still has tasks and its traffic comes back within TG_QUIET_MEM
+ * dead times, it is throttled there again at once (tg_rem_return()).
  */
 void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
 		  enum tg_reason why)
 {
-	if (why == TG_WHY_IDLE && g->x < TG_PPM)
+	if (why == TG_WHY_IDLE && g->x < TG_PPM) {
 		g->x_mem = g->x;
-	else if (why != TG_WHY_IDLE)
+		g->mem_left = g->active ? TG_QUIET_MEM * cfg->dead_periods : 0;
+	} else if (why != TG_WHY_IDLE) {
 		g->x_mem = TG_PPM;
+	}
+	if (why != TG_WHY_IDLE || !g->active)
+		g->mem_left = 0;
 	g->hold = false;
 	g->probe = false;
 	g->pend = false;

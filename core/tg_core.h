@@ -216,6 +216,11 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  *    the lowest unsafe one is within 1/this of it (or one MBA step);
  *  - TG_IDLE_RUN: periods in a row with (almost) no traffic, unthrottled,
  *    before an idle group is released;
+ *  - TG_QUIET_MEM: dead times a group released as idle (its tasks still
+ *    there) is remembered: its traffic back within them, it is throttled
+ *    again at once at the allowance it was released from (x_mem), not
+ *    after the periods a detection takes (a neighbour switching on and off
+ *    every 0.1-1 s, issue 21 item 3);
  *  - TG_JITTER_DIV, TG_NOISE_MULT, TG_NOISE_DIV: a latency counts as over
  *    for the law only above its threshold + TG_NOISE_MULT x its measured
  *    jitter (an EWMA of weight 1/TG_JITTER_DIV of its change from one
@@ -249,6 +254,7 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_CUT_MIN		8
 #define TG_BISECT_RES		8
 #define TG_IDLE_RUN		2
+#define TG_QUIET_MEM		8
 #define TG_JITTER_DIV		16
 #define TG_NOISE_MULT		2
 #define TG_NOISE_DIV		100
@@ -469,6 +475,8 @@ struct tg_reg_group {
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
 	u64 relax_bps;			/* its total traffic at x_from */
+	u32 mem_left;			/* periods its x_mem is re-applied on return */
+	int mem_class;			/* the class of MT²'s order it was cut in */
 };
 
 /*

@@ -34,7 +34,12 @@
  *     probe times its writes then; the guest's inject keeps the last
  *     value). A tier read by nobody in the period reads 0 inserts, which
  *     the module takes as no reading (tg_read_latency_ns()), as in the
- *     guest; on hardware other tenants' reads would give one.
+ *     guest; on hardware other tenants' reads would give one;
+ *   - a workload in an off phase (onoff=) wakes once per 1 ms window and
+ *     sleeps again, as tgeval's worker does: CPU time the module sees
+ *     (WAKE_S per thread and step), no traffic - so it reads as a quiet
+ *     group, released as idle, as in the guest (with no CPU time at all,
+ *     a throttled group reads as parked, and is kept).
  * Output: the guest's rows ("TGEVAL-CSV FILE,ROW"), so eval/report.py reads
  * both alike; rows are marked by the profile column ("PROFILE/sim").
  */
@@ -51,6 +56,7 @@
 #define PERIOD_US 10000u	/* nominal */
 #define NCPU 2u
 #define NOISE_S 0.1
+#define WAKE_S 0.000005	/* a paused worker's wake-up per 1 ms window, s of CPU */
 
 static struct plat P;
 static const char *ts_file;
@@ -206,6 +212,8 @@ int main(int argc, char **argv)
 		plat_step(&P, t, STEP_S, cpu_s, ext_mba, bytes);
 		for (i = 0; i < P.nw; i++) {
 			pcpu[i] += cpu_s[i];
+			if (P.w[i].state == 1 && P.w[i].paused)	/* seen, moves nothing */
+				pcpu[i] += WAKE_S * P.w[i].threads;
 			for (k = 0; k < NK; k++)
 				pbytes[i][k] += bytes[i][k];
 			/* the RPQ counters: inserts and occupancy accumulate */

@@ -1749,6 +1749,79 @@ static void test_back_from_idle(void **state)
 }
 
 /*
+ * Group 1 held at 0.3 (quota 3000 us) goes quiet - no traffic, its wake-ups
+ * still take 200 us of CPU per period - and is released as idle; after
+ * `quiet` periods of that its traffic is back (`bps`, the latency not yet
+ * over). Return: the period after its return that it is throttled again
+ * (0: in the period it is seen back), -1 not within 3.
+ */
+static int quiet_return(uint32_t law, int quiet, bool victim, uint64_t bps)
+{
+	struct law w;
+	int p;
+
+	law_init(&w, 2);
+	w.cfg.law = law;
+	law_set(&w, 1, TG_NVM_WRITE, 100 * MB);
+	law_poke(&w, 1, false, 300000, 100);
+	law_step(&w, 450);
+	law_set(&w, 1, TG_NVM_WRITE, 0);
+	w.g[1].cpu_now_us = 200;
+	for (p = 0; p < 2 * TG_IDLE_RUN && w.g[1].last.action != TG_ACT_RELEASE; p++)
+		law_step(&w, 450);
+	assert_int_equal(w.g[1].last.action, TG_ACT_RELEASE);
+	assert_int_equal(w.g[1].last.why, TG_WHY_IDLE);
+	assert_int_equal(w.g[1].x_mem, 300000);
+	if (!victim) {	/* the victim's traffic stopped: no kind protected */
+		memset(&w.g[0].bps, 0, sizeof(w.g[0].bps));
+		memset(&w.g[0].bps_now, 0, sizeof(w.g[0].bps_now));
+	}
+	for (p = 0; p < quiet; p++)
+		law_step(&w, 450);
+	assert_true(unthrottled(&w.g[1].rem));
+	law_set(&w, 1, TG_NVM_WRITE, bps);
+	w.g[1].cpu_now_us = PERIOD_US;
+	for (p = 0; p < 3; p++) {
+		law_step(&w, 450);
+		if (law_cut(&w, 1)) {
+			/* where it was, on the ladder it had */
+			assert_int_equal(w.g[1].x, 300000);
+			assert_int_equal(w.g[1].rem.quota_us, 3000);
+			assert_int_equal(w.g[1].last.why, TG_WHY_NVM_WRITE);
+			return p;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A quiet neighbour comes back (issue 21 item 3, on and off every
+ * 0.1-1 s): released as idle, it is throttled again at the allowance it
+ * was released from in the period its traffic is seen back, under both
+ * laws - not after a reading over and a cut. Not after TG_QUIET_MEM dead
+ * times (forgotten), nor once the high-priority groups make no traffic
+ * (no kind protected), nor back at 2 MB/s (over the noise floor, under
+ * the blame level: no neighbour).
+ */
+static void test_quiet_return(void **state)
+{
+	struct tg_reg_cfg cfg;
+	uint32_t law;
+
+	(void)state;
+	tg_reg_cfg_default(&cfg, PERIOD_US, NCPU);
+	for (law = TG_LAW_WINDOW; law <= TG_LAW_MEAN; law++) {
+		int mem = TG_QUIET_MEM * (int)cfg.dead_periods;
+
+		assert_int_equal(quiet_return(law, 10, true, 2 * GB), 0);
+		assert_int_equal(quiet_return(law, mem - 1, true, 2 * GB), 0);
+		assert_int_equal(quiet_return(law, mem + 1, true, 2 * GB), -1);
+		assert_int_equal(quiet_return(law, 10, false, 2 * GB), -1);
+		assert_int_equal(quiet_return(law, 10, true, 2 * MB), -1);
+	}
+}
+
+/*
  * A step whose window is over the threshold in a quarter of its periods,
  * never twice in a row (noise around a mean over it), is undone at the
  * end of its window.
@@ -3632,6 +3705,7 @@ int main(void)
 		cmocka_unit_test(test_dram_ladder_top),
 		cmocka_unit_test(test_quota_slack),
 		cmocka_unit_test(test_back_from_idle),
+		cmocka_unit_test(test_quiet_return),
 		cmocka_unit_test(test_window_mean_over),
 		cmocka_unit_test(test_sparse_readings),
 		cmocka_unit_test(test_sparse_review),
