@@ -606,7 +606,7 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	g->probe = false;
 	g->grow = 0;
 	g->idle_run = 0;
-	g->mem_class = o;
+	g->mem_class = (s8)o;
 	tg_x_apply(r, cfg, g, true);
 	tg_decide(r, g, idx, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
 		  g->rem.mba < mba0 ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],

@@ -39,6 +39,7 @@ typedef __UINT64_TYPE__ u64;
 typedef __INT64_TYPE__ s64;
 typedef __UINT32_TYPE__ u32;
 typedef __INT32_TYPE__ s32;
+typedef __INT8_TYPE__ s8;
 #define U64_MAX ((u64)~0ULL)
 #define BIT(nr) (1UL << (nr))
 #define BIT_ULL(nr) (1ULL << (nr))

@@ -459,6 +459,7 @@ struct tg_reg_group {
 	bool hold;			/* remedial relax blocked: settled/relapsed */
 	bool probe;			/* hold ended by time: one relax, then wait */
 	bool pend;			/* its step waits for the block's verdict (law 1) */
+	u32 mem_left;			/* periods its x_mem is re-applied on return */
 
 	struct tg_settle prev_settle;	/* after its last preventive step */
 	struct tg_settle rem_pend;	/* after its last remedial cut */
@@ -468,6 +469,7 @@ struct tg_reg_group {
 	bool dram_ladder;		/* MBA for the coarse part, quota the rest */
 	bool close;			/* a latency came close in its step's window */
 	bool clear;			/* ... stayed clear of its threshold in it */
+	s8 mem_class;			/* the class of MT²'s order it was cut in */
 	u32 over_mark;			/* the regulator's over_seen at its step */
 	int cut_class;			/* scratch of a cut: its class, -1 none */
 	u64 cut_val;			/* ... its traffic there */
@@ -475,8 +477,6 @@ struct tg_reg_group {
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
 	u64 relax_bps;			/* its total traffic at x_from */
-	u32 mem_left;			/* periods its x_mem is re-applied on return */
-	int mem_class;			/* the class of MT²'s order it was cut in */
 };
 
 /*
