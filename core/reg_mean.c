@@ -696,7 +696,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
-	/* an arrival is judged from the load after a return */
+	/* a return is a change an arrival is judged from (as a cut) */
 	if (back && tg_rem_return(r, cfg, groups, nr, used))
 		tg_mean_ref(r);
 	if (r->cut_wait)

@@ -582,6 +582,7 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 	if (g->x_mem < want)
 		want = g->x_mem;	/* as far as it was held before it idled */
 	g->x_mem = TG_PPM;
+	g->mem_left = 0;
 	want = tg_x_down(r, cfg, g, want);
 	if (want >= x0)
 		return 0;
@@ -750,14 +751,24 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 /*
  * A group released as idle (tg_rem_idle(), its tasks still there) with an
  * allowance remembered (x_mem) for TG_QUIET_MEM dead times: whether its
- * last period's traffic is back over the noise floor (then tg_rem_return()
- * judges it); its memory counts down while it is not.
+ * last period's traffic is back over the noise floor.
+ */
+static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_group *g)
+{
+	return g->mem_left && g->x_mem < TG_PPM && !tg_throttled(&g->rem, cfg) &&
+	       tg_raw_total(g) >= cfg->noise_floor_bps;
+}
+
+/*
+ * tg_rem_back() - tg_rem_is_back(), in the per-group loop: then
+ * tg_rem_return() judges it; its memory counts down while it is not back
+ * (and in tg_rem_return() while it is back but not blamed).
  */
 bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 {
 	if (!g->mem_left || tg_throttled(&g->rem, cfg))
 		return false;
-	if (g->x_mem < TG_PPM && tg_raw_total(g) >= cfg->noise_floor_bps)
+	if (tg_rem_is_back(cfg, g))
 		return true;
 	g->mem_left--;
 	return false;
@@ -765,40 +776,47 @@ bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 
 /**
  * tg_rem_return() - quiet groups whose traffic is back: throttled again at once
- * @r:      regulator state
+ * @r:      regulator state (r->load: this period's loads, tg_rem_observe())
  * @cfg:    configuration
  * @groups: every group
  * @nr:     number of groups
  * @used:   the kinds the high-priority groups live with (none: nothing to do)
  *
- * Each group tg_rem_back() found back whose last period's traffic is blamed
- * for a kind protected (tg_blamed_load() on its raw rates: a group back at
- * the noise floor is no neighbour) is throttled at the allowance it was
- * released from (x_mem), on the quota ladder it had (u_ref kept; the MBA
- * level from the top), in the period the module sees it back - not after
- * the periods a reading over and a cut take: a neighbour switching on and
- * off is let through for one period per return, not for the detection's
- * (issue 21 item 3). Its search starts over from there (no bound known:
- * it steps up while the latency allows). Like a cut it starts the dead
- * time: the latency of the period it came back in shows its unthrottled
- * traffic, not the allowance. Called only when tg_rem_back() found one.
+ * Each group back (tg_rem_is_back()) whose last period's traffic, weighted
+ * by the blame matrix, reaches blame_pct of this period's load of a kind
+ * protected (the same raw rates: a group back at the noise floor is no
+ * neighbour) is throttled at the allowance it was released from (x_mem),
+ * on the ladder it had (u_ref and its MBA level kept), in the period the
+ * module sees it back - not after the periods a reading over and a cut
+ * take: a neighbour switching on and off is let through for one period per
+ * return, not for the detection's (issue 21 item 3). Its search starts
+ * over from there (no bound known: it steps up while the latency allows).
+ * Then the dead time: its whole wait, as after an undo, even over one
+ * already running (never shorter than that one's rest): the latency of
+ * the period it came back in, and of the lag after it, shows its
+ * unthrottled traffic, and its smoothed traffic, rising from its quiet,
+ * tells nothing of when the allowance shows (a cut's dead time ends
+ * early once the cut group's traffic does). Called only when
+ * tg_rem_back() found one; O(groups) then.
  *
  * Return: whether one was throttled again.
  */
 bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		   struct tg_reg_group *groups, u32 nr, u32 used)
 {
-	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], load[TG_NR_KINDS], best = 0;
-	int k, cut = -1;
+	u64 level[TG_NR_KINDS], load[TG_NR_KINDS];
+	bool any = false;
+	int k;
 	u32 i;
 
-	tg_blame_all(cfg, groups, nr, level, all);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		level[k] = tg_mul_div(r->load[k], cfg->blame_pct, 100);
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 		int o = g->mem_class;
 		u64 from, expect;
 
-		if (!tg_rem_candidate(g) || !g->mem_left || tg_throttled(&g->rem, cfg))
+		if (!tg_rem_candidate(g) || !tg_rem_is_back(cfg, g))
 			continue;
 		for (k = 0; k < TG_NR_KINDS; k++)
 			load[k] = tg_blame_row(g->bps_now.v, tg_blame_w[k]);
@@ -814,30 +832,26 @@ bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		g->probe = false;
 		g->grow = 0;
 		g->idle_run = 0;
-		g->mba_lvl = cfg->mba_max;
+		g->mba_lvl = g->dram_ladder ? g->mba_mem : cfg->mba_max;
 		tg_x_apply(r, cfg, g, false);
 		if (!tg_throttled(&g->rem, cfg)) {
 			g->x = TG_PPM;
 			continue;
 		}
 		if (o < 0 || o >= TG_ORDER_CLASSES)
-			o = 0;
+			o = g->dram_ladder ? TG_ORDER_CLASSES - 1 : 0;
 		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
 			  g->rem.mba < cfg->mba_max ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
 			  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
 		from = tg_raw_total(g);
 		expect = tg_mul_div(from, g->x, TG_PPM);
 		tg_settle_start(&g->rem_pend, cfg, TG_NEVER, false, from, expect);
-		if (cut < 0 || from - expect > best) {
-			best = from - expect;
-			cut = (int)i;
-		}
+		any = true;
 	}
-	if (cut < 0)
+	if (!any)
 		return false;
-	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, tg_raw_total(&groups[cut]),
-			tg_raw_total(&groups[cut]) - best);
-	r->cut_group = cut;
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
+	r->cut_group = -1;
 	return true;
 }
 
@@ -1130,8 +1144,8 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
-	if (back && tg_rem_return(r, cfg, groups, nr, used))
-		r->win.over_cnt = 0;	/* what was over came before it: as after a cut */
+	if (back)
+		tg_rem_return(r, cfg, groups, nr, used);
 	if (undone) {		/* wait for the undo (its whole dead time) */
 		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
 		r->cut_group = -1;

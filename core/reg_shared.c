@@ -219,6 +219,7 @@ void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
 {
 	if (why == TG_WHY_IDLE && g->x < TG_PPM) {
 		g->x_mem = g->x;
+		g->mba_mem = g->mba_lvl;
 		g->mem_left = g->active ? TG_QUIET_MEM * cfg->dead_periods : 0;
 	} else if (why != TG_WHY_IDLE) {
 		g->x_mem = TG_PPM;

@@ -470,6 +470,7 @@ struct tg_reg_group {
 	bool close;			/* a latency came close in its step's window */
 	bool clear;			/* ... stayed clear of its threshold in it */
 	s8 mem_class;			/* the class of MT²'s order it was cut in */
+	u32 mba_mem;			/* its MBA level when it went idle */
 	u32 over_mark;			/* the regulator's over_seen at its step */
 	int cut_class;			/* scratch of a cut: its class, -1 none */
 	u64 cut_val;			/* ... its traffic there */

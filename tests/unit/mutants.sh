@@ -122,9 +122,13 @@ mutants=(
 	'reg_remedial.c;;s/\ttg_rem_forget\(r\);\n\tr->dead\.left = 0;/\tr->dead.left = 0;/;;the remedial policy switched off forgets the window law'"'"'s state'
 	'reg_remedial.c;;s/\n\tr->cut_wait = 0;\n\tr->mean = /\n\tr->mean = /;;the remedial policy switched off forgets a cut'"'"'s wait'
 	'reg_blame.c;;s/\t\tif \(any >> 54\)/\t\tif (0)/;;blame loads saturate where the weighted sum does not fit (plain arithmetic only under 2^54 bytes per second)'
-	'reg_remedial.c;;s/if \(g->x_mem < TG_PPM && tg_raw_total\(g\) >= cfg->noise_floor_bps\)\n\t\treturn true;/;/;;a quiet neighbour released as idle is throttled again at once when its traffic is back'
+	'reg_remedial.c;;s/if \(tg_rem_is_back\(cfg, g\)\)\n\t\treturn true;/;/;;a quiet neighbour released as idle is throttled again at once when its traffic is back'
 	'reg_remedial.c;;s/if \(!tg_blamed_load\(load, level, used\)\) \{/if (0) {/;;a group back at the noise floor is no neighbour: not throttled again (blame)'
 	'reg_remedial.c;;s/\tg->mem_left--;\n\treturn false;\n\}/\treturn false;\n}/;;a quiet group is remembered for TG_QUIET_MEM dead times, not for ever'
+	'reg_remedial.c;;s/\ttg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0\);\n\tr->cut_group = -1;\n\treturn true;/\treturn true;/;;a return waits its whole dead time (its unthrottled period is in the latency)'
+	'reg_shared.c;;s/\tif \(why != TG_WHY_IDLE \|\| !g->active\)\n\t\tg->mem_left = 0;\n//;;a quiet group that lost its tasks or was high priority is forgotten'
+	'reg_remedial.c;;s/g->mba_lvl = g->dram_ladder \? g->mba_mem : cfg->mba_max;/g->mba_lvl = cfg->mba_max;/;;a return on the DRAM ladder comes back at its MBA level'
+	'reg_remedial.c;;s/if \(!tg_rem_candidate\(g\) \|\| !tg_rem_is_back\(cfg, g\)\)/if (!tg_rem_candidate(g) || !g->mem_left || tg_throttled(\&g->rem, cfg))/;;a return throttles only the groups back, not one trickling under the noise floor'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

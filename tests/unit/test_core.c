@@ -1821,6 +1821,99 @@ static void test_quiet_return(void **state)
 	}
 }
 
+/* group i, held at x (MBA level mba on the DRAM ladder), goes quiet: released as idle */
+static void quiet_release(struct law *w, int i, int kind, bool dram, uint32_t x, uint32_t mba)
+{
+	int p;
+
+	law_set(w, i, kind, 100 * MB);
+	law_poke(w, i, dram, x, mba);
+	law_step(w, 450);
+	law_set(w, i, kind, 0);
+	w->g[i].cpu_now_us = 200;
+	for (p = 0; p < 2 * TG_IDLE_RUN && w->g[i].last.action != TG_ACT_RELEASE; p++)
+		law_step(w, 450);
+	assert_int_equal(w->g[i].last.why, TG_WHY_IDLE);
+	assert_true(unthrottled(&w->g[i].rem));
+}
+
+/*
+ * The return beside others (review helper-62), both laws: a second quiet
+ * group trickling under the noise floor is not throttled with it (a
+ * bystander); a dead time already running is not cut short (the return
+ * waits its whole dead time from now); a group on the DRAM ladder comes back at its MBA
+ * level (30 %), not at MBA 100 and a quota; a group that lost its tasks,
+ * or was high priority, for a period while quiet is forgotten.
+ */
+static void test_quiet_return_beside(void **state)
+{
+	struct law w;
+	uint32_t law;
+	int i;
+
+	(void)state;
+	for (law = TG_LAW_WINDOW; law <= TG_LAW_MEAN; law++) {
+		law_init(&w, 3);
+		w.cfg.law = law;
+		/* small traffic all round: 0.5 MB/s of NVM writes reaches the blame level */
+		law_set(&w, 0, TG_DRAM_READ, 2 * MB);
+		law_set(&w, 0, TG_NVM_WRITE, 0);
+		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+		quiet_release(&w, 2, TG_NVM_WRITE, false, 300000, 100);
+		law_step(&w, 450);
+		law_set(&w, 2, TG_NVM_WRITE, 500 * KB);
+		law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
+		w.g[1].cpu_now_us = PERIOD_US;
+		/*
+		 * a cut of group 2 a moment ago, predicted to settle at once:
+		 * its dead time running, 5 periods left
+		 */
+		w.reg.dead.left = 5;
+		w.reg.dead.age = 15;
+		w.reg.dead.from = 100 * MB;
+		w.reg.dead.expect = 0;
+		w.reg.dead.rest = 4;
+		w.reg.dead.flat = false;
+		w.reg.cut_group = 2;
+		law_step(&w, 450);
+		assert_true(law_cut(&w, 1));
+		assert_int_equal(w.g[1].rem.quota_us, 3000);
+		assert_true(unthrottled(&w.g[2].rem));
+		/* the return's whole dead time from now, not the cut's early end */
+		assert_int_equal(w.reg.dead.left, w.cfg.dead_periods);
+		assert_int_equal(w.reg.cut_group, -1);
+
+		law_init(&w, 2);
+		w.cfg.law = law;
+		quiet_release(&w, 1, TG_DRAM_READ, true, 300000, 30);
+		law_step(&w, 450);
+		law_set(&w, 1, TG_DRAM_READ, 4 * GB);
+		w.g[1].cpu_now_us = PERIOD_US;
+		law_step(&w, 450);
+		assert_true(law_cut(&w, 1));
+		assert_int_equal(w.g[1].last.why, TG_WHY_DRAM);
+		assert_int_equal(w.g[1].rem.mba, 30);
+
+		for (i = 0; i < 2; i++) {
+			law_init(&w, 2);
+			w.cfg.law = law;
+			quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+			if (i)
+				w.g[1].priority = TG_PRIO_HIGH;
+			else
+				w.g[1].active = false;
+			law_step(&w, 450);
+			w.g[1].priority = TG_PRIO_LOW;
+			w.g[1].active = true;
+			law_step(&w, 450);
+			law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+			w.g[1].cpu_now_us = PERIOD_US;
+			law_step(&w, 450);
+			assert_true(unthrottled(&w.g[1].rem));
+		}
+	}
+}
+
 /*
  * A step whose window is over the threshold in a quarter of its periods,
  * never twice in a row (noise around a mean over it), is undone at the
@@ -3706,6 +3799,7 @@ int main(void)
 		cmocka_unit_test(test_quota_slack),
 		cmocka_unit_test(test_back_from_idle),
 		cmocka_unit_test(test_quiet_return),
+		cmocka_unit_test(test_quiet_return_beside),
 		cmocka_unit_test(test_window_mean_over),
 		cmocka_unit_test(test_sparse_readings),
 		cmocka_unit_test(test_sparse_review),
