@@ -30,6 +30,7 @@
  * step's (its cuts are proportional, its relax steps bounded by the limits)
  */
 #define TG_SETTLE_REM		4
+#define TG_SETTLE_RETURN	2	/* a quiet group's return: its raw traffic halfway down */
 #define TG_SETTLE_PREV		3
 
 /*

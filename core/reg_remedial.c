@@ -791,22 +791,24 @@ bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
  * take: a neighbour switching on and off is let through for one period per
  * return, not for the detection's (issue 21 item 3). Its search starts
  * over from there (no bound known: it steps up while the latency allows).
- * Then the dead time: its whole wait, as after an undo, even over one
- * already running (never shorter than that one's rest): the latency of
- * the period it came back in, and of the lag after it, shows its
- * unthrottled traffic, and its smoothed traffic, rising from its quiet,
- * tells nothing of when the allowance shows (a cut's dead time ends
- * early once the cut group's traffic does). Called only when
- * tg_rem_back() found one; O(groups) then.
+ * Then the dead time: the latency of the period it came back in, and of
+ * the inputs' lag after it, shows its unthrottled traffic. It ends once
+ * the group's raw traffic has fallen halfway from that period's to what
+ * the allowance predicts (its average, rising from its quiet, tells
+ * nothing), and no sooner than TG_RETURN_MIN periods (the latency follows
+ * the traffic with the platform's delay): a level too high is cut again
+ * within the on phase of a neighbour switching every 0.3 s. A dead time already running (a cut not measured yet) becomes
+ * the whole wait, as after an undo: never shorter than the one running,
+ * and not ended by that cut's group alone. Called only when tg_rem_back()
+ * found one; O(groups) then.
  *
  * Return: whether one was throttled again.
  */
 bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		   struct tg_reg_group *groups, u32 nr, u32 used)
 {
-	u64 level[TG_NR_KINDS], load[TG_NR_KINDS];
-	bool any = false;
-	int k;
+	u64 level[TG_NR_KINDS], load[TG_NR_KINDS], best = 0, best_from = 0;
+	int k, cut = -1;
 	u32 i;
 
 	for (k = 0; k < TG_NR_KINDS; k++)
@@ -846,12 +848,22 @@ bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		from = tg_raw_total(g);
 		expect = tg_mul_div(from, g->x, TG_PPM);
 		tg_settle_start(&g->rem_pend, cfg, TG_NEVER, false, from, expect);
-		any = true;
+		if (cut < 0 || from - expect > best) {
+			best = from - expect;
+			best_from = from;
+			cut = (int)i;
+		}
 	}
-	if (!any)
+	if (cut < 0)
 		return false;
-	tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
-	r->cut_group = -1;
+	if (r->dead.left) {
+		tg_settle_start(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);
+		r->cut_group = -1;
+		return true;
+	}
+	tg_settle_start(&r->dead, cfg, TG_SETTLE_RETURN, false, best_from, best_from - best);
+	r->dead.raw = true;
+	r->cut_group = cut;
 	return true;
 }
 
@@ -987,7 +999,7 @@ void tg_rem_dead(struct tg_regulator *r, const struct tg_reg_group *groups,
 	    tg_rem_candidate(&groups[r->cut_group]))
 		g = &groups[r->cut_group];
 	/* without its group, the full wait */
-	tg_settle_wait(&r->dead, g ? tg_total(g) : r->dead.from);
+	tg_settle_wait(&r->dead, !g ? r->dead.from : r->dead.raw ? tg_raw_total(g) : tg_total(g));
 }
 
 /*

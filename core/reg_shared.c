@@ -64,6 +64,7 @@ void tg_settle_start(struct tg_settle *st, const struct tg_reg_cfg *cfg,
 	st->age = 0;
 	st->rest = rest ? rest : 1;
 	st->flat = flat;
+	st->raw = false;
 	st->kinds = TG_ALL_KINDS;
 	st->from = from;
 	st->expect = expect;
@@ -94,7 +95,7 @@ bool tg_settle_wait(struct tg_settle *st, u64 now)
 	st->seen[1] = st->seen[0];
 	st->seen[0] = now;
 	/* nothing predicted (an undo): the whole wait */
-	if (st->age < TG_DEAD_ACT || !change)
+	if (st->age < (st->raw ? TG_RETURN_MIN : TG_DEAD_ACT) || !change)
 		return st->left;
 	if (st->flat && moved > tg_mul_div(change, 1, TG_SETTLE_FLAT))
 		return st->left;	/* still moving: not settled */
@@ -210,7 +211,7 @@ void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 /*
  * A remedial release: the search for the group's allowance back to its
  * start. A release for idleness keeps the allowance the group was held at
- * (x_mem): when it comes back, the law's first cut goes at least that far;
+ * (x_mem; the one before a step still waiting for its verdict): when it comes back, the law's first cut goes at least that far;
  * if it still has tasks and its traffic comes back within TG_QUIET_MEM
  * dead times, it is throttled there again at once (tg_rem_return()).
  */
@@ -218,7 +219,9 @@ void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
 		  enum tg_reason why)
 {
 	if (why == TG_WHY_IDLE && g->x < TG_PPM) {
-		g->x_mem = g->x;
+		/* a step not judged yet is not the level it was held at */
+		g->x_mem = (g->pend || g->relax_age <= cfg->dead_periods) && g->x_from < g->x ?
+			   g->x_from : g->x;
 		g->mba_mem = g->mba_lvl;
 		g->mem_left = g->active ? TG_QUIET_MEM * cfg->dead_periods : 0;
 	} else if (why != TG_WHY_IDLE) {

@@ -221,6 +221,11 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  *    again at once at the allowance it was released from (x_mem), not
  *    after the periods a detection takes (a neighbour switching on and off
  *    every 0.1-1 s, issue 21 item 3);
+ *  - TG_RETURN_MIN: periods the dead time after such a return lasts at
+ *    least - what a cut's takes for its group's smoothed traffic (EWMA
+ *    1/TG_SMOOTH_DIV) to show 3/4 of a step ((7/8)^11 < 1/4): a latency
+ *    follows traffic with the platform's own delay, and the raw traffic
+ *    the return's dead time watches shows none of it;
  *  - TG_JITTER_DIV, TG_NOISE_MULT, TG_NOISE_DIV: a latency counts as over
  *    for the law only above its threshold + TG_NOISE_MULT x its measured
  *    jitter (an EWMA of weight 1/TG_JITTER_DIV of its change from one
@@ -255,6 +260,7 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_BISECT_RES		8
 #define TG_IDLE_RUN		2
 #define TG_QUIET_MEM		8
+#define TG_RETURN_MIN		11
 #define TG_JITTER_DIV		16
 #define TG_NOISE_MULT		2
 #define TG_NOISE_DIV		100
@@ -416,6 +422,7 @@ struct tg_settle {
 	u32 age;		/* periods since the step */
 	u32 rest;		/* settled with 1/rest of the change still to come */
 	bool flat;		/* and the traffic must have stopped moving */
+	bool raw;		/* judged on the group's raw traffic, not its average */
 	u32 kinds;		/* the traffic the step acts on (bit per kind) */
 	u64 from, expect;	/* that traffic before, and predicted */
 	u64 seen[2];		/* its traffic one and two periods ago */

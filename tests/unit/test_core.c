@@ -1843,7 +1843,12 @@ static void quiet_release(struct law *w, int i, int kind, bool dram, uint32_t x,
  * bystander); a dead time already running is not cut short (the return
  * waits its whole dead time from now); a group on the DRAM ladder comes back at its MBA
  * level (30 %), not at MBA 100 and a quota; a group that lost its tasks,
- * or was high priority, for a period while quiet is forgotten.
+ * or was high priority, for a period while quiet is forgotten. With no
+ * dead time running, the return's ends once the group's raw traffic is
+ * halfway down to what the allowance predicts, TG_RETURN_MIN periods
+ * after the return at the soonest - not while the inputs (lagging) still
+ * show its unthrottled traffic, and not a whole dead time later (a level
+ * too high is cut again within the on phase).
  */
 static void test_quiet_return_beside(void **state)
 {
@@ -1864,13 +1869,10 @@ static void test_quiet_return_beside(void **state)
 		law_set(&w, 2, TG_NVM_WRITE, 500 * KB);
 		law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
 		w.g[1].cpu_now_us = PERIOD_US;
-		/*
-		 * a cut of group 2 a moment ago, predicted to settle at once:
-		 * its dead time running, 5 periods left
-		 */
+		/* an undo's dead time running, 5 periods left (nothing predicted) */
 		w.reg.dead.left = 5;
 		w.reg.dead.age = 15;
-		w.reg.dead.from = 100 * MB;
+		w.reg.dead.from = 0;
 		w.reg.dead.expect = 0;
 		w.reg.dead.rest = 4;
 		w.reg.dead.flat = false;
@@ -1893,6 +1895,38 @@ static void test_quiet_return_beside(void **state)
 		assert_true(law_cut(&w, 1));
 		assert_int_equal(w.g[1].last.why, TG_WHY_DRAM);
 		assert_int_equal(w.g[1].rem.mba, 30);
+
+		law_init(&w, 2);
+		w.cfg.law = law;
+		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+		law_step(&w, 450);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		w.g[1].cpu_now_us = PERIOD_US;
+		law_step(&w, 450);
+		assert_true(law_cut(&w, 1));
+		assert_int_equal(w.reg.cut_group, 1);
+		for (i = 0; i < TG_RETURN_MIN + 4; i++)	/* lagging inputs: unthrottled still */
+			law_step(&w, 450);
+		assert_true(w.reg.dead.left > 0);
+		law_set(&w, 1, TG_NVM_WRITE, 600 * MB);	/* 0.3 of it */
+		law_step(&w, 450);
+		assert_int_equal(w.reg.dead.left, 0);
+		/* shown at once, the dead time still lasts TG_RETURN_MIN periods */
+		law_init(&w, 2);
+		w.cfg.law = law;
+		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+		law_step(&w, 450);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		w.g[1].cpu_now_us = PERIOD_US;
+		law_step(&w, 450);
+		assert_true(law_cut(&w, 1));
+		law_set(&w, 1, TG_NVM_WRITE, 600 * MB);
+		for (i = 1; i < TG_RETURN_MIN; i++) {
+			law_step(&w, 450);
+			assert_true(w.reg.dead.left > 0);
+		}
+		law_step(&w, 450);
+		assert_int_equal(w.reg.dead.left, 0);
 
 		for (i = 0; i < 2; i++) {
 			law_init(&w, 2);
