@@ -845,7 +845,13 @@ bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_THROTTLE,
 			  g->rem.mba < cfg->mba_max ? TG_MECH_MBA : TG_MECH_CPU, tg_order_why[o],
 			  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
+		/*
+		 * its rate unthrottled: the period it came back in, over the
+		 * CPU time it had then (back partway through, it under-reads)
+		 */
 		from = tg_raw_total(g);
+		if (g->cpu_now_us && g->cpu_now_us < g->u_ref && g->u_ref <= 0xffffffffu)
+			from = tg_mul_div(from, (u32)g->u_ref, (u32)g->cpu_now_us);
 		expect = tg_mul_div(from, g->x, TG_PPM);
 		tg_settle_start(&g->rem_pend, cfg, TG_NEVER, false, from, expect);
 		if (cut < 0 || from - expect > best) {

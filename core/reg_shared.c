@@ -220,9 +220,10 @@ void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
 {
 	if (why == TG_WHY_IDLE && g->x < TG_PPM) {
 		/* a step not judged yet is not the level it was held at */
-		g->x_mem = (g->pend || g->relax_age <= cfg->dead_periods) && g->x_from < g->x ?
-			   g->x_from : g->x;
-		g->mba_mem = g->mba_lvl;
+		bool step = (g->pend || g->relax_age <= cfg->dead_periods) && g->x_from < g->x;
+
+		g->x_mem = step ? g->x_from : g->x;
+		g->mba_mem = step ? g->mba_from : g->mba_lvl;
 		g->mem_left = g->active ? TG_QUIET_MEM * cfg->dead_periods : 0;
 	} else if (why != TG_WHY_IDLE) {
 		g->x_mem = TG_PPM;

@@ -43,7 +43,7 @@ mutants=(
 	'reg_preventive.c;;s/\t\t\t\tif \(h < ppm\)/\t\t\t\tif (0)/; s/if \(!under \|\| !tg_throttled\(&g->prev, cfg\)\) \{/if (!tg_throttled(\&g->prev, cfg)) {/;;preventive: relax only under the margin and bounded by the limits'
 	# -- dead time and settle (reg_shared.c)
 	'reg_shared.c;;s/st->left = cfg->dead_periods;/st->left = 0;/;;dead time lasts (no settle tracking at all)'
-	'reg_shared.c;;s/if \(st->age < TG_DEAD_ACT \|\| !change\)/if (0)/;;dead time: no early end before the cut can act, none for an undo'
+	'reg_shared.c;;s/if \(st->age < \(st->raw \? TG_RETURN_MIN : TG_DEAD_ACT\) \|\| !change\)/if (0)/;;dead time: no early end before the cut can act, none for an undo'
 	'reg_shared.c;;s/if \(st->flat && moved > /if (0 \&\& moved > /;;remedial dead time: the cut group'"'"'s traffic must be flat, not only moved 3\/4'
 	'reg_shared.c;;s/u32 shift = relapses > 1 \? relapses - 1 : 0;/u32 shift = 0;/;;hold time backs off per relapse'
 	# -- the remedial law (reg_remedial.c)
@@ -125,10 +125,14 @@ mutants=(
 	'reg_remedial.c;;s/if \(tg_rem_is_back\(cfg, g\)\)\n\t\treturn true;/;/;;a quiet neighbour released as idle is throttled again at once when its traffic is back'
 	'reg_remedial.c;;s/if \(!tg_blamed_load\(load, level, used\)\) \{/if (0) {/;;a group back at the noise floor is no neighbour: not throttled again (blame)'
 	'reg_remedial.c;;s/\tg->mem_left--;\n\treturn false;\n\}/\treturn false;\n}/;;a quiet group is remembered for TG_QUIET_MEM dead times, not for ever'
-	'reg_remedial.c;;s/\ttg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0\);\n\tr->cut_group = -1;\n\treturn true;/\treturn true;/;;a return waits its whole dead time (its unthrottled period is in the latency)'
+	'reg_remedial.c;;s/\tif \(r->dead\.left\) \{\n\t\ttg_settle_start\(&r->dead, cfg, TG_SETTLE_REM, true, 0, 0\);/\tif (0) {\n\t\ttg_settle_start(\&r->dead, cfg, TG_SETTLE_REM, true, 0, 0);/;;a return over a running dead time waits its whole dead time (never shorter than the one running)'
+	'reg_shared.c;;s/if \(st->age < \(st->raw \? TG_RETURN_MIN : TG_DEAD_ACT\) \|\| !change\)/if (st->age < TG_DEAD_ACT || !change)/;;a return'"'"'s dead time lasts TG_RETURN_MIN periods at least (the latency follows the traffic)'
+	'reg_remedial.c;;s/\tr->dead\.raw = true;\n//;;a return'"'"'s dead time watches the raw traffic (its average rises from its quiet)'
+	'reg_shared.c;;s/g->x_mem = step \? g->x_from : g->x;\n\t\tg->mba_mem = step \? g->mba_from : g->mba_lvl;/g->x_mem = g->x;\n\t\tg->mba_mem = g->mba_lvl;/;;a quiet group is remembered at its last judged allowance (and MBA level), not a step still waiting for its verdict'
 	'reg_shared.c;;s/\tif \(why != TG_WHY_IDLE \|\| !g->active\)\n\t\tg->mem_left = 0;\n//;;a quiet group that lost its tasks or was high priority is forgotten'
 	'reg_remedial.c;;s/g->mba_lvl = g->dram_ladder \? g->mba_mem : cfg->mba_max;/g->mba_lvl = cfg->mba_max;/;;a return on the DRAM ladder comes back at its MBA level'
 	'reg_remedial.c;;s/if \(!tg_rem_candidate\(g\) \|\| !tg_rem_is_back\(cfg, g\)\)/if (!tg_rem_candidate(g) || !g->mem_left || tg_throttled(\&g->rem, cfg))/;;a return throttles only the groups back, not one trickling under the noise floor'
+	'reg_remedial.c;;s/\t\tif \(g->cpu_now_us && g->cpu_now_us < g->u_ref && g->u_ref <= 0xffffffffu\)\n\t\t\tfrom = tg_mul_div\(from, \(u32\)g->u_ref, \(u32\)g->cpu_now_us\);\n//;;a return'"'"'s unthrottled rate is read over the CPU time of the period it came back in (partway through, it under-reads)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

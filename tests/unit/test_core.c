@@ -1905,19 +1905,27 @@ static void test_quiet_return_beside(void **state)
 		law_step(&w, 450);
 		assert_true(law_cut(&w, 1));
 		assert_int_equal(w.reg.cut_group, 1);
-		for (i = 0; i < TG_RETURN_MIN + 4; i++)	/* lagging inputs: unthrottled still */
+		for (i = 0; i < TG_RETURN_MIN + 4; i++) {
+			/* lagging inputs: unthrottled still (its average, from quiet, low) */
+			w.g[1].bps.v[TG_NVM_WRITE] = 100 * MB;
 			law_step(&w, 450);
+		}
 		assert_true(w.reg.dead.left > 0);
 		law_set(&w, 1, TG_NVM_WRITE, 600 * MB);	/* 0.3 of it */
 		law_step(&w, 450);
 		assert_int_equal(w.reg.dead.left, 0);
-		/* shown at once, the dead time still lasts TG_RETURN_MIN periods */
+		/*
+		 * shown at once, the dead time still lasts TG_RETURN_MIN
+		 * periods; back a quarter of the way into its period (a
+		 * quarter of its CPU time, of its rate): its rate unthrottled
+		 * is read over that CPU time, 0.3 of it is halfway down
+		 */
 		law_init(&w, 2);
 		w.cfg.law = law;
 		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
 		law_step(&w, 450);
-		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
-		w.g[1].cpu_now_us = PERIOD_US;
+		law_set(&w, 1, TG_NVM_WRITE, 500 * MB);
+		w.g[1].cpu_now_us = PERIOD_US / 4;
 		law_step(&w, 450);
 		assert_true(law_cut(&w, 1));
 		law_set(&w, 1, TG_NVM_WRITE, 600 * MB);
@@ -1927,6 +1935,23 @@ static void test_quiet_return_beside(void **state)
 		}
 		law_step(&w, 450);
 		assert_int_equal(w.reg.dead.left, 0);
+
+		/* gone quiet in a relax step's window: remembered before it */
+		for (i = 0; i < 2; i++) {
+			law_init(&w, 2);
+			w.cfg.law = law;
+			law_set(&w, 1, TG_NVM_WRITE, 100 * MB);
+			law_poke(&w, 1, false, 600000, 100);
+			w.g[1].x_from = 300000;
+			w.g[1].mba_from = 100;
+			w.g[1].relax_age = i ? w.cfg.dead_periods + 10 : 0;
+			law_set(&w, 1, TG_NVM_WRITE, 0);
+			w.g[1].cpu_now_us = 200;
+			while (w.g[1].last.action != TG_ACT_RELEASE && w.t < 8)
+				law_step(&w, 450);
+			assert_int_equal(w.g[1].last.why, TG_WHY_IDLE);
+			assert_int_equal(w.g[1].x_mem, i ? 600000 : 300000);
+		}
 
 		for (i = 0; i < 2; i++) {
 			law_init(&w, 2);
