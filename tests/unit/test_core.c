@@ -1837,6 +1837,20 @@ static void quiet_release(struct law *w, int i, int kind, bool dram, uint32_t x,
 	assert_true(unthrottled(&w->g[i].rem));
 }
 
+/* group 1 released as idle under `law`, then back at `bps` with `cpu` us of CPU: re-throttled */
+static void quiet_back(struct law *w, uint32_t law, int kind, bool dram, uint32_t mba,
+		       uint64_t bps, uint64_t cpu)
+{
+	law_init(w, 2);
+	w->cfg.law = law;
+	quiet_release(w, 1, kind, dram, 300000, mba);
+	law_step(w, 450);
+	law_set(w, 1, kind, bps);
+	w->g[1].cpu_now_us = cpu;
+	law_step(w, 450);
+	assert_true(law_cut(w, 1));
+}
+
 /*
  * The return beside others (review helper-62), both laws: a second quiet
  * group trickling under the noise floor is not throttled with it (a
@@ -1885,25 +1899,11 @@ static void test_quiet_return_beside(void **state)
 		assert_int_equal(w.reg.dead.left, w.cfg.dead_periods);
 		assert_int_equal(w.reg.cut_group, -1);
 
-		law_init(&w, 2);
-		w.cfg.law = law;
-		quiet_release(&w, 1, TG_DRAM_READ, true, 300000, 30);
-		law_step(&w, 450);
-		law_set(&w, 1, TG_DRAM_READ, 4 * GB);
-		w.g[1].cpu_now_us = PERIOD_US;
-		law_step(&w, 450);
-		assert_true(law_cut(&w, 1));
+		quiet_back(&w, law, TG_DRAM_READ, true, 30, 4 * GB, PERIOD_US);
 		assert_int_equal(w.g[1].last.why, TG_WHY_DRAM);
 		assert_int_equal(w.g[1].rem.mba, 30);
 
-		law_init(&w, 2);
-		w.cfg.law = law;
-		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
-		law_step(&w, 450);
-		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
-		w.g[1].cpu_now_us = PERIOD_US;
-		law_step(&w, 450);
-		assert_true(law_cut(&w, 1));
+		quiet_back(&w, law, TG_NVM_WRITE, false, 100, 2 * GB, PERIOD_US);
 		assert_int_equal(w.reg.cut_group, 1);
 		for (i = 0; i < TG_RETURN_MIN + 4; i++) {
 			/* lagging inputs: unthrottled still (its average, from quiet, low) */
@@ -1920,14 +1920,7 @@ static void test_quiet_return_beside(void **state)
 		 * quarter of its CPU time, of its rate): its rate unthrottled
 		 * is read over that CPU time, 0.3 of it is halfway down
 		 */
-		law_init(&w, 2);
-		w.cfg.law = law;
-		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
-		law_step(&w, 450);
-		law_set(&w, 1, TG_NVM_WRITE, 500 * MB);
-		w.g[1].cpu_now_us = PERIOD_US / 4;
-		law_step(&w, 450);
-		assert_true(law_cut(&w, 1));
+		quiet_back(&w, law, TG_NVM_WRITE, false, 100, 500 * MB, PERIOD_US / 4);
 		law_set(&w, 1, TG_NVM_WRITE, 600 * MB);
 		for (i = 1; i < TG_RETURN_MIN; i++) {
 			law_step(&w, 450);
