@@ -31,6 +31,7 @@
  */
 #define TG_SETTLE_REM		4
 #define TG_SETTLE_RETURN	2	/* a quiet group's return: its raw traffic halfway down */
+#define TG_RETURN_RATE_DIV	2	/* ... at half its rate per CPU time when first cut */
 #define TG_SETTLE_PREV		3
 
 /*

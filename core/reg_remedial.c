@@ -576,6 +576,8 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 		g->u_ref = g->cpu_usage_us > g->cpu_now_us ? g->cpu_usage_us : g->cpu_now_us;
 		if (!g->u_ref)
 			g->u_ref = r->quota_cap;
+		/* its traffic per CPU time unthrottled (both averages lag alike) */
+		g->mem_rate = tg_div64_u64(tg_total(g), g->cpu_usage_us ? g->cpu_usage_us : 1);
 		g->x_bad = TG_NEVER;
 	}
 	want = (u32)tg_mul_div(x0, keep, TG_PPM);
@@ -760,6 +762,20 @@ static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_gro
 }
 
 /*
+ * Back as the workload it was: its traffic per CPU time at least
+ * 1/TG_RETURN_RATE_DIV of what it was when first cut. A neighbour
+ * switching on comes back at its rate per CPU time; one whose traffic fell
+ * while its process still runs (its noise stopped: a trickle per CPU
+ * second) is not a return, whatever the blame level.
+ */
+static bool tg_rem_same_rate(const struct tg_reg_group *g)
+{
+	u64 now = tg_div64_u64(tg_raw_total(g), g->cpu_now_us ? g->cpu_now_us : 1);
+
+	return now >= g->mem_rate / TG_RETURN_RATE_DIV;
+}
+
+/*
  * tg_rem_back() - tg_rem_is_back(), in the per-group loop: then
  * tg_rem_return() judges it; its memory counts down while it is not back
  * (and in tg_rem_return() while it is back but not blamed).
@@ -797,8 +813,8 @@ bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
  * the allowance predicts (its average, rising from its quiet, tells
  * nothing), and no sooner than TG_RETURN_MIN periods (the latency follows
  * the traffic with the platform's delay): a level too high is cut again
- * within the on phase of a neighbour switching every 0.3 s. A dead time already running (a cut not measured yet) becomes
- * the whole wait, as after an undo: never shorter than the one running,
+ * within the on phase of a neighbour switching every 0.3 s. A dead time
+ * already running (a cut not measured yet) becomes the whole wait, as after an undo: never shorter than the one running,
  * and not ended by that cut's group alone. Called only when tg_rem_back()
  * found one; O(groups) then.
  *
@@ -822,7 +838,7 @@ bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			continue;
 		for (k = 0; k < TG_NR_KINDS; k++)
 			load[k] = tg_blame_row(g->bps_now.v, tg_blame_w[k]);
-		if (!tg_blamed_load(load, level, used)) {
+		if (!tg_blamed_load(load, level, used) || !tg_rem_same_rate(g)) {
 			g->mem_left--;
 			continue;
 		}

@@ -211,9 +211,10 @@ void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 /*
  * A remedial release: the search for the group's allowance back to its
  * start. A release for idleness keeps the allowance the group was held at
- * (x_mem; the one before a step still waiting for its verdict): when it comes back, the law's first cut goes at least that far;
- * if it still has tasks and its traffic comes back within TG_QUIET_MEM
- * dead times, it is throttled there again at once (tg_rem_return()).
+ * (x_mem; the one before a step still waiting for its verdict): when it
+ * comes back, the law's first cut goes at least that far; if it still has
+ * tasks and its traffic comes back within TG_QUIET_MEM dead times, it is
+ * throttled there again at once (tg_rem_return()).
  */
 void tg_rem_reset(struct tg_reg_group *g, const struct tg_reg_cfg *cfg,
 		  enum tg_reason why)

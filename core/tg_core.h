@@ -478,6 +478,7 @@ struct tg_reg_group {
 	bool clear;			/* ... stayed clear of its threshold in it */
 	s8 mem_class;			/* the class of MT²'s order it was cut in */
 	u32 mba_mem;			/* its MBA level when it went idle */
+	u64 mem_rate;			/* bytes/s per us of CPU when first cut */
 	u32 over_mark;			/* the regulator's over_seen at its step */
 	int cut_class;			/* scratch of a cut: its class, -1 none */
 	u64 cut_val;			/* ... its traffic there */

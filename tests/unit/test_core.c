@@ -1929,6 +1929,26 @@ static void test_quiet_return_beside(void **state)
 		law_step(&w, 450);
 		assert_int_equal(w.reg.dead.left, 0);
 
+		/*
+		 * its traffic per CPU time: first cut at 100 MB/s over a whole
+		 * period; back at 3 MB/s over a whole period (a trickle from a
+		 * process still running: its noise stopped) it is not throttled
+		 * again, over a fiftieth of one (its rate per CPU time) it is
+		 */
+		for (i = 0; i < 2; i++) {
+			law_init(&w, 2);
+			w.cfg.law = law;
+			law_set(&w, 0, TG_DRAM_READ, 2 * MB);
+			law_set(&w, 0, TG_NVM_WRITE, 0);
+			quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+			w.g[1].mem_rate = 100 * MB / PERIOD_US;
+			law_step(&w, 450);
+			law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
+			w.g[1].cpu_now_us = i ? PERIOD_US / 50 : PERIOD_US;
+			law_step(&w, 450);
+			assert_int_equal(law_cut(&w, 1), i);
+		}
+
 		/* gone quiet in a relax step's window: remembered before it */
 		for (i = 0; i < 2; i++) {
 			law_init(&w, 2);
