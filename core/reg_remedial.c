@@ -814,9 +814,10 @@ bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
  * nothing), and no sooner than TG_RETURN_MIN periods (the latency follows
  * the traffic with the platform's delay): a level too high is cut again
  * within the on phase of a neighbour switching every 0.3 s. A dead time
- * already running (a cut not measured yet) becomes the whole wait, as after an undo: never shorter than the one running,
- * and not ended by that cut's group alone. Called only when tg_rem_back()
- * found one; O(groups) then.
+ * already running (a cut not measured yet) becomes the whole wait, as
+ * after an undo: never shorter than the one running, and not ended by
+ * that cut's group alone. Called only when tg_rem_back() found one;
+ * O(groups) then.
  *
  * Return: whether one was throttled again.
  */
