@@ -1065,6 +1065,7 @@ static double solo(const struct scen *s, int v)
 struct oracle {
 	int na;			/* high priority alone is over: no rate helps */
 	int floor_limited;	/* at their quota floors they still keep it over */
+	int res_limited;	/* WC_MIN of the rate moves no binding latency by 1 ns */
 	double f;		/* the CPU share of every low-priority group */
 	double rate;		/* their traffic there, B/s */
 	double vic[MAXG];	/* every group's throughput there */
@@ -1112,9 +1113,37 @@ static void oracle_knobs(const struct scen *s, double f, const double *fmin, str
 		kn->frac[i] = fmin && f < fmin[i] ? fmin[i] : f;
 }
 
+/*
+ * Resolution-limited: the latencies that bind at the oracle's share f
+ * (within the detector's 1 ns of their threshold there) move by less than
+ * that 1 ns between WC_MIN x f and f. The detector reads whole ns; the law
+ * cannot tell those levels apart but by the measurement noise, and its
+ * setpoint band is that 1 ns under the threshold (TG_BAND_DIV). Judged all
+ * the same; counted apart (docs/control-law.md, "Verification").
+ */
+static int res_limited(const struct scen *s, double f)
+{
+	struct knobs kn;
+	struct pstate at, under;
+	int k, bind = 0;
+
+	oracle_knobs(s, f, NULL, &kn);
+	plant_solve(s, &kn, &at);
+	oracle_knobs(s, WC_MIN * f, NULL, &kn);
+	plant_solve(s, &kn, &under);
+	for (k = 0; k < NK; k++) {
+		if (!prot(s, k) || at.L[k] < s->thr[k] - 1)
+			continue;
+		bind = 1;
+		if (at.L[k] - under.L[k] >= 1)
+			return 0;
+	}
+	return bind;
+}
+
 static void oracle_find(const struct scen *s, double qmin, struct oracle *o)
 {
-	double lo = 0, hi = 1, fmin[MAXG];
+	double lo = 0, hi = 1, fmin[MAXG] = { 0 };
 	struct knobs kn;
 	struct pstate p;
 	int i, it;
@@ -1154,6 +1183,7 @@ static void oracle_find(const struct scen *s, double qmin, struct oracle *o)
 	oracle_knobs(s, lo, fmin, &kn);
 	plant_solve(s, &kn, &p);
 	o->floor_limited = !under_all(s, &p);
+	o->res_limited = lo < 1 && res_limited(s, lo);
 }
 
 /*
@@ -1198,7 +1228,7 @@ struct stats {
 	long limit_windows;		/* limited kinds' 100 ms windows checked */
 	/* against the oracle, [0] several low-priority groups, [1] one */
 	struct wc {
-		long n, under, victim_under, react_n, react_over;
+		long n, under, victim_under, react_n, react_over, res, res_under;
 		double min, sum, react_max, react_sum;
 	} wc[2];
 };
@@ -1648,9 +1678,13 @@ static void run_scenario(u64 seed, struct stats *st)
 		if (!w->min || r < w->min)
 			w->min = r;
 		w->under += r < WC_MIN;
+		if (orc.res_limited) {
+			w->res++;
+			w->res_under += r < WC_MIN;
+		}
 		if (one && r < WC_MIN)
-			SCEN_SOFT("the neighbours keep %.3f of the oracle rate (%.0f of %.0f B/s, oracle CPU share %.4f)",
-				  r, rate, orc.rate, orc.f);
+			SCEN_SOFT("the neighbours keep %.3f of the oracle rate (%.0f of %.0f B/s, oracle CPU share %.4f%s)",
+				  r, rate, orc.rate, orc.f, orc.res_limited ? ", resolution-limited" : "");
 		for (i = 0; i < s->nh; i++) {
 			double so = solo(s, i);
 
@@ -1796,11 +1830,12 @@ static void stats_oracle(const struct stats *st)
 		const struct wc *w = &st->wc[one];
 
 		printf("  against the oracle, %s: work-conserving in %ld: neighbours at %.3f of the oracle rate at worst, %.3f mean, %ld under %.2f, %ld victims under their oracle level - %.2f; "
-		       "reaction in %ld: %.2f x the oracle's at worst (1e9: not back), %.2f mean, %ld over %.1f\n",
+		       "reaction in %ld: %.2f x the oracle's at worst (1e9: not back), %.2f mean, %ld over %.1f; "
+		       "resolution-limited %ld of the %ld, %ld of them under %.2f\n",
 		       one ? "one neighbour (asserted)" : "several neighbours (measured)", w->n, w->min,
 		       w->n ? w->sum / w->n : 0, w->under, WC_MIN, w->victim_under, VICTIM_PTS,
 		       w->react_n, w->react_max, w->react_n ? w->react_sum / w->react_n : 0,
-		       w->react_over, REACT_MAX);
+		       w->react_over, REACT_MAX, w->res, w->n, w->res_under, WC_MIN);
 	}
 	printf("  %ld floor-limited (the oracle's cut under the quota floor); %ld quiet neighbours released within %ld periods after the lag\n",
 	       st->wc_floor, st->quiet_checked, st->quiet_max);
