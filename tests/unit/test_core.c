@@ -2013,6 +2013,50 @@ static void test_window_mean_over(void **state)
 }
 
 /*
+ * The window law's search settles where a step came close: a relax step
+ * whose window reads the latency at its threshold (500, close and never
+ * over) is held at the window's end, settled, its unsafe bound one
+ * 1/TG_BISECT_RES step over it; the same step with its window clear under
+ * the threshold (450) is not held (the search goes on). test_plant's
+ * on/off test killed a law without the rule (mutant 50) until the quiet
+ * return (27 Nov) re-throttled the neighbour before the search got there.
+ */
+static void test_window_close_settles(void **state)
+{
+	struct law w;
+	int close;
+
+	(void)state;
+	for (close = 0; close <= 1; close++) {
+		int p, age = -1;
+		bool settled = false;
+		uint32_t x = 0;
+
+		law_init(&w, 2);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * GB);
+		law_poke(&w, 1, false, 500000, 100);
+		for (p = 0; p < 400; p++) {
+			if (age < 0 && w.g[1].last.action == TG_ACT_RELAX) {
+				age = 0;
+				x = w.g[1].x;
+			}
+			law_step(&w, age >= 0 && close ? 500 : 450);
+			settled |= w.g[1].last.why == TG_WHY_SETTLED;
+			if (age >= 0 && ++age > (int)w.cfg.dead_periods + 1)
+				break;
+		}
+		assert_true(age > 0);
+		if (close) {
+			assert_true(settled && w.g[1].hold);
+			assert_int_equal(w.g[1].x, x);
+			assert_int_equal(w.g[1].x_bad, x + x / TG_BISECT_RES + 1);
+		} else {
+			assert_false(settled || w.g[1].hold);
+		}
+	}
+}
+
+/*
  * A victim whose NVM write latency is read only every `gap` periods (the
  * detector reads 0 in the periods between: no reads of that kind then) is
  * protected all the same: a neighbour arriving at 600 (threshold 500) is
@@ -3873,6 +3917,7 @@ int main(void)
 		cmocka_unit_test(test_quiet_return),
 		cmocka_unit_test(test_quiet_return_beside),
 		cmocka_unit_test(test_window_mean_over),
+		cmocka_unit_test(test_window_close_settles),
 		cmocka_unit_test(test_sparse_readings),
 		cmocka_unit_test(test_sparse_review),
 		cmocka_unit_test(test_hold_level),
