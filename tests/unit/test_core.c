@@ -2045,7 +2045,7 @@ static void test_window_close_settles(void **state)
 			if (age >= 0 && ++age > (int)w.cfg.dead_periods + 1)
 				break;
 		}
-		assert_true(age > 0);
+		assert_int_equal(age, (int)w.cfg.dead_periods + 2);	/* the window judged */
 		if (close) {
 			assert_true(settled && w.g[1].hold);
 			assert_int_equal(w.g[1].x, x);

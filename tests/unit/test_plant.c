@@ -1065,7 +1065,7 @@ static double solo(const struct scen *s, int v)
 struct oracle {
 	int na;			/* high priority alone is over: no rate helps */
 	int floor_limited;	/* at their quota floors they still keep it over */
-	int res_limited;	/* WC_MIN of the rate moves no binding latency by 1 ns */
+	int res_limited;	/* WC_MIN of the share moves no binding latency 1 ns */
 	double f;		/* the CPU share of every low-priority group */
 	double rate;		/* their traffic there, B/s */
 	double vic[MAXG];	/* every group's throughput there */
