@@ -4,7 +4,8 @@
 # register reading, then the whole watch with a fake QEMU and monitor - a
 # silent console with a vCPU at the int3 entry ends the run early as the
 # TCG int3 livelock; a silent console without one does not; and the line a
-# failed run prints of where the vCPUs were.
+# failed run prints of where the vCPUs were; the int3 artifact's verdict
+# on a real oops (testdata/int3-oops-6.1.txt).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 regs=$here/testdata/int3-livelock-regs.txt
@@ -131,4 +132,25 @@ printf 'x\033[2JTGTEST-INFO: ksym asm_exc_int3 ffffffffa8600ba0\r\n' > "$log"
 got=$(stall_rips "$regs")
 want="CPU#0 ffffffffa8600ba0 RFL=00000002 HLT=0; CPU#1 ffffffffa7ae0be0 RFL=00000002 HLT=0 (int3 entry ffffffffa8600ba0)"
 if [ "$got" = "$want" ]; then pass stall_rips_one_line; else failt stall_rips_one_line "'$got'"; fi
+# The int3 artifact (tcg_int3_artifact): the 6.1 cloud guest's oops of 27 Nov
+# (testdata/int3-oops-6.1.txt: an int3 at __schedule+0x281, "cc <1f> 44 00
+# 00", the patch of a static branch half-way), its 6.12 heading, and a trap
+# whose int3 is gone since; not a real int3 (before an ordinary instruction
+# or in padding), one in a module, another oops, or a KVM guest.
+oops=$here/testdata/int3-oops-6.1.txt
+# a NAME WANT SED [ACCEL]: the verdict on the oops edited by SED
+a() {
+	local got=no
+	sed -e "$3" "$oops" > "$tmp/oops.txt"
+	accel=${4:-tcg} tcg_int3_artifact "$tmp/oops.txt" && got=yes
+	if [ "$got" = "$2" ]; then pass "$1"; else failt "$1" "taken for the artifact: $got, expected $2"; fi
+}
+a int3_artifact_6_1_patch_half_way yes ""
+a int3_artifact_6_12_heading yes 's/^\(\[ *[0-9.]*\] \)int3: /\1Oops: int3: /'
+a int3_artifact_int3_gone yes 's/ cc <1f> 44 00 00 / 0f <1f> 44 00 00 /'
+a int3_artifact_not_a_real_int3 no 's/ cc <1f> 44 00 00 / cc <48> 89 e5 00 /'
+a int3_artifact_not_in_padding no 's/ cc <1f> 44 00 00 / cc <cc> 44 00 00 /'
+a int3_artifact_not_in_a_module no 's|RIP: 0010:__schedule+0x281/0xa00|RIP: 0010:tg_park+0x1/0x90 [tgroup]|'
+a int3_artifact_not_another_oops no 's/\] int3: 0000/] general protection fault: 0000/'
+a int3_artifact_not_under_kvm no "" kvm
 exit $rc

@@ -98,20 +98,6 @@ else
 	esac
 	accel_args=(-accel "tcg,thread=${TG_TCG_THREAD:-multi}" -cpu max)
 fi
-# A TCG artifact, not a kernel bug: an int3 trap at an address whose byte is
-# no longer int3 when the oops prints it ("Code: ... <xx>", xx != cc) - a
-# vCPU ran a stale translation of kernel text that another vCPU had just
-# patched (static keys and tracepoints are switched with text_poke_bp; the
-# module's insmod/rmmod and perf events do that). Seen about once in a dozen
-# full runs booting 6.12 under multi-threaded TCG; never a real int3 left in
-# the text. Such a run is booted again, once, and says so.
-tcg_int3_artifact() {
-	local code
-	[ "$accel" = tcg ] || return 1
-	code=$(awk '/Oops: int3/ { f = 1 } f && /Code: / { print; exit }' "$1")
-	[ -n "$code" ] && ! grep -q '<cc>' <<<"$code"
-}
-
 # Boot; a guest that has not reached init within TG_VM_BOOT_TIMEOUT (TCG
 # has been seen to stall in early boot, rarely) is killed and booted again,
 # once.
@@ -122,7 +108,8 @@ stall_s=${TG_VM_STALL_S:-$((200 + ${churn_s:-0}))}
 # after this much silence the stall watch looks for the int3 livelock
 int3_s=${TG_VM_INT3_S:-30}
 mon=$build/monitor.$$.sock
-# monitor, stall_watch, qemu_hung, int3_livelock (tests/vm/int3-test.sh runs them)
+# monitor, stall_watch, qemu_hung, int3_livelock, tcg_int3_artifact
+# (tests/vm/int3-test.sh runs them)
 . "$here/stall.sh"
 for run in 1 2; do
 	for attempt in 1 2; do

@@ -169,3 +169,33 @@ stall_rips() {
 		}
 		END { if (out != "") printf "%s (int3 entry %s)\n", out, a }'
 }
+# tcg_int3_artifact CONSOLE: a TCG artifact, not a kernel bug - an int3 trap
+# in the kernel's own text (not a module's) at a site the kernel patches
+# (docs/testing.md, "A guest hang"): a vCPU ran a stale translation of
+# kernel text that another vCPU was patching (static keys and tracepoints
+# switch with text_poke_bp: int3 on the first byte, then the tail, then the
+# first byte; perf events, insmod/rmmod and cpu.max writes flip keys). The
+# trap's RIP is the byte after the int3 (the "Code:" line's <xx>), so the
+# byte before it is the trap's: no longer cc (the patch done when the oops
+# printed), or cc still with a 5-byte nop's tail after it (cc <1f> 44 00 00:
+# the patch half-way, its tail written). 6.1 heads the report "int3: 0000
+# [#1]", 6.12 "Oops: int3: 0000 [#1]". Seen on 6.12 about once in a dozen
+# full runs (21 Nov) and on 6.1 at __schedule+0x281 right after regulate's
+# perf_source_counts_per_task, whose per-task events flip perf_sched_events
+# (27 Nov, testdata/int3-oops-6.1.txt). A real int3 left in the text
+# (cc <cc>, cc before an ordinary instruction) or one in a module is not
+# taken for it. Such a run is booted again, once, and says so.
+tcg_int3_artifact() {
+	[ "$accel" = tcg ] || return 1
+	tr -d '\r' < "$1" 2>/dev/null | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | awk '
+		BEGIN { r = 1 }
+		/^(Oops: )?int3: [0-9a-f]+ \[#[0-9]+\]/ { f = 1; next }
+		f == 1 && /^RIP: 0010:/ { if ($3 ~ /^\[/) exit; f = 2; next }
+		f == 2 && /^Code: / {
+			for (i = 2; i <= NF; i++) if ($i ~ /^<..>$/) break
+			if (i > 2 && i <= NF)
+				r = $(i - 1) == "cc" && !($i == "<1f>" && $(i + 1) == "44" && $(i + 2) == "00" && $(i + 3) == "00")
+			exit
+		}
+		END { exit r }'
+}
