@@ -154,6 +154,17 @@ static double measure_s(double dflt)
 #define CHILD_SPIN_US		5000	/* children forked while throttled */
 #define CHILD_MAX_INFLIGHT	8
 #define CHILD_PARENT_MB		64	/* makes fork() slower than the allowance */
+/*
+ * children_start_throttled's group at most quota + 20 %, not REQ_TOL: each
+ * child's exit tears down a copy of CHILD_PARENT_MB's page tables, and an
+ * exiting task is never parked (no task stays parked: docs/module.md), so
+ * that work runs past the quota, and under TCG it grows with the host's
+ * slowness. Read 0.113 once (6.12 guest, 28 Nov, beside the 6.1 guest on a
+ * host at 87 % of 2 cores: 12 children in 5.64 s where a quiet run forks
+ * 22-35, 0.098-0.101) with no code change. Children starting unparked show
+ * in the "fast" count, and as far more than 20 %.
+ */
+#define CHILD_TOL		0.20
 
 /*
  * 15 s in the cloud-kernel guests (6.1 and 6.12: make check's budget); the
@@ -600,7 +611,7 @@ TEST_T(quota_long_spinner, 40)
  *    time from when its parent entered fork() - the group (fork + child)
  *    would have used over 5 ms in 10 ms at a quota of 1 ms;
  *  - in sum: the whole group (parent, burner, every child) stays within
- *    10 % +- REQ_TOL.
+ *    10 % - REQ_TOL .. + CHILD_TOL.
  * Sequential fork+exit children are quota_fork_per_request_500us.
  */
 struct child_res {
@@ -622,7 +633,7 @@ TEST_T(children_start_throttled, 40)
 {
 	struct child_res *r = shm(sizeof(*r));
 	struct bounded b = { 0 };
-	double share, lo = Q10_SHARE * (1 - REQ_TOL), hi = Q10_SHARE * (1 + REQ_TOL);
+	double share, lo = Q10_SHARE * (1 - REQ_TOL), hi = Q10_SHARE * (1 + CHILD_TOL);
 	pid_t w;
 
 	pinned_group("kids", Q10_US);
@@ -704,7 +715,8 @@ TEST_T(children_start_throttled, 40)
 	       "ran %d us of CPU within one period of their fork (quota %d us per period; at "
 	       "most %d may)", r->fast, r->children, CHILD_SPIN_US, Q10_US, CHILD_FAST_MAX);
 	EXPECT(share >= lo && share <= hi, "group share %.3f with throttled children, "
-	       "expected %.2f +- %.0f %%", share, Q10_SHARE, REQ_TOL * 100);
+	       "expected %.2f - %.0f %% .. + %.0f %%", share, Q10_SHARE, REQ_TOL * 100,
+	       CHILD_TOL * 100);
 	rmdir(p2(MNT, "kids"));
 }
 
