@@ -520,8 +520,9 @@ lap 5c
 #     It runs beside the debug-kernel lane (step 6), niced (its checks are
 #     its output's shape, not its timing: the demo's control is judged by
 #     eval-quick, step 5b; its guest may take up to 5 min to reach init,
-#     not 90 s), and its result prints after the lane's. The lane uses
-#     about 67 % of the host's 2 cores on its own (27 Nov).
+#     not 90 s), and its result prints after the lane's. The lane's two
+#     guests keep the host near 95 % busy (28 Nov: the lane 391 s, the demo
+#     beside it 263 s; one lane guest kept it at 67 %, 511 s).
 fresh_pid=
 dbg_on=
 if [ "${CI:-}" = true ] || [ "${TG_DEBUG_LANE:-1}" != 0 ]; then dbg_on=1; fi
@@ -542,6 +543,8 @@ lap 6
 # 6. The debug-kernel lane: the same suites on Debian's 6.1 built with
 #    lockdep, KASAN, kmemleak and debugobjects (built once, about half an
 #    hour on 2 cores, then cached in ~/.cache/tgroup); any report fails it.
+#    Two guests side by side, throttle and lifecycle in the second
+#    (tests/vm/dbg-lane.sh: TG_DBG_SPLIT, TG_DBG_GUESTS=1 for one).
 #    TG_DEBUG_LANE=0 skips it for a quick local run; CI=true always runs it.
 if [ -n "$dbg_on" ]; then
 	mkdir -p "$build/dbg"
