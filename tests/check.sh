@@ -73,7 +73,7 @@ kver=$(tests/vm/kver.sh) || { echo "no Debian cloud kernel image + headers (make
 lap 1
 # 1. tgroup.ko against the guest kernel's headers, warning-free with W=1.
 log=$build/module-build.log
-if make --no-print-directory -C "/lib/modules/$kver/build" M="$top" W=1 modules >"$log" 2>&1; then
+if make --no-print-directory -j"$(nproc)" -C "/lib/modules/$kver/build" M="$top" W=1 modules >"$log" 2>&1; then
 	if grep -E 'warning:|error:' "$log"; then ko module_build_w1 "warnings (see $log)"; else ok module_build_w1; fi
 else
 	tail -20 "$log"; ko module_build_w1 "build failed"
@@ -102,7 +102,7 @@ if [ -n "$h612" ]; then
 	rm -rf "$src" && mkdir -p "$src"
 	cp -r Kbuild module cgroup-ui core pmdk-hooks "$src/"
 	find "$src" \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' \) -delete
-	if make --no-print-directory -C "$h612" M="$src" W=1 modules >"$build/module-build-6.12.log" 2>&1; then
+	if make --no-print-directory -j"$(nproc)" -C "$h612" M="$src" W=1 modules >"$build/module-build-6.12.log" 2>&1; then
 		if grep -E 'warning:|error:' "$build/module-build-6.12.log"; then ko module_build_6_12_w1 "warnings"
 		else ok "module_build_6_12_w1 ($(basename "$h612"))"; fi
 	else

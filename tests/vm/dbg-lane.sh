@@ -78,6 +78,7 @@ t_vm=$(date +%s)
 # and regulate's quota tests park them: the common paths are in both).
 # TG_DBG_GUESTS=1 runs every suite in one guest.
 split=${TG_DBG_SPLIT:-throttle,lifecycle}
+split=${split// /}
 sa= sb=
 for s in ${suites//,/ }; do
 	case ",$split," in *",${s%%:*},"*) sb+=${sb:+,}$s ;; *) sa+=${sa:+,}$s ;; esac
@@ -94,16 +95,36 @@ guest() {
 	tests/vm/run.sh "$krel" "$initramfs" "$2"
 }
 cons=("$build/vm/dbg-console.log.txt")
-rm -f "$build/vm/dbg-console-b.log.txt"
+# no earlier run's console read as this one's if a guest never starts
+rm -f "$build/vm/dbg-console.log" "$build/vm/dbg-console.log.txt" "$build/vm/dbg-console-b.log" "$build/vm/dbg-console-b.log.txt"
+# one guest lock for both (TG_GUEST_LOCK: one guest at a time across
+# checkouts): each run.sh would otherwise wait for the other's
+if [ -n "$sb" ] && [ -n "${TG_GUEST_LOCK:-}" ] && [ -z "${TG_GUEST_LOCK_HELD:-}" ]; then
+	echo "dbg: waiting for the guest lock $TG_GUEST_LOCK" >&2
+	exec 8>>"$TG_GUEST_LOCK" && flock 8 && export TG_GUEST_LOCK_HELD=1
+fi
+bpid=
 if [ -n "$sb" ]; then
 	guest "$build/vm/dbg-console-b.log" "$sb" > "$dbg/vm-b.out" &
 	bpid=$!
 	cons+=("$build/vm/dbg-console-b.log.txt")
+	# interrupted (a standalone make dbg-check: the background guest
+	# ignores SIGINT, and its QEMU runs in a process group of its own under
+	# timeout): guest b's processes go too
+	kill_tree() {
+		local c
+		for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+		kill -KILL "$1" 2>/dev/null
+	}
+	trap 'kill_tree "$bpid"; exit 130' INT
+	trap 'kill_tree "$bpid"; exit 143' TERM
 fi
 vmout=$(guest "$build/vm/dbg-console.log" "$sa")
 if [ -n "$sb" ]; then
 	wait "$bpid"
-	vmout+=$'\n'$(cat "$dbg/vm-b.out")
+	trap - INT TERM
+	# guest b's verdicts name it
+	vmout+=$'\n'$(sed 's/^  FAIL vm: /&(guest b: '"$sb"') /' "$dbg/vm-b.out")
 	echo "  guest a: $sa; guest b: $sb"
 fi
 t_end=$(date +%s)

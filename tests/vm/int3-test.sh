@@ -148,9 +148,20 @@ a() {
 a int3_artifact_6_1_patch_half_way yes ""
 a int3_artifact_6_12_heading yes 's/^\(\[ *[0-9.]*\] \)int3: /\1Oops: int3: /'
 a int3_artifact_int3_gone yes 's/ cc <1f> 44 00 00 / 0f <1f> 44 00 00 /'
+a int3_artifact_int3_gone_jump yes 's/ cc <1f> 44 00 00 / e9 <dd> 01 00 00 /'
+a int3_artifact_not_gone_elsewhere no 's/ cc <1f> 44 00 00 / 48 <89> e5 00 00 /'
 a int3_artifact_not_a_real_int3 no 's/ cc <1f> 44 00 00 / cc <48> 89 e5 00 /'
 a int3_artifact_not_in_padding no 's/ cc <1f> 44 00 00 / cc <cc> 44 00 00 /'
 a int3_artifact_not_in_a_module no 's|RIP: 0010:__schedule+0x281/0xa00|RIP: 0010:tg_park+0x1/0x90 [tgroup]|'
 a int3_artifact_not_another_oops no 's/\] int3: 0000/] general protection fault: 0000/'
 a int3_artifact_not_under_kvm no "" kvm
+# not booted again after a kernel bug report before the oops (the debug
+# lane's reports would go with the first console); one after it is the
+# oops's own consequence
+{ echo "[   70.1] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x1/0x2"; cat "$oops"; } > "$tmp/oops.txt"
+b1=no; kernel_bug_first "$tmp/oops.txt" "$int3_heading" && b1=yes
+{ cat "$oops"; echo "[   73.1] WARNING: CPU: 1 PID: 9 at kernel/sched/core.c:1 f+0x1/0x2"; } > "$tmp/oops.txt"
+b2=no; kernel_bug_first "$tmp/oops.txt" "$int3_heading" && b2=yes
+if [ $b1 = yes ] && [ $b2 = no ]; then pass int3_artifact_not_after_a_bug_report
+else failt int3_artifact_not_after_a_bug_report "a WARN before the oops: $b1 (want yes), after it: $b2 (want no)"; fi
 exit $rc

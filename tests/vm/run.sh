@@ -147,16 +147,15 @@ for run in 1 2; do
 		echo "vm: QEMU stopped answering its own monitor with the guest silent (see ${diag}qemu-hung.*): booting again"
 		continue
 	fi
-	# not when the kernel reported a bug first: a second boot would
+	# neither when the kernel reported a bug first: a second boot would
 	# replace the console, and the debug lane reads only the last one
-	if [ $run = 1 ] && tcg_livelock &&
-		! grep -qE 'KASAN|UBSAN|possible circular locking|inconsistent lock state|general protection|kernel BUG at|WARNING: CPU:' "$log.txt"; then
+	if [ $run = 1 ] && tcg_livelock && ! kernel_bug_first "$log.txt"; then
 		cp "$log.txt" "${diag}int3-livelock.log.txt"
 		cp "$log.stall.txt" "${diag}int3-livelock.stall.txt"
 		echo "vm: TCG livelock ($(livelock_what); see ${diag}int3-livelock.*): booting again"
 		continue
 	fi
-	if [ $run = 1 ] && tcg_int3_artifact "$log.txt"; then
+	if [ $run = 1 ] && tcg_int3_artifact "$log.txt" && ! kernel_bug_first "$log.txt" "$int3_heading"; then
 		cp "$log.txt" "${diag}int3-artifact.log.txt"
 		echo "vm: TCG int3 artifact (stale translation of patched kernel text, see ${diag}int3-artifact.log.txt): booting again"
 		continue
