@@ -766,11 +766,19 @@ static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_gro
  * 1/TG_RETURN_RATE_DIV of what it was when first cut. A neighbour
  * switching on comes back at its rate per CPU time; one whose traffic fell
  * while its process still runs (its noise stopped: a trickle per CPU
- * second) is not a return, whatever the blame level.
+ * second) is not a return, whatever the blame level. The CPU time is the
+ * larger of this period's and its average: one back from sleep (its
+ * average low) is judged on this period's, however little of it it ran;
+ * one that ran on all along (its average high) but barely in this period
+ * - a loaded host - is judged on what it runs, not on a sliver beside
+ * traffic its counters carried over from the periods before (they need not
+ * tick with the scheduler). Seen in the guest's
+ * remedial_closed_loop_bystander under load: the trickle read as a return.
  */
 static bool tg_rem_same_rate(const struct tg_reg_group *g)
 {
-	u64 now = tg_div64_u64(tg_raw_total(g), g->cpu_now_us ? g->cpu_now_us : 1);
+	u64 cpu = g->cpu_now_us > g->cpu_usage_us ? g->cpu_now_us : g->cpu_usage_us;
+	u64 now = tg_div64_u64(tg_raw_total(g), cpu ? cpu : 1);
 
 	return now >= g->mem_rate / TG_RETURN_RATE_DIV;
 }

@@ -337,6 +337,31 @@ static int untouched(const char *g)
 	return stat_is(g, "cpu_quota_usec", "max") && stat_value(g, "mba_percent") == 100;
 }
 
+/* the word after "key " in g's tgroup.stat, into out ("?" if none) */
+static void stat_line(const char *g, const char *key, char *out, size_t n)
+{
+	char buf[2048], *p;
+
+	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
+	p = strstr(buf, key);
+	snprintf(out, n, "?");
+	if (p)
+		sscanf(p + strlen(key), " %31s", out);
+}
+
+/* what a throttle after the writer's release came with: for the FAIL line */
+static void rethrottle_why(const struct plant *pl, int period, char *out, size_t n)
+{
+	char reason[32], mech[32], act[32];
+
+	stat_line("nz", "last_reason", reason, sizeof(reason));
+	stat_line("nz", "last_mechanism", mech, sizeof(mech));
+	stat_line("nz", "last_action", act, sizeof(act));
+	snprintf(out, n, "period %d, %s by %s for %s, quota %llu mba %llu, plant DRAM read %.1f ns, NVM write %.1f ns",
+		 period, act, mech, reason, stat_value("nz", "cpu_quota_usec"),
+		 stat_value("nz", "mba_percent"), pl->l_dr, pl->l_nw);
+}
+
 /*
  * The release bound of docs/control-law.md ("How fast throttles are
  * released") for the writer's quota q (quota ladder, u_ref one CPU's
@@ -420,6 +445,7 @@ static void closed_loop_bystander(void)
 	double share[NPROC], vic_ns = 0, vic_bytes = 0, vic_cpu = 0, t0, solo;
 	unsigned long long p0, q0, m0, cap;
 	int i, steps = 0, none_seen = 0, released = -1, again = 0, bound;
+	char how[32] = "", why[256] = "";
 
 	/*
 	 * quiet_periods 50: a period the plant missed (this process not
@@ -490,17 +516,20 @@ static void closed_loop_bystander(void)
 			none_seen |= pl.l_dr < PL_THR_DR * PL_LOW_PCT / 100.0;
 			if (untouched("nz"))
 				released = (int)p;
-		} else {
-			again += !untouched("nz");	/* and stays released */
+			if (released >= 0)	/* how: released by the search, or as idle */
+				stat_line("nz", "last_reason", how, sizeof(how));
+		} else if (!untouched("nz")) {	/* and stays released */
+			if (!again++)
+				rethrottle_why(&pl, (int)p, why, sizeof(why));
 		}
 		usleep(5000);
 	}
-	printf("TGTEST-INFO: remedial_closed_loop: writer released %d periods after its noise fell (bound %d, from quota %llu mba %llu), DRAM read latency %s\n",
-	       released, bound, q0, m0, none_seen ? "went under the low mark" : "in the band");
+	printf("TGTEST-INFO: remedial_closed_loop: writer released %d periods after its noise fell (bound %d, from quota %llu mba %llu, last_reason %s), DRAM read latency %s\n",
+	       released, bound, q0, m0, how, none_seen ? "went under the low mark" : "in the band");
 	EXPECT(!none_seen, "the latency went under the low mark: not the band case");
 	EXPECT(released >= 0 && released <= bound, "released after %d periods, bound %d", released,
 	       bound);
-	EXPECT(!again, "throttled again after its release (%d steps)", again);
+	EXPECT(!again, "throttled again after its release (%d steps; the first: %s)", again, why);
 	for (i = 0; i < NPROC; i++) {
 		reap(pl.pid[i]);
 		rmdir(p2(MNT, pl_name[i]));

@@ -134,6 +134,7 @@ mutants=(
 	'reg_remedial.c;;s/if \(!tg_rem_candidate\(g\) \|\| !tg_rem_is_back\(cfg, g\)\)/if (!tg_rem_candidate(g) || !g->mem_left || tg_throttled(\&g->rem, cfg))/;;a return throttles only the groups back, not one trickling under the noise floor'
 	'reg_remedial.c;;s/\t\tif \(g->cpu_now_us && g->cpu_now_us < g->u_ref && g->u_ref <= 0xffffffffu\)\n\t\t\tfrom = tg_mul_div\(from, \(u32\)g->u_ref, \(u32\)g->cpu_now_us\);\n//;;a return'"'"'s unthrottled rate is read over the CPU time of the period it came back in (partway through, it under-reads)'
 	'reg_remedial.c;;s/ \|\| !tg_rem_same_rate\(g\)\) \{/) {/;;a return is the workload it was (its traffic per CPU time), not a trickle from a process still running'
+	'reg_remedial.c;;s/u64 cpu = g->cpu_now_us > g->cpu_usage_us \? g->cpu_now_us : g->cpu_usage_us;/u64 cpu = g->cpu_now_us;/;;a return'"'"'s rate per CPU time is over the larger of this period'"'"'s CPU time and its average (a process that ran all along, barely this period, is no return)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

@@ -1933,9 +1933,13 @@ static void test_quiet_return_beside(void **state)
 		 * its traffic per CPU time: first cut at 100 MB/s over a whole
 		 * period; back at 3 MB/s over a whole period (a trickle from a
 		 * process still running: its noise stopped) it is not throttled
-		 * again, over a fiftieth of one (its rate per CPU time) it is
+		 * again, over a fiftieth of one (its rate per CPU time; its
+		 * average CPU time its quiet's, 200 us) it is - but not where
+		 * its average shows it ran all along (a whole period) and only
+		 * this period's was a fiftieth, or nothing (a loaded host: the
+		 * trickle's bytes over a sliver of CPU)
 		 */
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 4; i++) {
 			law_init(&w, 2);
 			w.cfg.law = law;
 			law_set(&w, 0, TG_DRAM_READ, 2 * MB);
@@ -1944,9 +1948,10 @@ static void test_quiet_return_beside(void **state)
 			w.g[1].mem_rate = 100 * MB / PERIOD_US;
 			law_step(&w, 450);
 			law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
-			w.g[1].cpu_now_us = i ? PERIOD_US / 50 : PERIOD_US;
+			w.g[1].cpu_usage_us = i < 2 ? 200 : PERIOD_US;
+			w.g[1].cpu_now_us = i == 0 ? PERIOD_US : i == 3 ? 0 : PERIOD_US / 50;
 			law_step(&w, 450);
-			assert_int_equal(law_cut(&w, 1), i);
+			assert_int_equal(law_cut(&w, 1), i == 1);
 		}
 
 		/* gone quiet in a relax step's window: remembered before it */
