@@ -768,7 +768,7 @@ static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_gro
  * while its process still runs (its noise stopped: a trickle per CPU
  * second) is not a return, whatever the blame level. The CPU time is the
  * larger of this period's and its average: one back from sleep (its
- * average low) is judged on this period's, however little of it it ran;
+ * average low) is judged on this period's, however little it ran;
  * one that ran on all along (its average high) but barely in this period
  * - a loaded host - is judged on what it runs, not on a sliver beside
  * traffic its counters carried over from the periods before (they need not
