@@ -767,13 +767,16 @@ static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_gro
  * switching on comes back at its rate per CPU time; one whose traffic fell
  * while its process still runs (its noise stopped: a trickle per CPU
  * second) is not a return, whatever the blame level. The CPU time is the
- * larger of this period's and its average: one back from sleep (its
- * average low) is judged on this period's, however little it ran;
+ * larger of this period's and its average: one back from a long sleep
+ * (its average low) is judged on this period's, however little it ran;
  * one that ran on all along (its average high) but barely in this period
  * - a loaded host - is judged on what it runs, not on a sliver beside
  * traffic its counters carried over from the periods before (they need not
  * tick with the scheduler). Seen in the guest's
  * remedial_closed_loop_bystander under load: the trickle read as a return.
+ * The price: one back from a short sleep whose average a (of a period)
+ * has not decayed yet, and back for less than 7a/15 of this period, waits
+ * one period (at 0.1 s off, a <= 0.26: the last 12 % of a period at worst).
  */
 static bool tg_rem_same_rate(const struct tg_reg_group *g)
 {

@@ -337,29 +337,45 @@ static int untouched(const char *g)
 	return stat_is(g, "cpu_quota_usec", "max") && stat_value(g, "mba_percent") == 100;
 }
 
-/* the word after "key " in g's tgroup.stat, into out ("?" if none) */
-static void stat_line(const char *g, const char *key, char *out, size_t n)
+/* the word after "key " in a tgroup.stat snapshot, into out ("?" if none) */
+static void stat_word(const char *buf, const char *key, char *out, size_t n)
 {
-	char buf[2048], *p;
+	const char *p = strstr(buf, key);
+	char w[32] = "?";
 
-	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
-	p = strstr(buf, key);
-	snprintf(out, n, "?");
 	if (p)
-		sscanf(p + strlen(key), " %31s", out);
+		sscanf(p + strlen(key), " %31s", w);
+	snprintf(out, n, "%s", w);
 }
 
-/* what a throttle after the writer's release came with: for the FAIL line */
+/* the word after "key " in g's tgroup.stat now */
+static void stat_line(const char *g, const char *key, char *out, size_t n)
+{
+	char buf[2048];
+
+	buf[0] = 0;
+	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
+	stat_word(buf, key, out, n);
+}
+
+/*
+ * What a throttle after the writer's release came with, for the FAIL line,
+ * from one read of tgroup.stat (the last_* keys are the last period's: a
+ * decision a period or more before this read shows as "none")
+ */
 static void rethrottle_why(const struct plant *pl, int period, char *out, size_t n)
 {
-	char reason[32], mech[32], act[32];
+	char buf[2048], reason[32], mech[32], act[32], quota[32], mba[32];
 
-	stat_line("nz", "last_reason", reason, sizeof(reason));
-	stat_line("nz", "last_mechanism", mech, sizeof(mech));
-	stat_line("nz", "last_action", act, sizeof(act));
-	snprintf(out, n, "period %d, %s by %s for %s, quota %llu mba %llu, plant DRAM read %.1f ns, NVM write %.1f ns",
-		 period, act, mech, reason, stat_value("nz", "cpu_quota_usec"),
-		 stat_value("nz", "mba_percent"), pl->l_dr, pl->l_nw);
+	buf[0] = 0;
+	rd(gp("nz", "tgroup.stat"), buf, sizeof(buf));
+	stat_word(buf, "last_reason", reason, sizeof(reason));
+	stat_word(buf, "last_mechanism", mech, sizeof(mech));
+	stat_word(buf, "last_action", act, sizeof(act));
+	stat_word(buf, "cpu_quota_usec", quota, sizeof(quota));
+	stat_word(buf, "mba_percent", mba, sizeof(mba));
+	snprintf(out, n, "period %d, %s by %s for %s, quota %s mba %s, plant DRAM read %.1f ns, NVM write %.1f ns",
+		 period, act, mech, reason, quota, mba, pl->l_dr, pl->l_nw);
 }
 
 /*

@@ -1641,6 +1641,7 @@ static void test_hold_counts_quiet(void **state)
 static void law_poke(struct law *w, int i, bool dram, uint32_t x, uint32_t mba)
 {
 	struct tg_reg_group *g = &w->g[i];
+	int k;
 
 	g->dram_ladder = dram;
 	g->u_ref = 10000;
@@ -1651,6 +1652,11 @@ static void law_poke(struct law *w, int i, bool dram, uint32_t x, uint32_t mba)
 	g->rem.quota_us = dram && x >= mba * 10000u ? TG_QUOTA_UNLIMITED :
 			  (uint64_t)x * 10000 / (dram ? mba * 10000u : 1000000u);
 	g->rem_seen = g->rem;
+	/* its rate per CPU time at its first cut (the return's guard): as set */
+	g->mem_rate = 0;
+	for (k = 0; k < TG_NR_KINDS; k++)
+		g->mem_rate += g->bps.v[k];
+	g->mem_rate /= g->cpu_usage_us ? g->cpu_usage_us : 1;
 }
 
 /*
@@ -1766,7 +1772,7 @@ static int quiet_return(uint32_t law, int quiet, bool victim, uint64_t bps)
 	law_poke(&w, 1, false, 300000, 100);
 	law_step(&w, 450);
 	law_set(&w, 1, TG_NVM_WRITE, 0);
-	w.g[1].cpu_now_us = 200;
+	w.g[1].cpu_now_us = w.g[1].cpu_usage_us = 200;	/* asleep: its wake-ups */
 	for (p = 0; p < 2 * TG_IDLE_RUN && w.g[1].last.action != TG_ACT_RELEASE; p++)
 		law_step(&w, 450);
 	assert_int_equal(w.g[1].last.action, TG_ACT_RELEASE);
@@ -1830,7 +1836,7 @@ static void quiet_release(struct law *w, int i, int kind, bool dram, uint32_t x,
 	law_poke(w, i, dram, x, mba);
 	law_step(w, 450);
 	law_set(w, i, kind, 0);
-	w->g[i].cpu_now_us = 200;
+	w->g[i].cpu_now_us = w->g[i].cpu_usage_us = 200;	/* asleep: its wake-ups */
 	for (p = 0; p < 2 * TG_IDLE_RUN && w->g[i].last.action != TG_ACT_RELEASE; p++)
 		law_step(w, 450);
 	assert_int_equal(w->g[i].last.why, TG_WHY_IDLE);
@@ -1879,6 +1885,7 @@ static void test_quiet_return_beside(void **state)
 		law_set(&w, 0, TG_NVM_WRITE, 0);
 		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
 		quiet_release(&w, 2, TG_NVM_WRITE, false, 300000, 100);
+		w.g[1].mem_rate = 4 * MB / PERIOD_US;	/* first cut at 4 MB/s: small all round */
 		law_step(&w, 450);
 		law_set(&w, 2, TG_NVM_WRITE, 500 * KB);
 		law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
@@ -1953,6 +1960,29 @@ static void test_quiet_return_beside(void **state)
 			law_step(&w, 450);
 			assert_int_equal(law_cut(&w, 1), i == 1);
 		}
+		/*
+		 * the price: back from a short off phase (its average CPU time
+		 * still a quarter of a period) in the last fiftieth of a
+		 * period, at its rate - judged over its average, it waits one
+		 * period; over the next, whole one it is throttled again
+		 */
+		law_init(&w, 2);
+		w.cfg.law = law;
+		law_set(&w, 0, TG_DRAM_READ, 2 * MB);
+		law_set(&w, 0, TG_NVM_WRITE, 0);
+		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+		law_step(&w, 450);
+		law_set(&w, 1, TG_NVM_WRITE, 2 * MB);
+		w.g[1].cpu_usage_us = PERIOD_US / 4;
+		w.g[1].cpu_now_us = PERIOD_US / 50;
+		law_step(&w, 450);
+		assert_false(law_cut(&w, 1));
+		assert_true(unthrottled(&w.g[1].rem));
+		law_set(&w, 1, TG_NVM_WRITE, 100 * MB);
+		w.g[1].cpu_now_us = PERIOD_US;
+		law_step(&w, 450);
+		assert_true(law_cut(&w, 1));
+		assert_int_equal(w.g[1].rem.quota_us, 3000);
 
 		/* gone quiet in a relax step's window: remembered before it */
 		for (i = 0; i < 2; i++) {
