@@ -1886,6 +1886,8 @@ static void test_quiet_return_beside(void **state)
 		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
 		quiet_release(&w, 2, TG_NVM_WRITE, false, 300000, 100);
 		w.g[1].mem_rate = 4 * MB / PERIOD_US;	/* first cut at 4 MB/s: small all round */
+		/* group 2 trickles at its own rate per CPU time: only the noise floor tells */
+		w.g[2].mem_rate = 500 * KB / 200;
 		law_step(&w, 450);
 		law_set(&w, 2, TG_NVM_WRITE, 500 * KB);
 		law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
