@@ -62,13 +62,34 @@ static volatile unsigned long *shared_counter(void)
 	return p;
 }
 
+
+/* the word after "key " in a tgroup.stat snapshot, into out ("?" if none) */
+static void stat_word(const char *buf, const char *key, char *out, size_t n)
+{
+	const char *p = strstr(buf, key);
+	char w[32] = "?";
+
+	if (p)
+		sscanf(p + strlen(key), " %31s", w);
+	snprintf(out, n, "%s", w);
+}
+
+/* the word after "key " in g's tgroup.stat now */
+static void stat_line(const char *g, const char *key, char *out, size_t n)
+{
+	char buf[2048];
+
+	buf[0] = 0;
+	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
+	stat_word(buf, key, out, n);
+}
+
 static int stat_is(const char *g, const char *key, const char *word)
 {
-	char buf[2048], want[128];
+	char w[32];
 
-	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
-	snprintf(want, sizeof(want), "%s %s\n", key, word);
-	return strstr(buf, want) != NULL;
+	stat_line(g, key, w, sizeof(w));
+	return !strcmp(w, word);
 }
 
 /* CPU share (of one CPU) of the given pids over secs seconds */
@@ -335,27 +356,6 @@ static void plant_step(struct plant *p, double *cpu_share)
 static int untouched(const char *g)
 {
 	return stat_is(g, "cpu_quota_usec", "max") && stat_value(g, "mba_percent") == 100;
-}
-
-/* the word after "key " in a tgroup.stat snapshot, into out ("?" if none) */
-static void stat_word(const char *buf, const char *key, char *out, size_t n)
-{
-	const char *p = strstr(buf, key);
-	char w[32] = "?";
-
-	if (p)
-		sscanf(p + strlen(key), " %31s", w);
-	snprintf(out, n, "%s", w);
-}
-
-/* the word after "key " in g's tgroup.stat now */
-static void stat_line(const char *g, const char *key, char *out, size_t n)
-{
-	char buf[2048];
-
-	buf[0] = 0;
-	rd(gp(g, "tgroup.stat"), buf, sizeof(buf));
-	stat_word(buf, key, out, n);
 }
 
 /*
