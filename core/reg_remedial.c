@@ -761,6 +761,12 @@ static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_gro
 	       tg_raw_total(g) >= cfg->noise_floor_bps;
 }
 
+/* a returning group's CPU time: the larger of this period's and its average (below) */
+static u64 tg_rem_cpu(const struct tg_reg_group *g)
+{
+	return g->cpu_now_us > g->cpu_usage_us ? g->cpu_now_us : g->cpu_usage_us;
+}
+
 /*
  * Back as the workload it was: its traffic per CPU time at least
  * 1/TG_RETURN_RATE_DIV of what it was when first cut. A neighbour
@@ -780,7 +786,7 @@ static bool tg_rem_is_back(const struct tg_reg_cfg *cfg, const struct tg_reg_gro
  */
 static bool tg_rem_same_rate(const struct tg_reg_group *g)
 {
-	u64 cpu = g->cpu_now_us > g->cpu_usage_us ? g->cpu_now_us : g->cpu_usage_us;
+	u64 cpu = tg_rem_cpu(g);
 	u64 now = tg_div64_u64(tg_raw_total(g), cpu ? cpu : 1);
 
 	return now >= g->mem_rate / TG_RETURN_RATE_DIV;
@@ -844,7 +850,7 @@ bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 		int o = g->mem_class;
-		u64 from, expect;
+		u64 from, expect, cpu;
 
 		if (!tg_rem_candidate(g) || !tg_rem_is_back(cfg, g))
 			continue;
@@ -875,11 +881,15 @@ bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			  o == 0 ? TG_NVM_WRITE : o == 1 ? TG_NVM_READ : TG_DRAM_READ);
 		/*
 		 * its rate unthrottled: the period it came back in, over the
-		 * CPU time it had then (back partway through, it under-reads)
+		 * CPU time it had then (back partway through, it under-reads),
+		 * read as the guard reads it (tg_rem_same_rate()): a group that
+		 * ran all along with a sliver of this period is not scaled up
+		 * by the sliver
 		 */
 		from = tg_raw_total(g);
-		if (g->cpu_now_us && g->cpu_now_us < g->u_ref && g->u_ref <= 0xffffffffu)
-			from = tg_mul_div(from, (u32)g->u_ref, (u32)g->cpu_now_us);
+		cpu = tg_rem_cpu(g);
+		if (cpu && cpu < g->u_ref && g->u_ref <= 0xffffffffu)
+			from = tg_mul_div(from, (u32)g->u_ref, (u32)cpu);
 		expect = tg_mul_div(from, g->x, TG_PPM);
 		tg_settle_start(&g->rem_pend, cfg, TG_NEVER, false, from, expect);
 		if (cut < 0 || from - expect > best) {

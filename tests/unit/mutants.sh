@@ -132,9 +132,10 @@ mutants=(
 	'reg_shared.c;;s/\tif \(why != TG_WHY_IDLE \|\| !g->active\)\n\t\tg->mem_left = 0;\n//;;a quiet group that lost its tasks or was high priority is forgotten'
 	'reg_remedial.c;;s/g->mba_lvl = g->dram_ladder \? g->mba_mem : cfg->mba_max;/g->mba_lvl = cfg->mba_max;/;;a return on the DRAM ladder comes back at its MBA level'
 	'reg_remedial.c;;s/if \(!tg_rem_candidate\(g\) \|\| !tg_rem_is_back\(cfg, g\)\)/if (!tg_rem_candidate(g) || !g->mem_left || tg_throttled(\&g->rem, cfg))/;;a return throttles only the groups back, not one trickling under the noise floor'
-	'reg_remedial.c;;s/\t\tif \(g->cpu_now_us && g->cpu_now_us < g->u_ref && g->u_ref <= 0xffffffffu\)\n\t\t\tfrom = tg_mul_div\(from, \(u32\)g->u_ref, \(u32\)g->cpu_now_us\);\n//;;a return'"'"'s unthrottled rate is read over the CPU time of the period it came back in (partway through, it under-reads)'
+	'reg_remedial.c;;s/\t\tif \(cpu && cpu < g->u_ref && g->u_ref <= 0xffffffffu\)\n\t\t\tfrom = tg_mul_div\(from, \(u32\)g->u_ref, \(u32\)cpu\);\n//;;a return'"'"'s unthrottled rate is read over the CPU time of the period it came back in (partway through, it under-reads)'
 	'reg_remedial.c;;s/ \|\| !tg_rem_same_rate\(g\)\) \{/) {/;;a return is the workload it was (its traffic per CPU time), not a trickle from a process still running'
-	'reg_remedial.c;;s/u64 cpu = g->cpu_now_us > g->cpu_usage_us \? g->cpu_now_us : g->cpu_usage_us;/u64 cpu = g->cpu_now_us;/;;a return'"'"'s rate per CPU time is over the larger of this period'"'"'s CPU time and its average (a process that ran all along, barely this period, is no return)'
+	'reg_remedial.c;;s/\tu64 cpu = tg_rem_cpu\(g\);/\tu64 cpu = g->cpu_now_us;/;;a return'"'"'s rate per CPU time is over the larger of this period'"'"'s CPU time and its average (a process that ran all along, barely this period, is no return)'
+	'reg_remedial.c;;s/\t\tcpu = tg_rem_cpu\(g\);/\t\tcpu = g->cpu_now_us;/;;a return'"'"'s unthrottled rate is scaled over the guard'"'"'s CPU time (a process that ran all along, barely this period, is not scaled up by the sliver)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

@@ -1963,6 +1963,28 @@ static void test_quiet_return_beside(void **state)
 			assert_int_equal(law_cut(&w, 1), i == 1);
 		}
 		/*
+		 * its rate unthrottled (the return's dead time), read over the
+		 * guard's CPU time: back at its first cut's rate with a
+		 * fiftieth of this period's CPU time but its average a whole
+		 * period (it ran all along: a loaded host) - 100 MB/s, not
+		 * fifty times that (a dead time ended by the sliver)
+		 */
+		law_init(&w, 2);
+		w.cfg.law = law;
+		law_set(&w, 0, TG_DRAM_READ, 2 * MB);
+		law_set(&w, 0, TG_NVM_WRITE, 0);
+		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
+		w.g[1].mem_rate = 100 * MB / PERIOD_US;
+		law_step(&w, 450);
+		law_set(&w, 1, TG_NVM_WRITE, 100 * MB);
+		w.g[1].cpu_usage_us = PERIOD_US;
+		w.g[1].cpu_now_us = PERIOD_US / 50;
+		law_step(&w, 450);
+		assert_true(law_cut(&w, 1));
+		assert_int_equal(w.reg.cut_group, 1);
+		assert_int_equal(w.reg.dead.from, 100 * MB);
+
+		/*
 		 * the price: back from a short off phase (its average CPU time
 		 * still a quarter of a period) in the last fiftieth of a
 		 * period, at its rate - judged over its average, it waits one
