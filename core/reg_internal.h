@@ -163,7 +163,7 @@ void tg_rem_observe(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		    const u64 hi[TG_NR_KINDS]);
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		const struct tg_detector *det, struct tg_reg_group *groups,
-		u32 nr, u32 over);
+		u32 nr, u32 over, bool whole);
 bool tg_rem_back(const struct tg_reg_cfg *cfg, struct tg_reg_group *g);
 bool tg_rem_return(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		   struct tg_reg_group *groups, u32 nr, u32 used);

@@ -21,11 +21,13 @@
  *     changes the blocks slide by half a block;
  *  2. clear violation: readings over the threshold by TG_CLEAR_MULT spreads
  *     twice in a row - the pending step undone, or else a cut, at once;
- *  3. arrival: over the threshold twice in a row, the latency risen two
- *     spreads and the low-priority load by 1/TG_WIN_RISE of the load (plus
- *     what the pending step adds) over a reference - the last step, kept
- *     verdict, cut or undo while young, else the recent low point: a cut
- *     at once;
+ *  3. arrival: over the threshold on its first reading (twice in a row
+ *     beside a pending step), the latency risen two spreads and the
+ *     low-priority load by 1/TG_WIN_RISE of the load (plus what the
+ *     pending step adds) over a reference - the last step, kept verdict,
+ *     cut or undo while young, else the recent low point: a cut at once,
+ *     of the load's whole rise since that low point (the search climbs
+ *     back from there);
  *  4. segment cut: a block with no step pending whose mean is over the
  *     threshold by the cut margin (1.5 spreads, at most 1/TG_CUT_MARGIN),
  *     the kind's last reading over by it now: a cut sized from the mean,
@@ -151,14 +153,15 @@ static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32
  * tg_mean_live() periods), and the block's sums. Readings within a cut's
  * dead time may predate its effect: they count in no run and no block.
  * *clear: kinds over by the clear margin twice in a row; *reached: over
- * the threshold twice in a row; return: kinds read over the band now.
+ * the threshold now (TG_ARRIVE_FILTER), twice in a row beside a pending
+ * step; return: kinds read over the band now.
  */
 static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			const struct tg_detector *det, u32 *clear, u32 *reached)
 {
 	struct tg_mean *m = &r->mean;
 	bool count = !m->wait && !r->dead.left;
-	u32 hot = 0;
+	u32 hot = 0, arrive = m->pend ? TG_OVER_FILTER : TG_ARRIVE_FILTER;
 	int k;
 
 	if (count)
@@ -211,7 +214,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			m->reach_run[k] = 0;
 		if (m->clear_run[k] >= TG_OVER_FILTER)
 			*clear |= BIT(k);
-		if (m->reach_run[k] >= TG_OVER_FILTER)
+		if (m->reach_run[k] >= arrive)
 			*reached |= BIT(k);
 		if (count) {
 			u64 v = lat < thr + thr / TG_CLIP_DIV ? lat : thr + thr / TG_CLIP_DIV;
@@ -326,7 +329,8 @@ static void tg_mean_ref(struct tg_regulator *r)
 }
 
 /*
- * Rule 3, the arrival: kinds at the threshold twice in a row whose
+ * Rule 3, the arrival: kinds over the threshold (tg_mean_read()'s reached:
+ * on the first reading, twice in a row beside a pending step) whose
  * latency rose two spreads and whose low-priority load rose by
  * 1/TG_WIN_RISE of the whole load - plus what the pending step adds - over
  * a reference: the latency and load at the last step, kept verdict, cut or
@@ -370,13 +374,16 @@ static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg
 
 /*
  * A sized cut for `kinds`, at this period's latencies or at `lat` (a
- * block's means, in 1/TG_MEAN_SUB ns). Return: whether it cut (a group blamed): a pending step
+ * block's means, in 1/TG_MEAN_SUB ns); whole: of the load's whole rise
+ * since the recent low point (an arrival on its first reading: a partial
+ * rise, the smoothed loads lag it, and a secant on it falls short where
+ * the latency is concave in the load). Return: whether it cut (a group blamed): a pending step
  * is then forgotten (the cut supersedes it) and so are the runs of
  * readings, which came before it.
  */
 static bool tg_mean_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			const struct tg_detector *det, struct tg_reg_group *groups,
-			u32 nr, u32 kinds, const u64 *lat)
+			u32 nr, u32 kinds, const u64 *lat, bool whole)
 {
 	struct tg_detector view = *det;
 	u32 i;
@@ -385,7 +392,7 @@ static bool tg_mean_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (k = 0; lat && k < TG_NR_KINDS; k++)
 		if (kinds & BIT(k))
 			view.lat_ns[k] = (lat[k] + TG_MEAN_SUB - 1) / TG_MEAN_SUB;
-	tg_rem_cut(r, cfg, &view, groups, nr, kinds);
+	tg_rem_cut(r, cfg, &view, groups, nr, kinds, whole);
 	if (!r->dead.left)
 		return false;
 	for (i = 0; i < nr; i++)
@@ -581,7 +588,7 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (!kinds || r->cut_wait || r->dead.left)
 			return false;	/* within the cut margin: the next block judges */
 		now = tg_mean_now(m, det, kinds);
-		if (now && tg_mean_cut(r, cfg, det, groups, nr, now, mean))
+		if (now && tg_mean_cut(r, cfg, det, groups, nr, now, mean, false))
 			return true;
 		/*
 		 * over now but none blamed now (a neighbour idle this very
@@ -714,12 +721,13 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_mean_undo(r, cfg, groups, nr);
 		change = true;
 	} else if (kinds) {
-		change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL);
+		/* an arrival (not a clear violation): its whole rise */
+		change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL, !clear);
 	} else if (m->want && !r->dead.left && !m->pend) {
 		/* a segment cut not made, again: for the kinds still over */
 		kinds = tg_mean_now(m, det, m->want);
 		if (kinds)
-			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, m->want_lat);
+			change = tg_mean_cut(r, cfg, det, groups, nr, kinds, m->want_lat, false);
 	}
 	if (m->want_left && !--m->want_left)
 		m->want = 0;

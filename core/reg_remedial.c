@@ -464,10 +464,12 @@ static u32 tg_rem_near(const struct tg_regulator *r, const struct tg_detector *d
  * point (tg_rem_observe()) and now, x TG_CUT_SAFETY / 4; *share: the
  * share (ppm) of the rise to remove, the most any class of MT²'s order is
  * cut by. Without a recent slope (no load change), the whole load at that
- * share. U64_MAX: no threshold or bottom known.
+ * share. whole (the block-mean law's arrival on its first reading): with a
+ * slope, the whole rise since the low point, all of it (its first reading
+ * is of a partial rise). U64_MAX: no threshold or bottom known.
  */
 static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *det,
-		       int k, u32 *share)
+		       int k, u32 *share, bool whole)
 {
 	u64 lat = det->lat_ns[k], thr = det->thr_ns[k], bot = r->lat_lo[k];
 	u64 all = r->load[k], lo = r->win_lat[0][k], wlo = r->win_load[0][k], sp;
@@ -501,6 +503,8 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 		 */
 		if (r->nload[k] > nlo && r->nload[k] - nlo >= all / TG_WIN_RISE)
 			sh = f;
+		if (whole)
+			f = sh = TG_PPM;
 	}
 	if (sh > *share)
 		*share = sh > TG_PPM ? TG_PPM : sh;
@@ -718,11 +722,11 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
  * made 2 % of the rise beside a writer now at its floor, 40 % of what is
  * left) is cut after the dead time - not now: the blame rule judges what
  * is measured. The dead time tracks the group whose cut predicts the
- * largest drop.
+ * largest drop. whole: tg_rem_need()'s (the whole rise since the low point).
  */
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		const struct tg_detector *det, struct tg_reg_group *groups,
-		u32 nr, u32 over)
+		u32 nr, u32 over, bool whole)
 {
 	u64 level[TG_NR_KINDS], all[TG_NR_KINDS], need[TG_NR_KINDS];
 	u64 gave[TG_NR_KINDS] = { 0 }, best_drop = 0;
@@ -732,7 +736,7 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 
 	tg_blame_cut(cfg, groups, nr, level, all);
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share) : 0;
+		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share, whole) : 0;
 		if (need[k] == U64_MAX)
 			slope = false;
 	}
@@ -1223,7 +1227,7 @@ void tg_remedial(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			r->cut_wait--;
 		if (!over || !kinds || r->dead.left || r->cut_wait || (kinds & r->win.falling))
 			return;
-		tg_rem_cut(r, cfg, det, groups, nr, kinds);
+		tg_rem_cut(r, cfg, det, groups, nr, kinds, false);
 		r->win.over_cnt = 0;
 		/* what is held over came before the cut: forgotten (none made: kept) */
 		for (k = 0; k < TG_NR_KINDS && r->dead.left; k++)

@@ -285,6 +285,14 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_OVER_FILTER		2
 
 /*
+ * The block-mean law's arrival (rule 3) acts on the first reading over
+ * (TG_ARRIVE_FILTER in a row; TG_OVER_FILTER beside a pending step, whose
+ * own rise an over then likeliest is): its second witness is the load's
+ * rise in the same period, which noise in the latency does not make.
+ */
+#define TG_ARRIVE_FILTER	1
+
+/*
  * A protected kind read only now and then (a period without reads of it
  * reads 0) keeps its last reading for up to TG_READ_HOLD x dead_periods
  * periods (80 at the defaults): a period without a reading is no evidence

@@ -136,6 +136,10 @@ mutants=(
 	'reg_remedial.c;;s/ \|\| !tg_rem_same_rate\(g\)\) \{/) {/;;a return is the workload it was (its traffic per CPU time), not a trickle from a process still running'
 	'reg_remedial.c;;s/\tu64 cpu = tg_rem_cpu\(g\);/\tu64 cpu = g->cpu_now_us;/;;a return'"'"'s rate per CPU time is over the larger of this period'"'"'s CPU time and its average (a process that ran all along, barely this period, is no return)'
 	'reg_remedial.c;;s/\t\tcpu = tg_rem_cpu\(g\);/\t\tcpu = g->cpu_now_us;/;;a return'"'"'s unthrottled rate is scaled over the guard'"'"'s CPU time (a process that ran all along, barely this period, is not scaled up by the sliver)'
+	# -- an arrival on its first reading (reg_mean.c rule 3, tenth session)
+	'reg_mean.c;;s/u32 hot = 0, arrive = m->pend \? TG_OVER_FILTER : TG_ARRIVE_FILTER;/u32 hot = 0, arrive = TG_OVER_FILTER;/;;an arrival is cut on its first reading over (its load'"'"'s rise the second witness)'
+	'reg_mean.c;;s/u32 hot = 0, arrive = m->pend \? TG_OVER_FILTER : TG_ARRIVE_FILTER;/u32 hot = 0, arrive = TG_ARRIVE_FILTER;/;;beside a pending step an arrival waits for a second reading (an over then is likeliest the step'"'"'s own)'
+	'reg_mean.c;;s/kinds, NULL, !clear\);/kinds, NULL, false);/;;an arrival on its first reading is cut of its whole rise since the low point (a secant on a partial rise falls short)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

@@ -2432,7 +2432,7 @@ static bool mean_any_cut(const struct law *w)
 /*
  * The search settles in the band: a neighbour whose 2 GB/s of NVM writes
  * take the victim's latency from 400 to 400 + `slope` x 2 (600 at slope
- * 100: a clear violation) arrives; it is cut at once (the second period),
+ * 100: a clear violation) arrives; it is cut at once (its first reading),
  * the search steps its allowance back up and settles: in the second half
  * of 6000 periods it is held (settled; its probes aside) at least half of
  * the time, and the latency's mean over those held periods is in the band
@@ -2444,7 +2444,7 @@ static void mean_settles(uint64_t slope)
 {
 	struct law w;
 	uint64_t sum = 0, lat = 0, n = 0, lo = UINT64_MAX, hi = 0;
-	uint32_t held_x = 0;
+	uint32_t held_x = 0, cut_x = 0;
 	long cut_at = -1;
 	int p;
 
@@ -2459,8 +2459,10 @@ static void mean_settles(uint64_t slope)
 		mean_writer(&w, 1, 2 * GB);
 		lat = mean_lat(&w, 400, slope);
 		law_step(&w, lat);
-		if (cut_at < 0 && law_cut(&w, 1))
+		if (cut_at < 0 && law_cut(&w, 1)) {
 			cut_at = p;
+			cut_x = w.g[1].x;
+		}
 		if (p >= 3000 && held) {
 			held_x = w.g[1].x;
 			sum += lat;
@@ -2469,9 +2471,17 @@ static void mean_settles(uint64_t slope)
 			hi = lat > hi ? lat : hi;
 		}
 	}
-	if (cut_at != 1)
-		fail_msg("slope %llu: the arrival (latency %llu) cut at period %ld, expected at 1",
+	if (cut_at != 0)
+		fail_msg("slope %llu: the arrival (latency %llu) cut at period %ld, expected at 0",
 			 (unsigned long long)slope, (unsigned long long)(400 + 2 * slope), cut_at);
+	/*
+	 * of its whole rise: from nothing, to its floor (the secant through
+	 * 400 and the first reading would keep 0.27 of it at slope 60, 0.66 at
+	 * 100 ... if sized on the first reading)
+	 */
+	if (cut_x > 1000000 / 50)
+		fail_msg("slope %llu: the arrival cut to x %u, expected its whole rise (the floor)",
+			 (unsigned long long)slope, cut_x);
 	if (n < 1500)
 		fail_msg("slope %llu: not settled, held in %llu of the last 3000 periods (x %u bad %u)",
 			 (unsigned long long)slope, (unsigned long long)n, w.g[1].x, w.g[1].x_bad);
@@ -2971,9 +2981,10 @@ static void test_mean_release_judged(void **state)
 
 /*
  * Rule 2's spread is the noise around a level, measured within blocks: the
- * law's own cut moving the level is no noise. A 2 GB/s writer arrives at
- * 600 (cut at once: the latency falls to its new level); 40 periods after
- * the cut's dead time and block wait the latency jumps by 60 ns with no
+ * law's own cut moving the level is no noise. A writer at 1 GB/s (500)
+ * rises to 2 GB/s, 600 (cut at once, of its rise: the latency falls to its
+ * new level); 40 periods after
+ * the cut's dead time and block wait the latency jumps to 540 with no
  * load change: a clear violation (3 spreads of a steady latency: 7.5 ns),
  * cut at its second reading. Had the cut's fall counted as spread (its
  * 5 % cap: a 75 ns margin) the jump would wait for a block.
@@ -2986,10 +2997,10 @@ static void test_mean_spread_in_blocks(void **state)
 
 	(void)state;
 	mean_init(&w, 2);
-	w.g[1].active = false;
-	for (p = 0; p < 200; p++)
-		law_step(&w, 400);
-	w.g[1].active = true;
+	for (p = 0; p < 200; p++) {	/* at 1 GB/s first: 500, at the threshold */
+		mean_writer(&w, 1, 1 * GB);
+		law_step(&w, mean_lat(&w, 400, 100));
+	}
 	for (p = 0, at = -1; p < 100 && (at < 0 || p < at + 40); p++) {
 		mean_writer(&w, 1, 2 * GB);
 		lat = mean_lat(&w, 400, 100);
@@ -3002,14 +3013,15 @@ static void test_mean_spread_in_blocks(void **state)
 	}
 	at = -1;
 	assert_true(tg_throttled_rem(&w.g[1]));
+	assert_true(lat <= 500);
 	for (p = 0; p < 20 && at < 0; p++) {
 		mean_writer(&w, 1, 2 * GB);
-		law_step(&w, mean_lat(&w, 460, 100));
+		law_step(&w, 540);
 		if (law_cut(&w, 1))
 			at = p;
 	}
 	if (at != 1)
-		fail_msg("a jump of 60 ns (from %llu) 60 periods after a cut: cut at %d of it, expected 1",
+		fail_msg("a jump to 540 (from %llu) 60 periods after a cut: cut at %d of it, expected 1",
 			 (unsigned long long)lat, at);
 }
 
@@ -3326,7 +3338,8 @@ static int mean_undo_arrival(int after, uint64_t base, int *undo_at, bool *cut)
 		if (arrive < 0 && w.g[1].last.action == TG_ACT_RELAX && undo >= 0)
 			fail_msg("period %d: a step after the undo (%d) before the arrival", p, undo);
 		if (mean_any_cut(&w)) {
-			int first = arrive + 1, dead = quiet + 2;
+			/* its first reading (TG_ARRIVE_FILTER), or the first counted */
+			int first = arrive, dead = quiet + 1;
 
 			if (arrive < 0)
 				fail_msg("period %d: cut before the arrival (undo at %d, latency %llu)", p, undo,
@@ -3362,6 +3375,48 @@ static void test_mean_undo_not_kept(void **state)
 			fail_msg("an arrival %d periods after an undo (period %d): cut %d periods after its"
 				 " bound, expected at it or the period after it", after[i], undo, late);
 	}
+}
+
+/*
+ * An arrival acts on its first reading over (TG_ARRIVE_FILTER), but not
+ * beside a pending step: an over then is likeliest the step's own. A 2 GB/s
+ * writer searching up from 0.3 (460, under 500) steps; in the period after
+ * the step a second writer arrives at 1 GB/s (+100 ns: clearly over, its
+ * load's rise far over the step's): no cut on that first reading; on the
+ * second the step is undone (a clear violation beside it) - the arrival is
+ * cut once the undo's dead time is over.
+ */
+static void test_mean_arrival_beside_step(void **state)
+{
+	struct law w;
+	int p, step = -1;
+
+	(void)state;
+	mean_init(&w, 3);
+	w.g[2].active = false;
+	mean_poke(&w, 1, 300000, 2 * GB);
+	for (p = 0; p < 2000 && step < 0; p++) {
+		mean_writer(&w, 1, 2 * GB);
+		law_step(&w, mean_lat(&w, 400, 100));
+		if (w.reg.mean.pend)
+			step = p;
+	}
+	assert_true(step >= 0);
+	assert_int_equal(w.g[1].last.action, TG_ACT_RELAX);
+	w.g[2].active = true;
+	for (p = 0; p < 2; p++) {
+		mean_writer(&w, 1, 2 * GB);
+		mean_writer(&w, 2, 1 * GB);
+		law_step(&w, mean_lat(&w, 400, 100));
+		assert_false(mean_any_cut(&w));
+	}
+	assert_int_equal(w.g[1].last.why, TG_WHY_RELAPSE);
+	for (p = 0; p < (int)w.cfg.dead_periods + 3 && !law_cut(&w, 2); p++) {
+		mean_writer(&w, 1, 2 * GB);
+		mean_writer(&w, 2, 1 * GB);
+		law_step(&w, mean_lat(&w, 400, 100));
+	}
+	assert_true(law_cut(&w, 2));
 }
 
 /* ---- preventive scenarios --------------------------------------------------------- */
@@ -4000,6 +4055,7 @@ int main(void)
 		cmocka_unit_test(test_mean_own_step_no_arrival),
 		cmocka_unit_test(test_mean_sparse_victim),
 		cmocka_unit_test(test_mean_undo_not_kept),
+		cmocka_unit_test(test_mean_arrival_beside_step),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
 		cmocka_unit_test(test_inactive_released),

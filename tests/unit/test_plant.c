@@ -1068,6 +1068,7 @@ struct oracle {
 	int res_limited;	/* WC_MIN of the share moves no binding latency 1 ns */
 	double f;		/* the CPU share of every low-priority group */
 	double rate;		/* their traffic there, B/s */
+	double half;		/* resolution-limited: the rate at the threshold + 1/2 ns */
 	double vic[MAXG];	/* every group's throughput there */
 };
 
@@ -1141,6 +1142,35 @@ static int res_limited(const struct scen *s, double f)
 	return bind;
 }
 
+/*
+ * The largest share f at which every protected latency is at most its
+ * threshold + 1/2 ns (noise-free): what a law judged on the mean of the
+ * detector's whole-ns readings, which truncate, can tell from the
+ * threshold + 1 ns the oracle is allowed (is_over()) - by the noise alone.
+ */
+static double oracle_half(const struct scen *s, double hi)
+{
+	double lo = 0;
+	struct knobs kn;
+	struct pstate p;
+	int it, k, ok;
+
+	for (it = 0; it < 40; it++) {
+		double m = (lo + hi) / 2;
+
+		oracle_knobs(s, m, NULL, &kn);
+		plant_solve(s, &kn, &p);
+		for (k = 0, ok = 1; k < NK; k++)
+			if (prot(s, k) && p.L[k] > s->thr[k] + 0.5)
+				ok = 0;
+		if (ok)
+			lo = m;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
 static void oracle_find(const struct scen *s, double qmin, struct oracle *o)
 {
 	double lo = 0, hi = 1, fmin[MAXG] = { 0 };
@@ -1184,6 +1214,14 @@ static void oracle_find(const struct scen *s, double qmin, struct oracle *o)
 	plant_solve(s, &kn, &p);
 	o->floor_limited = !under_all(s, &p);
 	o->res_limited = lo < 1 && res_limited(s, lo);
+	if (o->res_limited) {
+		double h = oracle_half(s, lo);
+
+		oracle_knobs(s, h, NULL, &kn);
+		plant_solve(s, &kn, &p);
+		for (i = s->nh; i < s->n; i++)
+			o->half += total_bps(&p, i);
+	}
 }
 
 /*
@@ -1228,7 +1266,7 @@ struct stats {
 	long limit_windows;		/* limited kinds' 100 ms windows checked */
 	/* against the oracle, [0] several low-priority groups, [1] one */
 	struct wc {
-		long n, under, victim_under, react_n, react_over, res, res_under;
+		long n, under, victim_under, react_n, react_over, res, res_under, res_half;
 		double min, sum, react_max, react_sum;
 	} wc[2];
 };
@@ -1681,8 +1719,14 @@ static void run_scenario(u64 seed, struct stats *st)
 		if (orc.res_limited) {
 			w->res++;
 			w->res_under += r < WC_MIN;
+			w->res_half += rate < WC_MIN * orc.half;
 		}
-		if (one && r < WC_MIN)
+		/*
+		 * resolution-limited: judged against the rate at the threshold
+		 * + 1/2 ns, where a law on the mean of whole-ns readings sits
+		 * (counted against the oracle's as well: res_under)
+		 */
+		if (one && (orc.res_limited ? rate < WC_MIN * orc.half : r < WC_MIN))
 			SCEN_SOFT("the neighbours keep %.3f of the oracle rate (%.0f of %.0f B/s, oracle CPU share %.4f%s)",
 				  r, rate, orc.rate, orc.f, orc.res_limited ? ", resolution-limited" : "");
 		for (i = 0; i < s->nh; i++) {
@@ -1831,11 +1875,11 @@ static void stats_oracle(const struct stats *st)
 
 		printf("  against the oracle, %s: work-conserving in %ld: neighbours at %.3f of the oracle rate at worst, %.3f mean, %ld under %.2f, %ld victims under their oracle level - %.2f; "
 		       "reaction in %ld: %.2f x the oracle's at worst (1e9: not back), %.2f mean, %ld over %.1f; "
-		       "resolution-limited %ld of the %ld, %ld of them under %.2f\n",
+		       "resolution-limited %ld of the %ld, %ld of them under %.2f (%ld under %.2f of the rate at the threshold + 1/2 ns)\n",
 		       one ? "one neighbour (asserted)" : "several neighbours (measured)", w->n, w->min,
 		       w->n ? w->sum / w->n : 0, w->under, WC_MIN, w->victim_under, VICTIM_PTS,
 		       w->react_n, w->react_max, w->react_n ? w->react_sum / w->react_n : 0,
-		       w->react_over, REACT_MAX, w->res, w->n, w->res_under, WC_MIN);
+		       w->react_over, REACT_MAX, w->res, w->n, w->res_under, WC_MIN, w->res_half, WC_MIN);
 	}
 	printf("  %ld floor-limited (the oracle's cut under the quota floor); %ld quiet neighbours released within %ld periods after the lag\n",
 	       st->wc_floor, st->quiet_checked, st->quiet_max);
