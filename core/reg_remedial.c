@@ -503,8 +503,10 @@ static u64 tg_rem_need(const struct tg_regulator *r, const struct tg_detector *d
 		 */
 		if (r->nload[k] > nlo && r->nload[k] - nlo >= all / TG_WIN_RISE)
 			sh = f;
-		if (whole)
-			f = sh = TG_PPM;
+		if (whole) {
+			f = TG_PPM;
+			sh = TG_PPM;
+		}
 	}
 	if (sh > *share)
 		*share = sh > TG_PPM ? TG_PPM : sh;
