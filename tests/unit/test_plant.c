@@ -1119,8 +1119,11 @@ static void oracle_knobs(const struct scen *s, double f, const double *fmin, str
  * (within the detector's 1 ns of their threshold there) move by less than
  * that 1 ns between WC_MIN x f and f. The detector reads whole ns; the law
  * cannot tell those levels apart but by the measurement noise, and its
- * setpoint band is that 1 ns under the threshold (TG_BAND_DIV). Judged all
- * the same; counted apart (docs/control-law.md, "Verification").
+ * setpoint band is that 1 ns under the threshold (TG_BAND_DIV). Their work
+ * conservation is judged against the rate at the threshold + 1/2 ns
+ * (oracle_half()), the victims and the reaction against the oracle's own
+ * point; counted apart, and against the oracle's rate too
+ * (docs/control-law.md, "Verification", "An arrival on its first reading").
  */
 static int res_limited(const struct scen *s, double f)
 {
