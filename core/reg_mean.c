@@ -721,8 +721,11 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_mean_undo(r, cfg, groups, nr);
 		change = true;
 	} else if (kinds) {
-		/* an arrival (not a clear violation): its whole rise */
-		change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL, !clear);
+		/*
+		 * an arrival on its first reading (not a clear violation, no
+		 * step pending: then it waited for a second): its whole rise
+		 */
+		change = tg_mean_cut(r, cfg, det, groups, nr, kinds, NULL, !clear && !m->pend);
 	} else if (m->want && !r->dead.left && !m->pend) {
 		/* a segment cut not made, again: for the kinds still over */
 		kinds = tg_mean_now(m, det, m->want);

@@ -566,6 +566,19 @@ static int tg_rem_peer(const struct tg_reg_group *g, const u64 top[TG_ORDER_CLAS
 	return o >= 0 && g->cut_val >= top[o] / TG_CLASS_PEER ? o : -1;
 }
 
+/*
+ * Risen: its last period's traffic at least 3/2 of its average (what the
+ * module's EWMA of weight 1/8 shows in the first period of an arrival is an
+ * eighth of it) - the group that arrived, not one that ran on steadily
+ * beside it (its raw rate bursts by far less under a quota).
+ */
+static bool tg_rem_rising(const struct tg_reg_group *g)
+{
+	u64 avg = tg_total(g);
+
+	return tg_raw_total(g) >= tg_sat_add(avg, avg / 2);
+}
+
 /* cut one group to keep `keep` (ppm) of its allowance; the drop it predicts */
 static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    struct tg_reg_group *g, int idx, int o, u32 keep)
@@ -636,13 +649,18 @@ static u64 tg_rem_cut_group(struct tg_regulator *r, const struct tg_reg_cfg *cfg
  * share - at most `share` (of the latency's rise to remove), at least
  * 1/TG_CUT_MIN; the next class only for what the classes before it could
  * not give. Without a slope (share 0), the first class alone by cut_pct.
- * gave: the load removed, per kind; *best, *best_drop: the group whose cut
- * predicts the largest drop.
+ * whole (an arrival's whole rise): only the groups that rose
+ * (tg_rem_rising()) - the rise a steady group did not make is not taken
+ * from it (their smoothed loads lag the rise: the arrivals give less than
+ * it, and the rest would fall on the next class). gave: the load removed,
+ * per kind; *best, *best_drop: the group whose cut predicts the largest
+ * drop.
  */
 static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			    struct tg_reg_group *groups, u32 nr, u32 over,
 			    const u64 level[TG_NR_KINDS], u64 need[TG_NR_KINDS],
-			    u64 gave[TG_NR_KINDS], u32 share, int *best, u64 *best_drop)
+			    u64 gave[TG_NR_KINDS], u32 share, bool whole, int *best,
+			    u64 *best_drop)
 {
 	u64 cls[TG_ORDER_CLASSES][TG_NR_KINDS] = { { 0 } }, top[TG_ORDER_CLASSES] = { 0 };
 	u32 cut[TG_ORDER_CLASSES] = { 0 }, i;
@@ -657,6 +675,8 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
 		if (tg_rem_cut_now(g))
 			continue;
 		o = tg_rem_class(r, cfg, g, level, over, &v);
+		if (whole && !tg_rem_rising(g))
+			o = -1;
 		g->cut_class = o;
 		g->cut_val = v;
 		if (o >= 0 && v > top[o])
@@ -724,7 +744,8 @@ static void tg_rem_cut_pass(struct tg_regulator *r, const struct tg_reg_cfg *cfg
  * made 2 % of the rise beside a writer now at its floor, 40 % of what is
  * left) is cut after the dead time - not now: the blame rule judges what
  * is measured. The dead time tracks the group whose cut predicts the
- * largest drop. whole: tg_rem_need()'s (the whole rise since the low point).
+ * largest drop. whole: tg_rem_need()'s (the whole rise since the low
+ * point), from the groups that rose only; none blamed: the sized cut.
  */
 void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		const struct tg_detector *det, struct tg_reg_group *groups,
@@ -737,6 +758,7 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	int k, best = -1;
 
 	tg_blame_cut(cfg, groups, nr, level, all);
+again:
 	for (k = 0; k < TG_NR_KINDS; k++) {
 		need[k] = over & BIT(k) ? tg_rem_need(r, det, k, &share, whole) : 0;
 		if (need[k] == U64_MAX)
@@ -745,7 +767,13 @@ void tg_rem_cut(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (!slope)
 		share = 0;
 	tg_rem_cut_pass(r, cfg, groups, nr, over, level, need, gave, share,
-			&best, &best_drop);
+			whole && slope, &best, &best_drop);
+	if (best < 0 && whole && slope) {
+		/* none blamed rose: the sized cut of the others */
+		whole = false;
+		share = 0;
+		goto again;
+	}
 	if (best < 0) {
 		/* none to blame: hold, and look again after relax_periods */
 		r->cut_wait = cfg->relax_periods;

@@ -31,10 +31,33 @@ void tg_regulator_init(struct tg_regulator *r)
  */
 static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 {
+	u32 was, now;
+	int k;
+
 	if (g->rem_wait)
 		g->rem_wait--;
 	if (g->rem.mba < g->rem_seen.mba || g->rem.quota_us < g->rem_seen.quota_us)
 		g->rem_wait = cfg->dead_periods;
+	/*
+	 * A remedial MBA level that rose under a preventive quota that bound
+	 * (its limit's, on a DRAM kind): the quota scaled by the MBA level it
+	 * loses, so the DRAM traffic the limit was converged on stays (the
+	 * preventive relaxes it from there). Else it would wait for its inputs
+	 * (smoothed: over a dozen periods) to show the limit overrun.
+	 */
+	was = g->prev.mba < g->rem_seen.mba ? g->prev.mba : g->rem_seen.mba;
+	now = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
+	if (now > was && was && g->prev.quota_us != TG_QUOTA_UNLIMITED &&
+	    g->prev.quota_us <= g->rem_seen.quota_us) {
+		for (k = 0; k < TG_NR_KINDS; k++)
+			if (((1u << k) & TG_DRAM_KINDS) && g->limits.bps[k] != TG_UNLIMITED)
+				break;
+		if (k < TG_NR_KINDS) {
+			g->prev.quota_us = tg_mul_div(g->prev.quota_us, was, now);
+			if (!g->prev.quota_us)
+				g->prev.quota_us = 1;
+		}
+	}
 	g->rem_seen = g->rem;
 }
 
