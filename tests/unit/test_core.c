@@ -1858,6 +1858,22 @@ static void quiet_back(struct law *w, uint32_t law, int kind, bool dram, uint32_
 }
 
 /*
+ * Under `law`, group 1 released as idle beside a victim of small traffic
+ * (2 MB/s of DRAM reads, no NVM writes: 0.5 MB/s of NVM writes reaches the
+ * blame level), its first cut's rate 100 MB/s over a whole period
+ */
+static void quiet_small(struct law *w, uint32_t law)
+{
+	law_init(w, 2);
+	w->cfg.law = law;
+	law_set(w, 0, TG_DRAM_READ, 2 * MB);
+	law_set(w, 0, TG_NVM_WRITE, 0);
+	quiet_release(w, 1, TG_NVM_WRITE, false, 300000, 100);
+	w->g[1].mem_rate = 100 * MB / PERIOD_US;
+	law_step(w, 450);
+}
+
+/*
  * The return beside others (review helper-62), both laws: a second quiet
  * group trickling under the noise floor is not throttled with it (a
  * bystander); a dead time already running is not cut short (the return
@@ -1949,13 +1965,7 @@ static void test_quiet_return_beside(void **state)
 		 * trickle's bytes over a sliver of CPU)
 		 */
 		for (i = 0; i < 4; i++) {
-			law_init(&w, 2);
-			w.cfg.law = law;
-			law_set(&w, 0, TG_DRAM_READ, 2 * MB);
-			law_set(&w, 0, TG_NVM_WRITE, 0);
-			quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
-			w.g[1].mem_rate = 100 * MB / PERIOD_US;
-			law_step(&w, 450);
+			quiet_small(&w, law);
 			law_set(&w, 1, TG_NVM_WRITE, 3 * MB);
 			w.g[1].cpu_usage_us = i < 2 ? 200 : PERIOD_US;
 			w.g[1].cpu_now_us = i == 0 ? PERIOD_US : i == 3 ? 0 : PERIOD_US / 50;
@@ -1969,13 +1979,7 @@ static void test_quiet_return_beside(void **state)
 		 * period (it ran all along: a loaded host) - 100 MB/s, not
 		 * fifty times that (a dead time ended by the sliver)
 		 */
-		law_init(&w, 2);
-		w.cfg.law = law;
-		law_set(&w, 0, TG_DRAM_READ, 2 * MB);
-		law_set(&w, 0, TG_NVM_WRITE, 0);
-		quiet_release(&w, 1, TG_NVM_WRITE, false, 300000, 100);
-		w.g[1].mem_rate = 100 * MB / PERIOD_US;
-		law_step(&w, 450);
+		quiet_small(&w, law);
 		law_set(&w, 1, TG_NVM_WRITE, 100 * MB);
 		w.g[1].cpu_usage_us = PERIOD_US;
 		w.g[1].cpu_now_us = PERIOD_US / 50;
@@ -3398,6 +3402,25 @@ static void test_mean_undo_not_kept(void **state)
 }
 
 /*
+ * A 2 GB/s writer (group 1) searching up from 0.3 (460, under 500) until
+ * it steps: the step pending; group 2 inactive
+ */
+static void mean_stepped(struct law *w)
+{
+	int p;
+
+	mean_init(w, 3);
+	w->g[2].active = false;
+	mean_poke(w, 1, 300000, 2 * GB);
+	for (p = 0; p < 2000 && !w->reg.mean.pend; p++) {
+		mean_writer(w, 1, 2 * GB);
+		law_step(w, mean_lat(w, 400, 100));
+	}
+	assert_true(w->reg.mean.pend);
+	assert_int_equal(w->g[1].last.action, TG_ACT_RELAX);
+}
+
+/*
  * An arrival acts on its first reading over (TG_ARRIVE_FILTER), but not
  * beside a pending step: an over then is likeliest the step's own. A 2 GB/s
  * writer searching up from 0.3 (460, under 500) steps; in the period after
@@ -3409,20 +3432,10 @@ static void test_mean_undo_not_kept(void **state)
 static void test_mean_arrival_beside_step(void **state)
 {
 	struct law w;
-	int p, step = -1;
+	int p;
 
 	(void)state;
-	mean_init(&w, 3);
-	w.g[2].active = false;
-	mean_poke(&w, 1, 300000, 2 * GB);
-	for (p = 0; p < 2000 && step < 0; p++) {
-		mean_writer(&w, 1, 2 * GB);
-		law_step(&w, mean_lat(&w, 400, 100));
-		if (w.reg.mean.pend)
-			step = p;
-	}
-	assert_true(step >= 0);
-	assert_int_equal(w.g[1].last.action, TG_ACT_RELAX);
+	mean_stepped(&w);
 	w.g[2].active = true;
 	for (p = 0; p < 2; p++) {
 		mean_writer(&w, 1, 2 * GB);
@@ -3444,6 +3457,88 @@ static void test_mean_arrival_beside_step(void **state)
 		law_step(&w, mean_lat(&w, 400, 100));
 	}
 	assert_true(law_cut(&w, 2));
+}
+
+/* group i an NVM writer arriving with `demand`, its average an EWMA (1/8) of its rate */
+static void mean_writer_ewma(struct law *w, int i, uint64_t demand)
+{
+	struct tg_reg_group *g = &w->g[i];
+	uint64_t avg = g->bps.v[TG_NVM_WRITE], cpu = g->cpu_usage_us, now;
+
+	mean_writer(w, i, demand);
+	now = g->bps_now.v[TG_NVM_WRITE];
+	g->bps.v[TG_NVM_WRITE] = now > avg ? avg + (now - avg) / 8 : avg - (avg - now) / 8;
+	g->cpu_usage_us = g->cpu_now_us > cpu ? cpu + (g->cpu_now_us - cpu) / 8 :
+			  cpu - (cpu - g->cpu_now_us) / 8;
+}
+
+/*
+ * The arrival's whole cut takes from the groups whose traffic rose only
+ * (review helper-67): a 2 GB/s NVM writer arrives (its average an eighth
+ * of its rate in the first period) beside a steady 3 GB/s DRAM reader that
+ * is blamed but moved nothing; at 520 and at 650 the writer is cut to its
+ * floor on the first reading and the reader is not cut - the rise the
+ * writer's average cannot give is not taken from it. Beside a pending step
+ * the arrival's cut on its second reading is the sized one, not the whole
+ * rise: the writer keeps more than its floor, and the stepping writer of
+ * its class (no rise of its own but the step's) is cut by the same share.
+ */
+static void test_mean_whole_spares_steady(void **state)
+{
+	uint64_t slope[] = { 35, 100 };
+	unsigned int c;
+
+	(void)state;
+	for (c = 0; c < ARRAY_SIZE(slope); c++) {
+		struct law w;
+		int p;
+
+		mean_init(&w, 3);
+		law_set(&w, 1, TG_DRAM_READ, 3 * GB);
+		w.g[2].active = false;
+		for (p = 0; p < 300; p++)
+			law_step(&w, 450);
+		w.g[2].active = true;
+		w.g[2].cpu_usage_us = 0;
+		mean_writer_ewma(&w, 2, 2 * GB);
+		law_step(&w, 450 + slope[c] * (w.g[2].bps_now.v[TG_NVM_WRITE] / MB) / 1000);
+		assert_true(law_cut(&w, 2));
+		assert_true(w.g[2].x <= 1000000 / 50);
+		assert_false(law_cut(&w, 1));
+		assert_int_equal(w.g[1].x, 1000000);
+	}
+	/*
+	 * beside a pending step: a writer searching up from 0.3 steps, then
+	 * a second one arrives at 0.7 GB/s (the latency follows its average:
+	 * 496, 501, 506 - over twice, within the clear margin) and is cut on
+	 * its second reading over, sized: not to its floor
+	 */
+	{
+		struct law w;
+		int p, cut = -1;
+		uint64_t prev = 0;
+
+		mean_stepped(&w);
+		w.g[2].active = true;
+		w.g[2].cpu_usage_us = 0;
+		for (p = 0; p < 10 && cut < 0; p++) {
+			uint64_t lat;
+
+			mean_writer(&w, 1, 2 * GB);
+			mean_writer_ewma(&w, 2, 700 * MB);
+			lat = mean_lat(&w, 400, 100);
+			assert_true(lat < 500 + 8);	/* never a clear violation */
+			law_step(&w, lat);
+			if (law_cut(&w, 2)) {
+				cut = p;
+				assert_true(lat > 500 && prev > 500);	/* its second reading */
+			}
+			prev = lat;
+		}
+		assert_true(cut >= 0);
+		assert_true(w.g[2].x > 1000000 / 50);
+		assert_true(law_cut(&w, 1));	/* its class, by the same share */
+	}
 }
 
 /*
@@ -4116,6 +4211,7 @@ int main(void)
 		cmocka_unit_test(test_mean_undo_not_kept),
 		cmocka_unit_test(test_mean_arrival_beside_step),
 		cmocka_unit_test(test_prev_quota_follows_rem_mba),
+		cmocka_unit_test(test_mean_whole_spares_steady),
 		cmocka_unit_test(test_priority_change_releases),
 		cmocka_unit_test(test_policy_off_releases),
 		cmocka_unit_test(test_inactive_released),
