@@ -3233,8 +3233,9 @@ static void test_mean_reads_stop_midblock(void **state)
  * Finding 7: a victim read once per `gap` periods (NVM write latency 0 in
  * between; DRAM read, also protected, read every period far under its
  * threshold) is protected:
- * - a 2 GB/s NVM writer arriving at 600 (a clear violation) is cut at the
- *   second reading over, or the period after it;
+ * - a 2 GB/s NVM writer arriving at 600 (a clear violation) is cut by the
+ *   second reading over, or the period after it (an arrival: on its first
+ *   reading since the tenth session);
  * - a writer there all along, the latency then 506 (over within the clear
  *   margin, no arrival), is cut after at most `bound` periods (the segment
  *   cut over blocks the sparse kind extends);
