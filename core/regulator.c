@@ -29,7 +29,8 @@ void tg_regulator_init(struct tg_regulator *r)
  * inputs show traffic the move has removed. A loosening does not: inputs
  * that do not show it yet only make the preventive act later.
  */
-static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
+static void tg_rem_moved(const struct tg_regulator *r, const struct tg_reg_cfg *cfg,
+			 struct tg_reg_group *g)
 {
 	u32 was, now;
 	int k;
@@ -42,8 +43,9 @@ static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 	 * A remedial MBA level that rose under a preventive quota that bound
 	 * (its limit's, on a DRAM kind): the quota scaled by the MBA level it
 	 * loses, so the DRAM traffic the limit was converged on stays (the
-	 * preventive relaxes it from there). Else it would wait for its inputs
-	 * (smoothed: over a dozen periods) to show the limit overrun.
+	 * preventive relaxes it from there), never under the quota floor.
+	 * Else it would wait for its inputs (smoothed: over a dozen periods)
+	 * to show the limit overrun.
 	 */
 	was = g->prev.mba < g->rem_seen.mba ? g->prev.mba : g->rem_seen.mba;
 	now = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
@@ -53,9 +55,9 @@ static void tg_rem_moved(const struct tg_reg_cfg *cfg, struct tg_reg_group *g)
 			if (((1u << k) & TG_DRAM_KINDS) && g->limits.bps[k] != TG_UNLIMITED)
 				break;
 		if (k < TG_NR_KINDS) {
-			g->prev.quota_us = tg_mul_div(g->prev.quota_us, was, now);
-			if (!g->prev.quota_us)
-				g->prev.quota_us = 1;
+			u64 q = tg_mul_div(g->prev.quota_us, was, now);
+
+			g->prev.quota_us = q > r->quota_min ? q : r->quota_min;
 		}
 	}
 	g->rem_seen = g->rem;
@@ -138,7 +140,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 
-		tg_rem_moved(cfg, g);
+		tg_rem_moved(r, cfg, g);
 		g->out.mba = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
 		g->out.quota_us = g->prev.quota_us < g->rem.quota_us ?
 				  g->prev.quota_us : g->rem.quota_us;

@@ -3547,15 +3547,16 @@ static void test_mean_whole_spares_steady(void **state)
  * DRAM limit (test_plant seed 2000592: a relax from MBA 90 to 100 let the
  * group 8 % over its limit for a dozen periods while the preventive's
  * smoothed inputs caught up): the quota is scaled by the level it loses -
- * MBA 50 to 100 halves it; the same rise with an NVM limit only, or with
- * the remedial quota the one that binds, leaves it.
+ * MBA 50 to 100 halves it, never under the quota floor (MBA 10 to 100 on
+ * 40 us); the same rise with an NVM limit only, or with the remedial quota
+ * the one that binds, leaves it.
  */
 static void test_prev_quota_follows_rem_mba(void **state)
 {
 	int c;
 
 	(void)state;
-	for (c = 0; c < 3; c++) {
+	for (c = 0; c < 4; c++) {
 		struct law w;
 		struct tg_reg_group *g;
 
@@ -3563,14 +3564,17 @@ static void test_prev_quota_follows_rem_mba(void **state)
 		g = &w.g[1];
 		law_set(&w, 1, c == 1 ? TG_NVM_WRITE : TG_DRAM_READ, 100 * MB);
 		g->limits.bps[c == 1 ? TG_NVM_WRITE : TG_DRAM_READ] = 100 * MB;
-		g->prev.quota_us = 3000;
-		g->rem.mba = 50;
+		g->prev.quota_us = c == 3 ? 40 : 3000;
+		g->rem.mba = c == 3 ? 10 : 50;
 		g->rem.quota_us = c == 2 ? 2000 : TG_QUOTA_UNLIMITED;
 		g->rem_seen = g->rem;
 		w.cfg.remedial = false;		/* the remedial throttle released: MBA 100 */
 		law_step(&w, 400);
 		assert_int_equal(g->rem.mba, 100);
-		assert_int_equal(g->prev.quota_us, c ? 3000 : 1500);
+		if (c == 3)	/* 40 x 10 / 100 = 4 us: the quota floor instead */
+			assert_true(w.reg.quota_min > 4 && g->prev.quota_us == w.reg.quota_min);
+		else
+			assert_int_equal(g->prev.quota_us, c ? 3000 : 1500);
 	}
 }
 
