@@ -95,16 +95,22 @@ u64 tg_scale_quota(const struct tg_regulator *r, u64 quota, u32 ppm);
 void tg_prev_limits(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		    struct tg_reg_group *g, int idx);
 
-/* a group with a limit of at least one kind */
-static inline bool tg_limited(const struct tg_reg_group *g)
+/* a group with a limit of at least one of `kinds` */
+static inline bool tg_limited_in(const struct tg_reg_group *g, u32 kinds)
 {
 	int k;
 
 #pragma GCC unroll 4
 	for (k = 0; k < TG_NR_KINDS; k++)
-		if (g->limits.bps[k] != TG_UNLIMITED)
+		if ((kinds & BIT(k)) && g->limits.bps[k] != TG_UNLIMITED)
 			return true;
 	return false;
+}
+
+/* a group with a limit of at least one kind */
+static inline bool tg_limited(const struct tg_reg_group *g)
+{
+	return tg_limited_in(g, TG_ALL_KINDS);
 }
 
 /**

@@ -33,7 +33,6 @@ static void tg_rem_moved(const struct tg_regulator *r, const struct tg_reg_cfg *
 			 struct tg_reg_group *g)
 {
 	u32 was, now;
-	int k;
 
 	if (g->rem_wait)
 		g->rem_wait--;
@@ -50,15 +49,10 @@ static void tg_rem_moved(const struct tg_regulator *r, const struct tg_reg_cfg *
 	was = g->prev.mba < g->rem_seen.mba ? g->prev.mba : g->rem_seen.mba;
 	now = g->prev.mba < g->rem.mba ? g->prev.mba : g->rem.mba;
 	if (now > was && was && g->prev.quota_us != TG_QUOTA_UNLIMITED &&
-	    g->prev.quota_us <= g->rem_seen.quota_us) {
-		for (k = 0; k < TG_NR_KINDS; k++)
-			if (((1u << k) & TG_DRAM_KINDS) && g->limits.bps[k] != TG_UNLIMITED)
-				break;
-		if (k < TG_NR_KINDS) {
-			u64 q = tg_mul_div(g->prev.quota_us, was, now);
+	    g->prev.quota_us <= g->rem_seen.quota_us && tg_limited_in(g, TG_DRAM_KINDS)) {
+		u64 q = tg_mul_div(g->prev.quota_us, was, now);
 
-			g->prev.quota_us = q > r->quota_min ? q : r->quota_min;
-		}
+		g->prev.quota_us = q > r->quota_min ? q : r->quota_min;
 	}
 	g->rem_seen = g->rem;
 }

@@ -141,9 +141,9 @@ mutants=(
 	'reg_mean.c;;s/u32 hot = 0, arrive = m->pend \? TG_OVER_FILTER : TG_ARRIVE_FILTER;/u32 hot = 0, arrive = TG_ARRIVE_FILTER;/;;beside a pending step an arrival waits for a second reading (an over then is likeliest the step'"'"'s own)'
 	'reg_mean.c;;s/kinds, NULL, !clear && !m->pend\);/kinds, NULL, false);/;;an arrival on its first reading is cut of its whole rise since the low point (a secant on a partial rise falls short)'
 	# -- a remedial MBA rise under a binding preventive quota (regulator.c, tenth session)
-	'regulator.c;;s/\t\tif \(k < TG_NR_KINDS\) \{\n\t\t\tu64 q = tg_mul_div/\t\tif (0) {\n\t\t\tu64 q = tg_mul_div/;;a remedial MBA rise scales the preventive quota that bound a DRAM limit (the traffic the limit converged on stays)'
-	'regulator.c;;s/g->prev.quota_us <= g->rem_seen.quota_us\) \{/1) {/;;only a preventive quota that bound is scaled (the remedial quota bound: nothing converged on it)'
-	'regulator.c;;s/\(\(\(1u << k\) & TG_DRAM_KINDS\) && g->limits.bps\[k\] != TG_UNLIMITED\)/(g->limits.bps[k] != TG_UNLIMITED)/;;only a DRAM limit is scaled with MBA (NVM traffic does not follow it)'
+	'regulator.c;;s/ && tg_limited_in\(g, TG_DRAM_KINDS\)\) \{/ \&\& 0) {/;;a remedial MBA rise scales the preventive quota that bound a DRAM limit (the traffic the limit converged on stays)'
+	'regulator.c;;s/g->prev.quota_us <= g->rem_seen.quota_us && /1 \&\& /;;only a preventive quota that bound is scaled (the remedial quota bound: nothing converged on it)'
+	'regulator.c;;s/tg_limited_in\(g, TG_DRAM_KINDS\)\) \{/tg_limited(g)) {/;;only a DRAM limit is scaled with MBA (NVM traffic does not follow it)'
 	'reg_mean.c;;s/kinds, NULL, !clear && !m->pend\);/kinds, NULL, !clear);/;;an arrival found beside a pending step (its second reading) gets the sized cut, not the whole rise (review helper-67)'
 	'reg_remedial.c;;s/\t\tif \(whole && !tg_rem_rising\(g\)\)\n\t\t\to = -1;\n//;;the whole cut takes only from the groups that rose: a steady class is not cut for the rise it did not make (review helper-67)'
 	'regulator.c;;s/g->prev.quota_us = q > r->quota_min \? q : r->quota_min;/g->prev.quota_us = q ? q : 1;/;;the preventive quota scaled by a remedial MBA rise stays at or over the quota floor'
