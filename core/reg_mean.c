@@ -27,7 +27,9 @@
  *     pending step adds) over a reference - the last step, kept verdict,
  *     cut or undo while young, else the recent low point: a cut at once,
  *     of the load's whole rise since that low point (the search climbs
- *     back from there);
+ *     back from there). Beside a pending step, only if the groups not
+ *     stepping carry that rise: else it is the steps' own, and they are
+ *     undone (tg_mean_other_rose());
  *  4. segment cut: a block with no step pending whose mean is over the
  *     threshold by the cut margin (1.5 spreads, at most 1/TG_CUT_MARGIN),
  *     the kind's last reading over by it now: a cut sized from the mean,
@@ -373,6 +375,57 @@ static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg
 }
 
 /*
+ * The low-priority load of the groups with a step pending (in the rows of
+ * nload: their last period's rates) - and, at the step (ref: true), what
+ * the others carried then: m->ref_other.
+ */
+static void tg_mean_pend_load(struct tg_regulator *r, const struct tg_reg_group *groups,
+			      u32 nr, u64 load[TG_NR_KINDS], bool ref)
+{
+	u64 b[TG_NR_KINDS] = { 0 };
+	u32 i;
+	int k;
+
+	for (i = 0; i < nr; i++) {
+		if (!groups[i].pend || !groups[i].active)
+			continue;
+		for (k = 0; k < TG_NR_KINDS; k++)
+			b[k] = tg_sat_add(b[k], groups[i].bps_now.v[k]);
+	}
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		load[k] = tg_blame_row(b, tg_blame_w[k]);
+		if (ref)
+			r->mean.ref_other[k] = r->nload[k] > load[k] ? r->nload[k] - load[k] : 0;
+	}
+}
+
+/*
+ * Beside a pending step, an arrival in `kinds` (tg_mean_arrival(), whose
+ * rise counts what the steps' loads predict: m->add): whether the groups
+ * not stepping carry it - their load risen by 1/TG_WIN_RISE of the whole
+ * since the step. Else the rise is the steps' own, larger than their
+ * loads predicted (an MBA level whose response is not linear in it), and
+ * the steps are undone, not cut for.
+ */
+static bool tg_mean_other_rose(struct tg_regulator *r, const struct tg_reg_group *groups,
+			       u32 nr, u32 kinds)
+{
+	u64 p[TG_NR_KINDS], other;
+	int k;
+
+	tg_mean_pend_load(r, groups, nr, p, false);
+	for (k = 0; k < TG_NR_KINDS; k++) {
+		if (!(kinds & BIT(k)))
+			continue;
+		other = r->nload[k] > p[k] ? r->nload[k] - p[k] : 0;
+		if (other > r->mean.ref_other[k] &&
+		    other - r->mean.ref_other[k] >= r->load[k] / TG_WIN_RISE)
+			return true;
+	}
+	return false;
+}
+
+/*
  * A sized cut for `kinds`, at this period's latencies or at `lat` (a
  * block's means, in 1/TG_MEAN_SUB ns); whole: of the load's whole rise
  * since the recent low point (an arrival on its first reading: a partial
@@ -428,6 +481,15 @@ static void tg_mean_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	r->mean.pend = false;
 }
 
+/* steps made: their load is the arrival's reference, and the others' apart */
+static void tg_mean_stepped(struct tg_regulator *r, const struct tg_reg_group *groups, u32 nr)
+{
+	u64 p[TG_NR_KINDS];
+
+	tg_mean_ref(r);
+	tg_mean_pend_load(r, groups, nr, p, true);
+}
+
 /*
  * One step of the search for group g (tg_rem_relax(): found, it is held
  * instead); a step is pending, and adds (m->add) what its loads predict
@@ -476,7 +538,7 @@ static bool tg_mean_step(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			tg_mean_step1(r, cfg, g, i);
 	}
 	if (m->pend)
-		tg_mean_ref(r);
+		tg_mean_stepped(r, groups, nr);
 	return m->pend;
 }
 
@@ -513,7 +575,7 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			  TG_WHY_SETTLED, -1);
 	}
 	if (m->pend)
-		tg_mean_ref(r);
+		tg_mean_stepped(r, groups, nr);
 	return m->pend;
 }
 
@@ -717,7 +779,8 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		kinds = tg_mean_arrival(r, cfg, det, reached);
 	else if (!r->dead.left && !r->cut_wait)
 		kinds = clear;
-	if (clear && m->pend) {
+	if (m->pend && (clear || (kinds && !tg_mean_other_rose(r, groups, nr, kinds)))) {
+		/* a clear violation or the steps' own rise: the steps undone */
 		tg_mean_undo(r, cfg, groups, nr);
 		change = true;
 	} else if (kinds) {

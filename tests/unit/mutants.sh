@@ -147,6 +147,10 @@ mutants=(
 	'reg_mean.c;;s/kinds, NULL, !clear && !m->pend\);/kinds, NULL, !clear);/;;an arrival found beside a pending step (its second reading) gets the sized cut, not the whole rise (review helper-67)'
 	'reg_remedial.c;;s/\t\tif \(whole && !tg_rem_rising\(g\)\)\n\t\t\to = -1;\n//;;the whole cut takes only from the groups that rose: a steady class is not cut for the rise it did not make (review helper-67)'
 	'regulator.c;;s/g->prev.quota_us = q > r->quota_min \? q : r->quota_min;/g->prev.quota_us = q ? q : 1;/;;the preventive quota scaled by a remedial MBA rise stays at or over the quota floor'
+	# -- an arrival beside a pending step is carried by the groups not stepping (reg_mean.c, eleventh session)
+	'reg_mean.c;;s/\(clear \|\| \(kinds && !tg_mean_other_rose\(r, groups, nr, kinds\)\)\)\) \{/clear) {/;;beside a pending step, a rise only the stepping groups carry is the steps'"'"' own: undone, not cut (sweep seeds 14000776, 23000517)'
+	'reg_mean.c;;s/other = r->nload\[k\] > p\[k\] \? r->nload\[k\] - p\[k\] : 0;/other = r->nload[k];/;;the stepping groups'"'"' own load is taken out of the rise an arrival beside a step is judged on'
+	'reg_mean.c;;s/\t\tif \(ref\)\n\t\t\tr->mean.ref_other\[k\] = /\t\tif (0)\n\t\t\tr->mean.ref_other[k] = /;;the groups not stepping are judged against their load at the step'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

@@ -2839,6 +2839,54 @@ static void test_mean_own_step_no_arrival(void **state)
 }
 
 /*
+ * A step's own rise larger than its loads predict (an MBA level, a cache
+ * or a knee in the plant's response: here group 1's rate jumps by half,
+ * not by the probe's 1/8, when its quota rises over the held one) is no
+ * arrival either: only the groups with no step pending may carry one
+ * (tg_mean_other_rose()), judged against their own load at the step - a
+ * steady group 2 (200 MB/s of NVM writes) beside it carries none. Group 1
+ * held at 0.45 as above; under its probe
+ * the latency reads 503 (over, within the clear margin: not rule 2) with
+ * the low-priority load up by 3/8 of group 1's - over load/16 and what the
+ * step adds. The probe is undone (a relapse, held at 0.45 again), nothing
+ * cut; with the rule gone it is cut (sweep seeds 14000776, 23000517: a
+ * relax of MBA 90 -> 100 cut by a quarter, again and again).
+ */
+static void test_mean_own_step_steeper(void **state)
+{
+	struct law w;
+	int p, probe = -1, undo = -1;
+	uint64_t q0, held;
+
+	(void)state;
+	mean_init(&w, 3);
+	mean_held(&w, 1, 450000, 2 * GB, 506250, 100);
+	q0 = w.g[1].out.quota_us;
+	held = w.g[1].bps.v[TG_NVM_WRITE];
+	for (p = 0; p < 600 && undo < 0; p++) {
+		uint64_t lat = 490;
+
+		mean_writer(&w, 1, 2 * GB);
+		law_set(&w, 2, TG_NVM_WRITE, 200 * MB);
+		if (w.g[1].out.quota_us > q0) {
+			law_set(&w, 1, TG_NVM_WRITE, held + held / 2);
+			lat = 503;
+		}
+		law_step(&w, lat);
+		if (mean_any_cut(&w))
+			fail_msg("period %d (probe at %d): a group cut on group 1's own step's rise", p, probe);
+		if (probe < 0 && w.g[1].last.action == TG_ACT_RELAX)
+			probe = p;
+		if (probe >= 0 && w.g[1].last.why == TG_WHY_RELAPSE)
+			undo = p;
+	}
+	if (probe < 0 || undo < 0)
+		fail_msg("no probe undone: probe at %d, undone at %d", probe, undo);
+	assert_int_equal(w.g[1].x, 450000);
+	assert_true(w.g[1].hold);
+}
+
+/*
  * Rule 2, the clear violation: readings over the threshold by the clear
  * margin (3 spreads, 507.5 at 500) twice in a row act at once, whatever
  * the load did. A 2 GB/s writer held at 0.45 beside the victim at 495 (no
@@ -4212,6 +4260,7 @@ int main(void)
 		cmocka_unit_test(test_mean_unread_kind_releases_hold),
 		cmocka_unit_test(test_mean_flipping_protected_kinds),
 		cmocka_unit_test(test_mean_own_step_no_arrival),
+		cmocka_unit_test(test_mean_own_step_steeper),
 		cmocka_unit_test(test_mean_sparse_victim),
 		cmocka_unit_test(test_mean_undo_not_kept),
 		cmocka_unit_test(test_mean_arrival_beside_step),
