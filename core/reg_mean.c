@@ -765,9 +765,16 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	}
 	tg_rem_observe(r, cfg, det, lo, hi);
 	tg_rem_dead(r, groups, nr);
-	/* a return is a change an arrival is judged from (as a cut) */
-	if (back && tg_rem_return(r, cfg, groups, nr, used))
-		tg_mean_ref(r);
+	/*
+	 * a return is a change an arrival is judged from (as a cut); beside a
+	 * pending step, the groups not stepping are judged from it too
+	 */
+	if (back && tg_rem_return(r, cfg, groups, nr, used)) {
+		if (m->pend)
+			tg_mean_stepped(r, groups, nr);
+		else
+			tg_mean_ref(r);
+	}
 	if (r->cut_wait)
 		r->cut_wait--;
 	if (m->ref_age < TG_NEVER)
