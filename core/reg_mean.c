@@ -29,7 +29,8 @@
  *     of the load's whole rise since that low point (the search climbs
  *     back from there). Beside a pending step, only if the groups not
  *     stepping carry that rise: else it is the steps' own, and they are
- *     undone (tg_mean_other_rose());
+ *     undone (tg_mean_other_rose()), the undo waiting as long as their
+ *     rise took to show and TG_DEAD_ACT, not the whole dead time;
  *  4. segment cut: a block with no step pending whose mean is over the
  *     threshold by the cut margin (1.5 spreads, at most 1/TG_CUT_MARGIN),
  *     the kind's last reading over by it now: a cut sized from the mean,
@@ -537,8 +538,10 @@ static bool tg_mean_step(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (tg_rem_candidate(g) && tg_throttled(&g->rem, cfg) && !g->hold)
 			tg_mean_step1(r, cfg, g, i);
 	}
-	if (m->pend)
+	if (m->pend) {
 		tg_mean_stepped(r, groups, nr);
+		m->step_age = 0;
+	}
 	return m->pend;
 }
 
@@ -574,8 +577,10 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		tg_decide(r, g, (int)i, TG_POL_REMEDIAL, TG_ACT_HOLD, TG_MECH_NONE,
 			  TG_WHY_SETTLED, -1);
 	}
-	if (m->pend)
+	if (m->pend) {
 		tg_mean_stepped(r, groups, nr);
+		m->step_age = 0;
+	}
 	return m->pend;
 }
 
@@ -779,6 +784,8 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		r->cut_wait--;
 	if (m->ref_age < TG_NEVER)
 		m->ref_age++;
+	if (m->step_age < TG_NEVER)
+		m->step_age++;
 
 	/* 2 and 3: a clear violation or an arrival acts at once */
 	kinds = 0;
@@ -787,8 +794,18 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	else if (!r->dead.left && !r->cut_wait)
 		kinds = clear;
 	if (m->pend && (clear || (kinds && !tg_mean_other_rose(r, groups, nr, kinds)))) {
+		u32 seen = m->step_age;
+
 		/* a clear violation or the steps' own rise: the steps undone */
 		tg_mean_undo(r, cfg, groups, nr);
+		/*
+		 * the steps' rise showed within `seen` periods of them: so does
+		 * the undo's fall. Still over then, with the load still risen
+		 * over the step's reference, it was a stepping group's own
+		 * arrival: rule 3 cuts it then, not after the whole dead time.
+		 */
+		if (!clear && seen + TG_DEAD_ACT < r->dead.left)
+			r->dead.left = seen + TG_DEAD_ACT;
 		change = true;
 	} else if (kinds) {
 		/*

@@ -521,6 +521,7 @@ struct tg_mean {
 	u32 ref_age;			/* periods since then */
 	u64 add[TG_NR_KINDS];		/* the load the pending step adds, predicted */
 	u64 ref_other[TG_NR_KINDS];	/* ... the load of the groups not stepping, at the step */
+	u32 step_age;			/* periods since the search's last steps */
 	u64 last[TG_NR_KINDS];		/* each kind's last verdict mean, 1/TG_MEAN_SUB ns */
 	bool pend;			/* a search step waits for the verdict */
 	u32 want, want_left;		/* a segment cut none was blamed for: kinds, periods */

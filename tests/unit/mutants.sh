@@ -152,6 +152,7 @@ mutants=(
 	'reg_mean.c;;s/other = r->nload\[k\] > p\[k\] \? r->nload\[k\] - p\[k\] : 0;/other = r->nload[k];/;;the stepping groups'"'"' own load is taken out of the rise an arrival beside a step is judged on'
 	'reg_mean.c;;s/\t\tif \(ref\)\n\t\t\tr->mean.ref_other\[k\] = /\t\tif (0)\n\t\t\tr->mean.ref_other[k] = /;;the groups not stepping are judged against their load at the step'
 	'reg_mean.c;;s/\(clear \|\| \(kinds && !tg_mean_other_rose\(r, groups, nr, kinds\)\)\)\) \{/(clear || ((kinds = kinds \&\& tg_mean_other_rose(r, groups, nr, kinds) ? kinds : 0), 0))) {/;;the steps'"'"' own rise is undone at once, not left to a block'"'"'s verdict (review helper-68)'
+	'reg_mean.c;;s/if \(!clear && seen \+ TG_DEAD_ACT < r->dead.left\)/if (0)/;;an undo of the steps'"'"' own rise waits only as long as their rise took to show (a stepping group'"'"'s own arrival is cut then)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

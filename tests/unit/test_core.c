@@ -2895,10 +2895,11 @@ static void test_mean_own_step_steeper(void **state)
  * MB/s), its demand up to 660 MB/s three periods into its probe (latency
  * 452 + 100 ns per GB/s: 505, within the clear margin; 501.7 once the
  * probe is undone) - reads as the step's: the probe is undone on the
- * second reading, and the cut comes by rule 3 with no step pending, on
- * the first reading after the undo's dead time. Pinned: undone within 2
- * periods of the rise, cut within dead_periods + 3 of it; without a step
- * pending the same rise is cut within 2.
+ * second reading, and the cut comes by rule 3 with no step pending, once
+ * the undo has had the time the step's rise took to show (4 periods) and
+ * TG_DEAD_ACT: 8 periods after the rise, not the whole dead time's 22.
+ * Pinned: undone within 2 periods of the rise, cut within 10 of it (the
+ * dead time is 20); without a step pending the same rise is cut within 2.
  */
 static int mean_own_rise(bool pend, int *undo)
 {
@@ -2939,9 +2940,10 @@ static void test_mean_own_rise_beside_step(void **state)
 	law_init(&w, 1);
 	cut = mean_own_rise(true, &undo);
 	alone = mean_own_rise(false, &none);
-	if (undo < 0 || undo > 2 || cut < 0 || cut > (int)w.cfg.dead_periods + 3)
+	assert_int_equal(w.cfg.dead_periods, 20);
+	if (undo < 0 || undo > 2 || cut < 0 || cut > 10)
 		fail_msg("the stepping group's own rise: undone %d, cut %d periods after it (-1: never);"
-			 " expected within 2 and %u", undo, cut, w.cfg.dead_periods + 3);
+			 " expected within 2 and 10", undo, cut);
 	if (alone < 0 || alone > 2)
 		fail_msg("the same rise with no step pending cut %d periods after it, expected within 2",
 			 alone);
