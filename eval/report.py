@@ -867,11 +867,32 @@ def arrival_section(d):
                    f" {never}/{b[2]} | {fmt(o, 0)} | {xfmt(b[0] / o[0]) if o[0] > 0 else '–'} |"
                    f" {fmt(om, 0)} | {xfmt(b[0] / om[0]) if om[0] > 0 else '–'} |"
                    f" {judge(b, BACK_GOAL_PERIODS * PERIOD_MS, higher=False)} |")
+    lag = arrival_cut_lag(d)
+    lags = ", ".join(f"{'at the same time' if k == 0 else f'{k:g} ms later' if k > 0 else f'{-k:g} ms sooner'}"
+                     f" in {v}" for k, v in sorted(lag.items()))
     out += ["", "Where neither victim fell under 95 %, both reactions are the controllers' cuts, one period or two"
-            " after the arrival, tgroup's later by a period (its second reading over); a few slow runs make the means (the DW neighbour's"
-            " CIs): the absolute ms are the figure. The guest has no arrival-time runs: its timeline (arrival at"
-            " 2 s, a warm controller) is the guest's warm figure.", ""]
+            f" after the arrival. tgroup's cut against the oracle's measured pin, per run ({sum(lag.values())} runs):"
+            f" {lags} (since 28 Nov the law cuts on an arrival's first reading over; docs/control-law.md). A few slow"
+            " runs make the means (the DW neighbour's CIs): the absolute ms are the figure. The guest has no"
+            " arrival-time runs: its timeline (arrival at 2 s, a warm controller) is the guest's warm figure.", ""]
     return out
+
+
+def arrival_cut_lag(d):
+    """{ms tgroup's cut came after the oracle's measured pin: runs}, from sim_arrival.csv's victim rows
+    (cut_ms, each controller's first cut), paired by arrival label and run"""
+    cut = {}
+    with open(os.path.join(d, "sim_arrival.csv")) as fh:
+        for r in csv.DictReader(fh):
+            if r["prio"] == "high" and r.get("cut_ms", "") not in ("", "-1"):
+                cut[(r["mode"], r["label"], r["rep"])] = float(r["cut_ms"])
+    lag = {}
+    for (m, label, rep), c in cut.items():
+        o = cut.get(("oracle", label, rep))
+        if m != "tgroup" or o is None:
+            continue
+        lag[c - o] = lag.get(c - o, 0) + 1
+    return lag
 
 
 def oracle_share(d, profile):
