@@ -2839,6 +2839,44 @@ static void test_mean_own_step_no_arrival(void **state)
 }
 
 /*
+ * A step's own rise, as its loads predict it (m->add), leaves the step to
+ * its block's verdict: rule 3 does not read it as an arrival, and neither
+ * does the undo of the steps' own rise take it. Group 1 held at 0.45 (490
+ * ns), its probe to the bound (501 ns: 9/8 of its traffic) reads 501 twice
+ * in a row - over, within the clear margin, the load risen by what the
+ * step adds (over load/16) - then 499: the block's mean is in the band and
+ * the probe's level is kept (found; later probes go on from it), never
+ * undone.
+ */
+static void test_mean_step_rise_to_block(void **state)
+{
+	struct law w;
+	int p, probe = -1, after = 0;
+	uint64_t q0;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_held(&w, 1, 450000, 2 * GB, 506250, 100);
+	q0 = w.g[1].out.quota_us;
+	for (p = 0; p < 400; p++) {
+		uint64_t lat = 490;
+
+		mean_writer(&w, 1, 2 * GB);
+		if (w.g[1].out.quota_us > q0)
+			lat = after++ < 2 ? 501 : 499;
+		law_step(&w, lat);
+		if (probe < 0 && w.g[1].last.action == TG_ACT_RELAX)
+			probe = p;
+		if (probe >= 0 && (w.g[1].last.why == TG_WHY_RELAPSE || law_cut(&w, 1)))
+			fail_msg("period %d (probe at %d): the probe's predicted rise undone or cut (%s)",
+				 p, probe, tg_reason_name(w.g[1].last.why));
+	}
+	if (probe < 0 || after < 3)
+		fail_msg("no probe read over: probe at %d, %d readings after it", probe, after);
+	assert_true(w.g[1].x >= 506250);	/* kept (and probed on from there) */
+}
+
+/*
  * A step's own rise larger than its loads predict (an MBA level, a cache
  * or a knee in the plant's response: here group 1's rate jumps by half,
  * not by the probe's 1/8, when its quota rises over the held one) is no
@@ -4323,6 +4361,7 @@ int main(void)
 		cmocka_unit_test(test_mean_unread_kind_releases_hold),
 		cmocka_unit_test(test_mean_flipping_protected_kinds),
 		cmocka_unit_test(test_mean_own_step_no_arrival),
+		cmocka_unit_test(test_mean_step_rise_to_block),
 		cmocka_unit_test(test_mean_own_step_steeper),
 		cmocka_unit_test(test_mean_own_rise_beside_step),
 		cmocka_unit_test(test_mean_sparse_victim),
