@@ -376,14 +376,13 @@ static u32 tg_mean_arrival(const struct tg_regulator *r, const struct tg_reg_cfg
 }
 
 /*
- * The low-priority load of the groups with a step pending (in the rows of
- * nload: their last period's rates) - and, at the step (ref: true), what
- * the others carried then: m->ref_other.
+ * The low-priority load of the groups with no step pending, in the rows of
+ * nload (this period's rates): nload less the stepping groups'.
  */
-static void tg_mean_pend_load(struct tg_regulator *r, const struct tg_reg_group *groups,
-			      u32 nr, u64 load[TG_NR_KINDS], bool ref)
+static void tg_mean_others(const struct tg_regulator *r, const struct tg_reg_group *groups,
+			   u32 nr, u64 other[TG_NR_KINDS])
 {
-	u64 b[TG_NR_KINDS] = { 0 };
+	u64 b[TG_NR_KINDS] = { 0 }, p;
 	u32 i;
 	int k;
 
@@ -394,9 +393,8 @@ static void tg_mean_pend_load(struct tg_regulator *r, const struct tg_reg_group 
 			b[k] = tg_sat_add(b[k], groups[i].bps_now.v[k]);
 	}
 	for (k = 0; k < TG_NR_KINDS; k++) {
-		load[k] = tg_blame_row(b, tg_blame_w[k]);
-		if (ref)
-			r->mean.ref_other[k] = r->nload[k] > load[k] ? r->nload[k] - load[k] : 0;
+		p = tg_blame_row(b, tg_blame_w[k]);
+		other[k] = r->nload[k] > p ? r->nload[k] - p : 0;
 	}
 }
 
@@ -404,25 +402,22 @@ static void tg_mean_pend_load(struct tg_regulator *r, const struct tg_reg_group 
  * Beside a pending step, an arrival in `kinds` (tg_mean_arrival(), whose
  * rise counts what the steps' loads predict: m->add): whether the groups
  * not stepping carry it - their load risen by 1/TG_WIN_RISE of the whole
- * since the step. Else the rise is the steps' own, larger than their
- * loads predicted (an MBA level whose response is not linear in it), and
- * the steps are undone, not cut for.
+ * over theirs at the step (m->ref_other). Else the rise is the steps' own,
+ * larger than their loads predicted (an MBA level whose response is not
+ * linear in it), and the steps are undone, not cut for.
  */
-static bool tg_mean_other_rose(struct tg_regulator *r, const struct tg_reg_group *groups,
+static bool tg_mean_other_rose(const struct tg_regulator *r, const struct tg_reg_group *groups,
 			       u32 nr, u32 kinds)
 {
-	u64 p[TG_NR_KINDS], other;
+	const u64 *ref = r->mean.ref_other;
+	u64 other[TG_NR_KINDS];
 	int k;
 
-	tg_mean_pend_load(r, groups, nr, p, false);
-	for (k = 0; k < TG_NR_KINDS; k++) {
-		if (!(kinds & BIT(k)))
-			continue;
-		other = r->nload[k] > p[k] ? r->nload[k] - p[k] : 0;
-		if (other > r->mean.ref_other[k] &&
-		    other - r->mean.ref_other[k] >= r->load[k] / TG_WIN_RISE)
+	tg_mean_others(r, groups, nr, other);
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if ((kinds & BIT(k)) && other[k] > ref[k] &&
+		    other[k] - ref[k] >= r->load[k] / TG_WIN_RISE)
 			return true;
-	}
 	return false;
 }
 
@@ -485,10 +480,8 @@ static void tg_mean_undo(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 /* steps made: their load is the arrival's reference, and the others' apart */
 static void tg_mean_stepped(struct tg_regulator *r, const struct tg_reg_group *groups, u32 nr)
 {
-	u64 p[TG_NR_KINDS];
-
 	tg_mean_ref(r);
-	tg_mean_pend_load(r, groups, nr, p, true);
+	tg_mean_others(r, groups, nr, r->mean.ref_other);
 }
 
 /*

@@ -149,8 +149,8 @@ mutants=(
 	'regulator.c;;s/g->prev.quota_us = q > r->quota_min \? q : r->quota_min;/g->prev.quota_us = q ? q : 1;/;;the preventive quota scaled by a remedial MBA rise stays at or over the quota floor'
 	# -- an arrival beside a pending step is carried by the groups not stepping (reg_mean.c, eleventh session)
 	'reg_mean.c;;s/\(clear \|\| \(kinds && !tg_mean_other_rose\(r, groups, nr, kinds\)\)\)\) \{/clear) {/;;beside a pending step, a rise only the stepping groups carry is the steps'"'"' own: undone, not cut (sweep seeds 14000776, 23000517)'
-	'reg_mean.c;;s/other = r->nload\[k\] > p\[k\] \? r->nload\[k\] - p\[k\] : 0;/other = r->nload[k];/;;the stepping groups'"'"' own load is taken out of the rise an arrival beside a step is judged on'
-	'reg_mean.c;;s/\t\tif \(ref\)\n\t\t\tr->mean.ref_other\[k\] = /\t\tif (0)\n\t\t\tr->mean.ref_other[k] = /;;the groups not stepping are judged against their load at the step'
+	'reg_mean.c;;s/other\[k\] = r->nload\[k\] > p \? r->nload\[k\] - p : 0;/other[k] = r->nload[k];/;;the stepping groups'"'"' own load is taken out of the rise an arrival beside a step is judged on'
+	'reg_mean.c;;s/\ttg_mean_others\(r, groups, nr, r->mean.ref_other\);\n//;;the groups not stepping are judged against their load at the step'
 	'reg_mean.c;;s/\(clear \|\| \(kinds && !tg_mean_other_rose\(r, groups, nr, kinds\)\)\)\) \{/(clear || ((kinds = kinds \&\& tg_mean_other_rose(r, groups, nr, kinds) ? kinds : 0), 0))) {/;;the steps'"'"' own rise is undone at once, not left to a block'"'"'s verdict (review helper-68)'
 	'reg_mean.c;;s/if \(!clear && seen \+ TG_DEAD_ACT < r->dead.left\)/if (0)/;;an undo of the steps'"'"' own rise waits only as long as their rise took to show (a stepping group'"'"'s own arrival is cut then)'
 )
