@@ -47,8 +47,10 @@ while read -r _ args; do
 done < <(grep '^COPY ' "$d/ins")
 [ ${#srcs[@]} -gt 0 ] && [ ${#missing[@]} = 0 ] && ok "copy_sources (${#srcs[@]})" ||
 	ko copy_sources "missing: ${missing[*]:-none copied} (make userland nri)"
+# (a here-string, not a pipe: grep -q leaves at its first match, and under
+# pipefail the printf it left writing fails the test - seen once, 28 Nov)
 for b in tgroup-nri tgroup-exporter tgctl tgroup-node-start; do
-	printf '%s\n' "${srcs[@]}" | grep -q "/$b\$" || ko "copies_$b" "no COPY of $b"
+	grep -q "/$b\$" <<< "$(printf '%s\n' "${srcs[@]}")" || ko "copies_$b" "no COPY of $b"
 done
 
 # the packages of the libraries the binaries need
