@@ -66,6 +66,10 @@ NT=$(sed -n 's/^noisy_threads *= *\([0-9.]*\).*/\1/p' $P)
 # 10 s after the arrival (every controller converged: mba_MBps takes 9 s
 # from 100 % to its floor) for 2 s; the transient is everything between.
 ARR=1.0 REF=0.3:1.0 DUR=13 MEAS=11:13
+# tg.mdur=S tg.mmeas=A:B: a longer matrix (the steady state once the search
+# has converged, e.g. tg.mdur=43 tg.mmeas=23:43; docs/eval.md)
+[ -z "$(arg tg.mdur)" ] || DUR=$(arg tg.mdur)
+[ -z "$(arg tg.mmeas)" ] || MEAS=$(arg tg.mmeas)
 matrix() {	# modes
 	pairs=$PAIRS
 	[ -n "$pairs" ] || for v in $KINDS; do for n in $KINDS; do pairs="$pairs $(short $v).$(short $n)"; done; done
@@ -82,14 +86,19 @@ matrix() {	# modes
 }
 
 # timeline: an NVM reader alone, an NVM-write neighbour from 2 s to 12 s,
-# a row every 50 ms (rep 1 only); detection, reaction, cooling, release
+# a row every 50 ms (rep 1 only); detection, reaction, cooling, release.
+# tg.tlpair=dr.dr: another pair (a diagnosis: the rows carry the module's
+# latencies beside the platform's; the report's timeline is NR <- NW)
+TLP=$(arg tg.tlpair)
+TLV=$(long "${TLP%.*}") TLN=$(long "${TLP#*.}")
+[ -n "$TLP" ] && [ -n "$TLV" ] && [ -n "$TLN" ] || TLV=nvm_read TLN=nvm_write
 timeline() {	# modes [live]
 	for r in $(seq $REPS); do
 		for m in $1; do
 			ts=; [ "$r" = 1 ] && ts="--ts timeline_$m.csv"
-			ev --mode "$m" $(knob $m) --exp timeline --label "nvm_read+nvm_write" --rep "$r" --seed "$r" \
+			ev --mode "$m" $(knob $m) --exp timeline --label "$TLV+$TLN" --rep "$r" --seed "$r" \
 				--duration 16 --measure 7:12 --ref 0.5:2 $ts ${2:+--live $2} \
-				"victim:nvm_read:1:high:0:0" "noisy:nvm_write:$NT:low:2:12"
+				"victim:$TLV:1:high:0:0" "noisy:$TLN:$NT:low:2:12"
 		done
 	done
 }

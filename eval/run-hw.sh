@@ -52,7 +52,7 @@ fi
 grep -q GenuineIntel /proc/cpuinfo || miss "an Intel CPU (MT²'s OCR and uncore events, MBA)"
 flags=$(grep -m1 '^flags' /proc/cpuinfo)
 for f in rdt_a mba cqm_mbm_total; do
-	echo "$flags" | grep -qw $f || miss "CPU flag $f (Intel RDT: $( case $f in rdt_a) echo allocation;; mba) echo memory bandwidth allocation;; *) echo MBM total;; esac))"
+	grep -qw "$f" <<<"$flags" || miss "CPU flag $f (Intel RDT: $( case $f in rdt_a) echo allocation;; mba) echo memory bandwidth allocation;; *) echo MBM total;; esac))"
 done
 ls -d /sys/bus/event_source/devices/uncore_imc_* >/dev/null 2>&1 || miss "uncore iMC PMUs (/sys/bus/event_source/devices/uncore_imc_*) for RPQ occupancy/inserts"
 [ -d /sys/bus/event_source/devices/cpu ] || miss "a core PMU (/sys/bus/event_source/devices/cpu) for the OCR events"

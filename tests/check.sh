@@ -91,7 +91,7 @@ lap 1c
 out=$(tests/build-guards.sh "/lib/modules/$kver/build" 2>&1)
 while read -r t; do ok "module_guard/$t"; done < <(echo "$out" | sed -n 's/^PASS //p')
 while read -r t; do ko "module_guard/${t%%:*}" "${t#*: }"; done < <(echo "$out" | sed -n 's/^FAIL //p')
-echo "$out" | grep -qE '^(PASS|FAIL) ' || ko module_guard "no results: $(echo "$out" | head -3)"
+grep -qE '^(PASS|FAIL) ' <<<"$out" || ko module_guard "no results: $(echo "$out" | head -3)"
 
 lap 1b
 # 1b. The other supported kernel: Debian 12's 6.12 cloud headers (make deps

@@ -136,8 +136,8 @@ else ko dkms_postinst_builds_once "$n DKMS block(s) in the postinst, $nb build(s
 hout=$(chroot "$root" tgroup-headers --dry-run --kernel "$newest" 2>&1); hrc=$?
 hwant=$(echo "$hout" | sed -n 's/^tgroup-headers: installing: //p' | tr ' ' '\n' | sort | tr '\n' ' ')
 if [ $hrc = 0 ] && [ "$hwant" = "linux-headers-6.12-cloud-amd64 linux-headers-cloud-amd64 " ] &&
-	echo "$hout" | grep -q '^Inst linux-headers-cloud-amd64 ' && echo "$hout" | grep -q '^Inst linux-headers-6.12-cloud-amd64 ' &&
-	! echo "$hout" | grep -q '^Inst linux-image-'; then ok "headers_helper_adds_metapackages_no_image ($hwant)"
+	grep -q '^Inst linux-headers-cloud-amd64 ' <<<"$hout" && grep -q '^Inst linux-headers-6.12-cloud-amd64 ' <<<"$hout" &&
+	! grep -q '^Inst linux-image-' <<<"$hout"; then ok "headers_helper_adds_metapackages_no_image ($hwant)"
 else ko headers_helper_adds_metapackages_no_image "rc $hrc, would install: $hwant; $(echo "$hout" | grep -E 'tgroup-headers|^Inst linux-image' | head -5)"; fi
 # a server running a kernel whose headers left the mirror (review 2
 # MEDIUM-2): README's command fails with the message README quotes and
@@ -146,10 +146,10 @@ gone=6.1.0-1-cloud-amd64
 cmd=${readme_cmd//\$(uname -r)/$gone}; cmd=${cmd//.\/tgroup-\*.deb//tmp/tgroup-*.deb}
 gout=$(chroot "$root" sh -c "${cmd/apt install/apt-get -s install}" 2>&1); grc=$?
 hout=$(chroot "$root" tgroup-headers --dry-run --kernel "$gone" 2>&1); hrc=$?
-if [ $grc = 100 ] && echo "$gout" | grep -qxF "E: Unable to locate package linux-headers-$gone" &&
+if [ $grc = 100 ] && grep -qxF "E: Unable to locate package linux-headers-$gone" <<<"$gout" &&
 	grep -qF "E: Unable to locate package linux-headers-KVER" "$top/README.md" && [ $hrc = 1 ] &&
-	echo "$hout" | grep -qF "the running kernel $gone's headers are not in the archive any more" &&
-	echo "$hout" | grep -qF "apt upgrade, reboot into the newer kernel"; then ok "headers_gone_from_mirror_readme_message (apt-get rc $grc)"
+	grep -qF "the running kernel $gone's headers are not in the archive any more" <<<"$hout" &&
+	grep -qF "apt upgrade, reboot into the newer kernel" <<<"$hout"; then ok "headers_gone_from_mirror_readme_message (apt-get rc $grc)"
 else ko headers_gone_from_mirror_readme_message "apt-get rc $grc: $(echo "$gout" | grep '^E:' | head -2); helper rc $hrc: $(echo "$hout" | tail -1)"; fi
 echo "deb: packages built and installed in $((SECONDS - t0)) s"
 
