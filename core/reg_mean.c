@@ -160,7 +160,7 @@ static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32
  * step; return: kinds read over the band now.
  */
 static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			const struct tg_detector *det, u32 *clear, u32 *reached)
+			const struct tg_detector *det, bool burst, u32 *clear, u32 *reached)
 {
 	struct tg_mean *m = &r->mean;
 	bool count = !m->wait && !r->dead.left;
@@ -201,26 +201,30 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		}
 		if (lat > thr + thr / TG_BAND_DIV)
 			hot |= BIT(k);
-		if (r->dead.left) {
+		if (r->dead.left || burst) {
 			m->clear_run[k] = 0;
 			m->reach_run[k] = 0;
-			continue;
+			if (r->dead.left)
+				continue;
+		} else {
+			if (lat > thr &&
+			    (lat - thr) * TG_MEAN_SUB > TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
+				m->clear_run[k] += m->clear_run[k] < TG_NEVER;
+			else
+				m->clear_run[k] = 0;
+			if (lat > thr)
+				m->reach_run[k] += m->reach_run[k] < TG_NEVER;
+			else
+				m->reach_run[k] = 0;
 		}
-		if (lat > thr &&
-		    (lat - thr) * TG_MEAN_SUB > TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
-			m->clear_run[k] += m->clear_run[k] < TG_NEVER;
-		else
-			m->clear_run[k] = 0;
-		if (lat > thr)
-			m->reach_run[k] += m->reach_run[k] < TG_NEVER;
-		else
-			m->reach_run[k] = 0;
 		if (m->clear_run[k] >= TG_OVER_FILTER)
 			*clear |= BIT(k);
 		if (m->reach_run[k] >= arrive)
 			*reached |= BIT(k);
 		if (count) {
-			u64 v = lat < thr + thr / TG_CLIP_DIV ? lat : thr + thr / TG_CLIP_DIV;
+			/* a burst's reading counts whole: the victim bears it */
+			u64 cap = burst ? 2 * thr : thr + thr / TG_CLIP_DIV;
+			u64 v = lat < cap ? lat : cap;
 
 			m->n[k]++;
 			m->sum[k] += v;
@@ -578,6 +582,36 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
+ * A burst is no violation: whether a group under a CPU quota ran past it by
+ * 1/TG_BURST_DIV of it this period, having been parked (no CPU at all under
+ * the quota) within TG_BURST_PARKED periods - the module's enforcement
+ * repaying a debt, not new demand (tg_core.h). Updates each group's
+ * park_age first.
+ */
+static bool tg_mean_burst(struct tg_reg_group *groups, u32 nr)
+{
+	bool burst = false;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		struct tg_reg_group *g = &groups[i];
+		u64 q = g->out.quota_us;
+
+		if (q == TG_QUOTA_UNLIMITED || !g->active) {
+			g->park_age = TG_NEVER;
+			continue;
+		}
+		if (!g->cpu_now_us)
+			g->park_age = 0;
+		else if (g->park_age < TG_NEVER)
+			g->park_age++;
+		if (g->park_age <= TG_BURST_PARKED && g->cpu_now_us > q + q / TG_BURST_DIV)
+			burst = true;
+	}
+	return burst;
+}
+
+/*
  * A kind in its band (or over) whose block mean rose by half a ns over the
  * last verdict's block
  */
@@ -732,7 +766,8 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (seen->lat_ns[k] > m->thr[k])
 			protect.over |= BIT(k);
 	}
-	hot = tg_mean_read(r, cfg, det, &clear, &reached);
+	/* a burst is no violation: its readings count in the block's mean only */
+	hot = tg_mean_read(r, cfg, det, tg_mean_burst(groups, nr), &clear, &reached);
 	m->pend = false;
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];

@@ -196,6 +196,7 @@ void tg_reg_group_init(struct tg_reg_group *g, const struct tg_reg_cfg *cfg)
 	g->mem_class = -1;
 	g->mba_lvl = cfg->mba_max;
 	g->relax_age = TG_NEVER;
+	g->park_age = TG_NEVER;
 	g->last = (struct tg_decision){ .kind = -1 };
 }
 

@@ -345,6 +345,18 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_MEAN_EWMA		64
 
 /*
+ * A burst is no violation (reg_mean.c, rules 2 and 3): a group under a CPU
+ * quota that ran past it by 1/TG_BURST_DIV of it in the period, having got
+ * no CPU at all in one of the last TG_BURST_PARKED periods, is repaying a
+ * debt in bursts (the module parks a group at slices and sees a running
+ * task's time a tick late: docs/module.md, "Accounting"; its debt floor is
+ * 100 periods). Its burst is the actuator's, not new demand: that period's
+ * readings act through the block's mean only.
+ */
+#define TG_BURST_DIV		2
+#define TG_BURST_PARKED		128
+
+/*
  * Remedial hold after a relapse: it ends after TG_HOLD_MULT x dead_periods
  * periods with nothing over, doubled for each further relapse of the group
  * while it stays throttled, at most TG_HOLD_MAX_SHIFT times (20 x 10 = 200,
@@ -471,6 +483,7 @@ struct tg_reg_group {
 	u32 mba_lvl;			/* its MBA level */
 	u32 grow;			/* relax steps in a row without a bound */
 	u32 idle_run;			/* periods in a row idle while throttled */
+	u32 park_age;			/* periods since it got no CPU under a quota */
 	bool hold;			/* remedial relax blocked: settled/relapsed */
 	bool probe;			/* hold ended by time: one relax, then wait */
 	bool pend;			/* its step waits for the block's verdict (law 1) */

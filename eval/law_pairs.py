@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """eval/law_pairs.py - issue 21 item 1 judged per pair (docs/control-law.md, "Issue 21").
 
-    law_pairs.py TGSIM PROFILE [--seeds A-B] [--mode M] [--knob K] [--law L] [--jobs N] [--csv FILE] [--assert]
+    law_pairs.py TGSIM PROFILE [--seeds A-B] [--mode M] [--knob K] [--law L] [--plant 'OPTS'] [--jobs N]
+                 [--csv FILE] [--assert]
 
 Item 1: with the profile's fixed thresholds the neighbour keeps >= 80 % of the
 traffic at which the victim reaches its threshold (the oracle rate), while the
@@ -36,11 +37,11 @@ VICTIM_PTS = 1.0  # points of solo under the oracle's victim
 DUR, MEAS = "71", "11:71"
 
 
-def one(tgsim, prof, mode, knob, v, n, nt, seed, law=None):
+def one(tgsim, prof, mode, knob, v, n, nt, seed, law=None, plant=()):
     """(victim % of solo, neighbour GB/s, oracle GB/s) of one run"""
     a = ["--mode", mode, "--seed", str(seed), "--cpu-seed", str(seed), "--duration", DUR,
          "--measure", MEAS, "--ref", sweep.REF] + (["--knob", str(knob)] if knob is not None else []) + \
-        (["--law", str(law)] if law is not None and mode == "tgroup" else [])
+        (["--law", str(law)] if law is not None and mode == "tgroup" else []) + list(plant)
     out = sweep.run(tgsim, prof, a + sweep.pair_args(v, n, nt))
     vp = gb = og = None
     hdr = None
@@ -70,6 +71,8 @@ def main():
     ap.add_argument("--mode", default="tgroup")
     ap.add_argument("--knob")
     ap.add_argument("--law", help="tgroup's remedial law (tgsim --law: 0 window, 1 block mean)")
+    ap.add_argument("--plant", default="",
+                    help="tgsim's plant options for every run, e.g. '--quota-slices 8 --park-lag 4'")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--csv")
     ap.add_argument("--assert", dest="strict", action="store_true")
@@ -81,7 +84,8 @@ def main():
     jobs = [(m, k, v, n, s) for v, n in pairs for s in seeds
             for m, k in ((o.mode, o.knob), ("oracle", None))]
     with ThreadPoolExecutor(max_workers=o.jobs) as ex:
-        res = dict(zip(jobs, ex.map(lambda j: one(o.tgsim, o.profile, j[0], j[1], j[2], j[3], nt, j[4], o.law), jobs)))
+        res = dict(zip(jobs, ex.map(lambda j: one(o.tgsim, o.profile, j[0], j[1], j[2], j[3], nt, j[4], o.law,
+                                                          o.plant.split()), jobs)))
     def ref(v, n, s):
         """the oracle rate of a run: tgsim computes it when the run's victim
         first goes over its threshold (0: never). A controller that cut

@@ -92,11 +92,45 @@ static void die(const char *msg, const char *arg)
 
 static unsigned long long cseed = 1;
 static u32 slaw = TG_LAW_DEFAULT;	/* --law: the remedial law (cfg law) */
+/*
+ * --quota-slices N: tgroup's CPU quota enforced as the guest's module does
+ * (docs/module.md, "Throttling", "Accounting") instead of as an exact cap:
+ * a group runs at its own pace until a check at every 1/N of the period
+ * finds it has used its allowance, then it is parked for the rest of the
+ * period; what it ran past the allowance is owed by the next periods
+ * (floored at DEBT_PERIODS periods of quota), unused time is not saved.
+ * A small quota then runs in bursts of a slice every few periods, as in the
+ * guest. 0 (the default): the exact cap of each 1 ms step.
+ */
+static int qslices;
+/*
+ * --park-lag MS (with --quota-slices): how long a group found over its
+ * allowance runs on before its park takes effect. The TCG guest's groups
+ * run far past a slice: at quotas of 20-100 us a DRAM or NVM reader moves
+ * 0.3-2 GB/s for a 50 ms sample, then nothing for 0.3-1.5 s (the debt
+ * floor), about 15 ms of running per burst (the 28 Nov timelines,
+ * tg.tlpair=dr.nr); on hardware the park follows within a slice.
+ */
+static double park_lag;
+#define DEBT_PERIODS 100	/* TG_CPU_DEBT_PERIODS */
 
 static int own_opt(const char *a, const char *v)
 {
 	if (!strcmp(a, "--cpu-seed")) {
 		cseed = strtoull(v, NULL, 0);
+	} else if (!strcmp(a, "--quota-slices")) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (*end || end == v || n < 0 || n > 64)
+			die("--quota-slices must be 0..64: ", v);
+		qslices = (int)n;
+	} else if (!strcmp(a, "--park-lag")) {
+		char *end;
+
+		park_lag = strtod(v, &end) / 1e3;
+		if (*end || end == v || !(park_lag >= 0 && park_lag <= 1))
+			die("--park-lag must be 0..1000 ms: ", v);
 	} else if (!strcmp(a, "--ts")) {
 		ts_file = v;
 	} else if (!strcmp(a, "--law")) {
@@ -125,8 +159,13 @@ int main(int argc, char **argv)
 	double base[MAXW], fl[MAXW], cap[MAXW], pcpu[MAXW] = { 0 }, pbytes[MAXW][NK];
 	double t = 0, next_period = PERIOD_S, next_noise = 0, next_sample = 0.05, seen_lat[NK];
 	double rd_lat[NK] = { 0 }, rd_lines[NK] = { 0 };
+	/* --quota-slices: per group the quota (s of CPU per period; < 0 none), its allowance this period, what it used, parked */
+	double qs[MAXW], allow[MAXW] = { 0 }, used[MAXW] = { 0 };
+	double park_at[MAXW];
+	int parked[MAXW] = { 0 }, slice = 0;
 	int ext_mba[MAXW], prev_why[MAXW] = { 0 }, i, k, othr_done = 0;
 	char err[256];
+	int trace = getenv("TGSIM_TRACE") != NULL;
 
 	if (argc < 2)
 		die("usage: tgsim PROFILE [options] WORKLOAD...", NULL);
@@ -169,6 +208,8 @@ int main(int argc, char **argv)
 		P.w[i].share = base[i];	/* the oracle's, at this run's draw */
 		fl[i] = 0;
 		cap[i] = 1;
+		qs[i] = -1;
+		park_at[i] = -1;
 		ext_mba[i] = 100;
 		memset(pbytes[i], 0, sizeof(pbytes[i]));
 	}
@@ -203,12 +244,25 @@ int main(int argc, char **argv)
 			if (w->state != 1)
 				continue;
 			w->paused = w->onoff > 0 && (long)((t - w->start) / w->onoff) % 2;
-			if (!w->paused) {
+			if (!w->paused && !parked[i]) {
 				double a = clip(base[i] + fl[i], 0.2, 1);
 
 				cpu_s[i] = w->duty * STEP_S * (a < cap[i] ? a : cap[i]);
 			}
+			used[i] += cpu_s[i];
 		}
+		/* the enforcer's check, every 1/qslices of the period */
+		if (qslices && (int)((t - (next_period - PERIOD_S)) / (PERIOD_S / qslices)) != slice) {
+			slice = (int)((t - (next_period - PERIOD_S)) / (PERIOD_S / qslices));
+			for (i = 0; i < P.nw; i++)
+				if (qs[i] >= 0 && used[i] >= allow[i] && !parked[i] && park_at[i] < 0)
+					park_at[i] = t + park_lag;
+		}
+		for (i = 0; i < P.nw; i++)
+			if (park_at[i] >= 0 && t >= park_at[i]) {
+				parked[i] = qs[i] >= 0;
+				park_at[i] = -1;
+			}
 		plat_step(&P, t, STEP_S, cpu_s, ext_mba, bytes);
 		for (i = 0; i < P.nw; i++) {
 			pcpu[i] += cpu_s[i];
@@ -270,16 +324,41 @@ int main(int argc, char **argv)
 			}
 			if (tgroup_mode()) {
 				tg_regulate(&reg, &rc, &det, g, P.nw);
+				for (i = 0; i < P.nw && trace; i++)	/* TGSIM_TRACE: the law's actions */
+					if (g[i].last.action != TG_ACT_NONE)
+						fprintf(stderr, "t=%.3f lat %.0f %.0f %.0f %.0f over %#x: %s %s %s %s -> mba %u quota %llu (x %u bad %u) cpu %llu\n",
+							t, seen_lat[0], seen_lat[1], seen_lat[2], seen_lat[3], det.over,
+							P.w[i].name, tg_action_name(g[i].last.action),
+							tg_mech_name(g[i].last.mech), tg_reason_name(g[i].last.why),
+							g[i].out.mba, (unsigned long long)g[i].out.quota_us, g[i].x,
+							g[i].x_bad, (unsigned long long)g[i].cpu_now_us);
 				for (i = 0; i < P.nw; i++) {
 					u64 q = g[i].out.quota_us;
 
 					ext_mba[i] = g[i].out.mba;
 					cap[i] = q == TG_QUOTA_UNLIMITED ? 1 : q / (P.w[i].duty * PERIOD_US);
+					if (qslices) {
+						/* the next period's allowance, less what this one overran */
+						double over = qs[i] >= 0 && used[i] > allow[i] ? used[i] - allow[i] : 0;
+
+						qs[i] = q == TG_QUOTA_UNLIMITED ? -1 : q * 1e-6 * PERIOD_S / (PERIOD_US * 1e-6);
+						if (qs[i] >= 0 && over > DEBT_PERIODS * qs[i])
+							over = DEBT_PERIODS * qs[i];
+						allow[i] = qs[i] >= 0 ? qs[i] - over : 0;
+						/* in debt: parked from the period's start (a park runs on) */
+						if (qs[i] < 0 || allow[i] > 0)
+							parked[i] = 0;
+						else if (!parked[i] && park_at[i] < 0)
+							park_at[i] = t + park_lag;
+						cap[i] = 1;
+					}
 					if (g[i].last.why == TG_WHY_RELAPSE && prev_why[i] != TG_WHY_RELAPSE)
 						P.w[i].relapses++;
 					prev_why[i] = g[i].last.why;
 				}
 			}
+			for (i = 0; i < P.nw; i++)
+				used[i] = 0;
 			if (P.mode == M_ORACLE)	/* the pin, applied at the period */
 				for (i = 0; i < P.nw; i++)
 					if (!P.w[i].high && P.w[i].want_cap < 1)
@@ -289,13 +368,16 @@ int main(int argc, char **argv)
 
 				if (P.w[i].high || P.w[i].state == 0)
 					continue;
-				if (cap[i] < 1)
-					snprintf(q, sizeof(q), "%.0f", cap[i] * P.w[i].duty * PERIOD_US);
+				/* the quota as a cap (--quota-slices: as the module's allowance) */
+				double qf = qslices && qs[i] >= 0 ? qs[i] * PERIOD_US / PERIOD_S / (P.w[i].duty * PERIOD_US) : cap[i];
+
+				if (qf < 1)
+					snprintf(q, sizeof(q), "%.0f", qf * P.w[i].duty * PERIOD_US);
 				else
 					snprintf(q, sizeof(q), "max");
 				if (P.w[i].state == 2)
 					P.w[i].mba = ext_mba[i];
-				plat_applied(&P, i, t, q, cap[i] < 1 ? cap[i] : 1);
+				plat_applied(&P, i, t, q, qf < 1 ? qf : 1);
 			}
 		}
 		if (ts_file && t >= next_sample) {

@@ -153,6 +153,10 @@ mutants=(
 	'reg_mean.c;;s/\ttg_mean_others\(r, groups, nr, r->mean.ref_other\);\n//;;the groups not stepping are judged against their load at the step'
 	'reg_mean.c;;s/\(clear \|\| \(kinds && !tg_mean_other_rose\(r, groups, nr, kinds\)\)\)\) \{/(clear || ((kinds = kinds \&\& tg_mean_other_rose(r, groups, nr, kinds) ? kinds : 0), 0))) {/;;the steps'"'"' own rise is undone at once, not left to a block'"'"'s verdict (review helper-68)'
 	'reg_mean.c;;s/if \(!clear && seen \+ TG_DEAD_ACT < r->dead.left\)/if (0)/;;an undo of the steps'"'"' own rise waits only as long as their rise took to show (a stepping group'"'"'s own arrival is cut then)'
+	# -- a burst is no violation (reg_mean.c, twelfth session)
+	'reg_mean.c;;s/hot = tg_mean_read\(r, cfg, det, tg_mean_burst\(groups, nr\), &clear, &reached\);/hot = tg_mean_read(r, cfg, det, false, \&clear, \&reached);/;;a quota group'"'"'s burst past its allowance is no clear violation nor arrival (the module'"'"'s coarse enforcement repaying a debt)'
+	'reg_mean.c;;s/if \(g->park_age <= TG_BURST_PARKED && g->cpu_now_us > q \+ q \/ TG_BURST_DIV\)/if (g->cpu_now_us > q + q \/ TG_BURST_DIV)/;;a burst is a group that was parked by its debt: over its quota and never parked is demand'
+	'reg_mean.c;;s/u64 cap = burst \? 2 \* thr : thr \+ thr \/ TG_CLIP_DIV;/u64 cap = thr + thr \/ TG_CLIP_DIV;/;;a burst'"'"'s reading counts whole in the block mean (clipped, the law over-allows a bursting group)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when

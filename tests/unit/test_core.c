@@ -2969,6 +2969,152 @@ static int mean_own_rise(bool pend, int *undo)
 	return cut;
 }
 
+/*
+ * A burst is no violation (tg_core.h, TG_BURST_DIV): the plant for group i
+ * is an NVM writer of `demand` B/s at a whole CPU under the module's
+ * enforcement - it runs its allowance (quota less its debt) and then on for
+ * `overrun` us (a slice and a tick: the module sees a running task's time
+ * late), owes that, and is parked while it owes a whole quota (the debt
+ * floored at 100 quotas). A small quota runs in bursts: one period of
+ * `overrun` every overrun / quota periods. Its raw rate follows the CPU it
+ * got, its smoothed rate and CPU time an EWMA of 1/8. Return: its CPU time.
+ */
+static uint64_t mean_burster(struct law *w, int i, uint64_t demand, int64_t *debt, uint64_t overrun)
+{
+	struct tg_reg_group *g = &w->g[i];
+	uint64_t q = g->out.quota_us, use, raw;
+
+	if (q == TG_QUOTA_UNLIMITED) {
+		use = PERIOD_US;
+		*debt = 0;
+	} else if ((int64_t)q <= *debt) {
+		use = 0;
+		*debt -= (int64_t)q;
+	} else {
+		uint64_t allow = q - (uint64_t)*debt;
+
+		use = allow + overrun < PERIOD_US ? allow + overrun : PERIOD_US;
+		*debt = (int64_t)(use - allow);
+	}
+	if (q != TG_QUOTA_UNLIMITED && *debt > 100 * (int64_t)q)
+		*debt = 100 * (int64_t)q;
+	raw = demand / 1000 * use / PERIOD_US * 1000;
+	g->bps_now.v[TG_NVM_WRITE] = raw;
+	g->bps.v[TG_NVM_WRITE] = tg_ewma(g->bps.v[TG_NVM_WRITE], raw);
+	g->cpu_now_us = use;
+	g->cpu_usage_us = tg_ewma(g->cpu_usage_us, use);
+	return use;
+}
+
+/*
+ * A neighbour held at a small quota (200 us of 10 ms) bursts: 4.2 ms of
+ * CPU every 21 periods, each burst taking the victim's latency 30 % over
+ * its threshold for one period (400 + 300 ns per GB/s of raw NVM writes),
+ * while its mean (about 412 ns) is far under. The mean reaches the
+ * threshold (500) at a quota of 1667 us, 333 MB/s (the oracle rate): the
+ * search must climb there on the block means while every burst reads over.
+ * Over the second half of 6000 periods the neighbour keeps >= 0.8 of that
+ * rate and the mean latency stays under the threshold + 1 %. With the rule
+ * removed, each burst is cut as an arrival (or undoes the step pending) and
+ * the quota stays near its floor.
+ */
+static void test_mean_burst_no_violation(void **state)
+{
+	struct law w;
+	int64_t debt = 0;
+	int p, bursts = 0, n = 0;
+	uint64_t sum_bps = 0, sum_lat = 0;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_poke(&w, 1, 20000, 0);
+	for (p = 0; p < 6000; p++) {
+		uint64_t q = w.g[1].out.quota_us;
+		uint64_t use = mean_burster(&w, 1, 2 * GB, &debt, 4000);
+		uint64_t lat = 400 + 300 * (w.g[1].bps_now.v[TG_NVM_WRITE] / MB) / 1000;
+
+		bursts += q != TG_QUOTA_UNLIMITED && use > q + q / 2;
+		law_step(&w, lat);
+		if (p >= 3000) {
+			sum_bps += w.g[1].bps_now.v[TG_NVM_WRITE];
+			sum_lat += lat;
+			n++;
+		}
+	}
+	if (bursts < 20)
+		fail_msg("only %d bursts: the plant does not burst", bursts);
+	if (sum_bps / n < 333 * MB * 8 / 10 || sum_lat / n > 505)
+		fail_msg("second half: the neighbour at %llu MB/s (oracle 333, >= 0.8 of it expected),"
+			 " mean latency %llu ns (<= 505 expected); %d bursts",
+			 (unsigned long long)(sum_bps / n / MB), (unsigned long long)(sum_lat / n), bursts);
+}
+
+/*
+ * What a burst is not: a group over its quota that was never parked (CPU
+ * the module cannot park, or a quota it never reached) is not repaying a
+ * debt. Held at a quota of 200 us, running 4.2 ms every period from period
+ * 300 with the latency 30 % over: cut on its first reading over, as any
+ * arrival. And beside a burst: an unthrottled group arriving in the very
+ * period another bursts is cut at its first reading after the burst (the
+ * next period), not left to the block.
+ */
+static void test_mean_burst_needs_park(void **state)
+{
+	struct law w;
+	int64_t debt = 0;
+	int p, at = -1;
+
+	(void)state;
+	mean_init(&w, 2);
+	mean_held(&w, 1, 20000, 2 * GB, 22000, 2000);	/* held at 200 us: its bound 220 */
+	for (p = 0; p < 300; p++) {
+		mean_writer(&w, 1, 2 * GB);
+		law_step(&w, 412);
+	}
+	if (w.g[1].out.quota_us == TG_QUOTA_UNLIMITED || w.g[1].out.quota_us > 4200 / 2)
+		fail_msg("the quota moved to %llu us before the test: no quota to run over",
+			 (unsigned long long)w.g[1].out.quota_us);
+	for (p = 0; p < 20 && at < 0; p++) {
+		w.g[1].cpu_now_us = 4200;
+		w.g[1].cpu_usage_us = tg_ewma(w.g[1].cpu_usage_us, 4200);
+		w.g[1].bps_now.v[TG_NVM_WRITE] = 840 * MB;
+		w.g[1].bps.v[TG_NVM_WRITE] = tg_ewma(w.g[1].bps.v[TG_NVM_WRITE], 840 * MB);
+		law_step(&w, 652);
+		if (law_cut(&w, 1))
+			at = p;
+	}
+	if (at != 0)
+		fail_msg("never parked, over its quota: cut at reading %d (-1: none in 20), expected at the first", at);
+
+	/* group 1 bursting at 200 us; group 2 arrives in a burst's period */
+	mean_init(&w, 3);
+	mean_poke(&w, 1, 20000, 0);
+	w.g[2].active = false;
+	for (p = 0, at = -1; p < 2000; p++) {
+		uint64_t q = w.g[1].out.quota_us;
+		uint64_t use = mean_burster(&w, 1, 2 * GB, &debt, 4000);
+		bool burst = q != TG_QUOTA_UNLIMITED && use > q + q / 2;
+		uint64_t lat = 400 + 300 * (w.g[1].bps_now.v[TG_NVM_WRITE] / MB) / 1000;
+
+		if (burst && p > 600 && at < 0 && !w.reg.dead.left && !w.reg.mean.pend) {
+			at = p;
+			w.g[2].active = true;
+			law_set(&w, 2, TG_NVM_WRITE, 1 * GB);
+		}
+		if (at >= 0)
+			lat += 300;	/* group 2's 1 GB/s */
+		law_step(&w, lat);
+		if (at >= 0 && law_cut(&w, 2))
+			break;
+		if (at >= 0 && p > at + 2)
+			fail_msg("an arrival in a burst's period (%d) not cut by %d", at, p);
+	}
+	if (at < 0)
+		fail_msg("no burst after period 600 with nothing pending");
+	if (p == at)
+		fail_msg("the arrival cut in the burst's own period: the burst acted");
+}
+
 static void test_mean_own_rise_beside_step(void **state)
 {
 	int undo, cut, alone, none;
@@ -4364,6 +4510,8 @@ int main(void)
 		cmocka_unit_test(test_mean_step_rise_to_block),
 		cmocka_unit_test(test_mean_own_step_steeper),
 		cmocka_unit_test(test_mean_own_rise_beside_step),
+		cmocka_unit_test(test_mean_burst_no_violation),
+		cmocka_unit_test(test_mean_burst_needs_park),
 		cmocka_unit_test(test_mean_sparse_victim),
 		cmocka_unit_test(test_mean_undo_not_kept),
 		cmocka_unit_test(test_mean_arrival_beside_step),
