@@ -56,6 +56,8 @@ static inline bool tg_throttled(const struct tg_throttle *t, const struct tg_reg
 
 u32 tg_ppm(u64 num, u64 den);
 u64 tg_total(const struct tg_reg_group *g);
+u64 tg_raw_total(const struct tg_reg_group *g);
+bool tg_rem_rising(const struct tg_reg_group *g);
 u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds);
 void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 	       enum tg_policy pol, enum tg_action act, enum tg_mech mech,

@@ -148,6 +148,8 @@ static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32
 		m->sum2[k] = 0;
 		m->clr2[k] = 0;
 	}
+	m->bst = m->age ? m->bst2 : 0;
+	m->bst2 = 0;
 }
 
 /*
@@ -222,8 +224,8 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (m->reach_run[k] >= arrive)
 			*reached |= BIT(k);
 		if (count) {
-			/* a burst's reading counts whole: the victim bears it */
-			u64 cap = burst ? 2 * thr : thr + thr / TG_CLIP_DIV;
+			/* a burst's reading counts (almost) whole: the victim bears it */
+			u64 cap = burst ? TG_BURST_CLIP * thr : thr + thr / TG_CLIP_DIV;
 			u64 v = lat < cap ? lat : cap;
 
 			m->n[k]++;
@@ -235,6 +237,11 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 				m->clr2[k] += !!m->clear_run[k];
 			}
 		}
+	}
+	if (count && burst) {
+		m->bst++;
+		if (m->age > TG_BLOCK_MULT * cfg->dead_periods / 2)
+			m->bst2++;
 	}
 	return hot;
 }
@@ -582,33 +589,38 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
- * A burst is no violation: whether a group under a CPU quota ran past it by
- * 1/TG_BURST_DIV of it this period, having been parked (no CPU at all under
- * the quota) within TG_BURST_PARKED periods - the module's enforcement
- * repaying a debt, not new demand (tg_core.h). Updates each group's
- * park_age first.
+ * A burst is no violation (tg_core.h): whether this period's readings act
+ * through the block's mean only - a low-priority group under a CPU quota
+ * ran past it, just out of a park, by no more than the debt the module
+ * carries (repaying a debt), and no group outside such a cycle rose (an
+ * arrival beside a burst is still one). Updates each group's park_age.
  */
 static bool tg_mean_burst(struct tg_reg_group *groups, u32 nr)
 {
-	bool burst = false;
+	bool burst = false, other = false;
 	u32 i;
 
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
-		u64 q = g->out.quota_us;
+		u64 q = g->out.quota_us, use = g->cpu_now_us;
+		bool cycle = false;
 
-		if (q == TG_QUOTA_UNLIMITED || !g->active) {
+		if (!tg_rem_candidate(g) || q == TG_QUOTA_UNLIMITED) {
 			g->park_age = TG_NEVER;
-			continue;
+		} else {
+			if (!use)
+				g->park_age = 0;
+			else if (g->park_age < TG_NEVER)
+				g->park_age++;
+			cycle = g->park_age <= TG_BURST_PARKED;
+			if (cycle && use > q + q / TG_BURST_DIV &&
+			    use - q <= q * TG_BURST_DEBT)
+				burst = true;
 		}
-		if (!g->cpu_now_us)
-			g->park_age = 0;
-		else if (g->park_age < TG_NEVER)
-			g->park_age++;
-		if (g->park_age <= TG_BURST_PARKED && g->cpu_now_us > q + q / TG_BURST_DIV)
-			burst = true;
+		if (tg_rem_candidate(g) && !cycle && tg_rem_rising(g))
+			other = true;
 	}
-	return burst;
+	return burst && !other;
 }
 
 /*
@@ -694,12 +706,13 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 * is cut for no more.
 		 */
 		for (k = 0; !now && k < TG_NR_KINDS; k++)
-			if ((kinds & BIT(k)) && m->clr[k] * TG_WINDOW_OVER >= m->n[k])
+			if ((kinds & BIT(k)) && (m->clr[k] * TG_WINDOW_OVER >= m->n[k] || m->bst))
 				now |= BIT(k);
 		if (!now)
 			return false;
 		m->want = now;
-		m->want_left = cfg->dead_periods ? cfg->dead_periods : 1;
+		/* over with bursts in it: cut at the next burst's reading */
+		m->want_left = (cfg->dead_periods ? cfg->dead_periods : 1) * (m->bst ? TG_BURST_WAIT : 1);
 		for (k = 0; k < TG_NR_KINDS; k++)
 			m->want_lat[k] = mean[k];
 		return false;

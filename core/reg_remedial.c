@@ -178,7 +178,7 @@ static u32 tg_x_next(struct tg_reg_group *g)
 /* ---- inputs ----------------------------------------------------------------- */
 
 /* a group's traffic in the period just ended (raw, not smoothed) */
-static u64 tg_raw_total(const struct tg_reg_group *g)
+u64 tg_raw_total(const struct tg_reg_group *g)
 {
 	u64 sum = 0;
 	int k;
@@ -572,7 +572,7 @@ static int tg_rem_peer(const struct tg_reg_group *g, const u64 top[TG_ORDER_CLAS
  * eighth of it) - the group that arrived, not one that ran on steadily
  * beside it (its raw rate bursts by far less under a quota).
  */
-static bool tg_rem_rising(const struct tg_reg_group *g)
+bool tg_rem_rising(const struct tg_reg_group *g)
 {
 	u64 avg = tg_total(g);
 

@@ -121,8 +121,10 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	if (cfg->law != r->law) {	/* switched: the other law's state forgotten */
 		r->mean = (struct tg_mean){ 0 };
 		tg_rem_forget(r);
-		for (i = 0; i < nr; i++)
+		for (i = 0; i < nr; i++) {
 			groups[i].pend = false;
+			groups[i].park_age = TG_NEVER;
+		}
 		r->law = cfg->law;
 	}
 	if (cfg->enabled && cfg->remedial && cfg->law == TG_LAW_MEAN)

@@ -345,16 +345,24 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_MEAN_EWMA		64
 
 /*
- * A burst is no violation (reg_mean.c, rules 2 and 3): a group under a CPU
- * quota that ran past it by 1/TG_BURST_DIV of it in the period, having got
- * no CPU at all in one of the last TG_BURST_PARKED periods, is repaying a
- * debt in bursts (the module parks a group at slices and sees a running
- * task's time a tick late: docs/module.md, "Accounting"; its debt floor is
- * 100 periods). Its burst is the actuator's, not new demand: that period's
- * readings act through the block's mean only.
+ * A burst is no violation (reg_mean.c, rules 2 and 3): a low-priority group
+ * under a CPU quota that ran past it by 1/TG_BURST_DIV of it in the period,
+ * within TG_BURST_PARKED periods of a period with no CPU at all under the
+ * quota, by no more than the debt the module carries (TG_BURST_DEBT
+ * quotas, its TG_CPU_DEBT_PERIODS), is repaying a debt in bursts: the
+ * module parks a group at slices and sees a running task's time a tick late
+ * (docs/module.md, "Accounting"). Its burst is the actuator's, not new
+ * demand: unless a group not in such a cycle rose in the same period, that
+ * period's readings act through the block's mean only (clipped at
+ * TG_BURST_CLIP x the threshold), and a block over with bursts in it is
+ * cut at a burst's reading within TG_BURST_WAIT dead times (the park
+ * between two bursts is up to the debt floor).
  */
 #define TG_BURST_DIV		2
-#define TG_BURST_PARKED		128
+#define TG_BURST_PARKED		4
+#define TG_BURST_DEBT		100
+#define TG_BURST_CLIP		2
+#define TG_BURST_WAIT		5
 
 /*
  * Remedial hold after a relapse: it ends after TG_HOLD_MULT x dead_periods
@@ -483,7 +491,6 @@ struct tg_reg_group {
 	u32 mba_lvl;			/* its MBA level */
 	u32 grow;			/* relax steps in a row without a bound */
 	u32 idle_run;			/* periods in a row idle while throttled */
-	u32 park_age;			/* periods since it got no CPU under a quota */
 	bool hold;			/* remedial relax blocked: settled/relapsed */
 	bool probe;			/* hold ended by time: one relax, then wait */
 	bool pend;			/* its step waits for the block's verdict (law 1) */
@@ -507,6 +514,7 @@ struct tg_reg_group {
 	u64 hold_bps;			/* its total traffic at the held level */
 	u32 hold_left;			/* periods with nothing over until it ends */
 	u64 relax_bps;			/* its total traffic at x_from */
+	u32 park_age;			/* periods since it got no CPU under a quota */
 };
 
 /*
@@ -520,6 +528,7 @@ struct tg_mean {
 	u64 sum[TG_NR_KINDS];		/* their sum */
 	u32 clr[TG_NR_KINDS];		/* ... over the threshold by the clear margin */
 	u32 n2[TG_NR_KINDS], clr2[TG_NR_KINDS];	/* the same of its second half */
+	u32 bst, bst2;			/* periods with a burst in the block, its second half */
 	u64 sum2[TG_NR_KINDS];
 	u32 gap[TG_NR_KINDS];		/* periods since the kind's last reading */
 	u64 thr[TG_NR_KINDS];		/* its threshold while protected */

@@ -346,8 +346,10 @@ int main(int argc, char **argv)
 							over = DEBT_PERIODS * qs[i];
 						allow[i] = qs[i] >= 0 ? qs[i] - over : 0;
 						/* in debt: parked from the period's start (a park runs on) */
-						if (qs[i] < 0 || allow[i] > 0)
-							parked[i] = 0;
+						if (qs[i] < 0 || allow[i] > 0) {
+							parked[i] = 0;	/* a new period: a park due ends */
+							park_at[i] = -1;
+						}
 						else if (!parked[i] && park_at[i] < 0)
 							park_at[i] = t + park_lag;
 						cap[i] = 1;

@@ -114,7 +114,7 @@ mutants=(
 	'reg_mean.c;;s/if \(!tg_throttled\(&g->rem, cfg\) && !g->pend && /if (!tg_throttled(\&g->rem, cfg) \&\& !(g->pend = false) \&\& /;;mean law: a step that released a group is judged like any other'
 	'reg_mean.c;;s/\} else if \(m->want && !r->dead\.left && !m->pend\) \{/} else if (0) {/;;mean law: a segment cut that found none blamed is tried again (a neighbour idle in the verdict'"'"'s period)'
 	'reg_remedial.c;;s/if \(res > TG_BISECT_RES && g->relapses && g->x_bad != TG_NEVER &&/if (0 \&\& g->x_bad != TG_NEVER \&\&/;;mean law: a probe after a relapse bisects towards the bound, not the allowance seen unsafe'
-	'regulator.c;;s/r->mean = \(struct tg_mean\)\{ 0 \};\n\t\ttg_rem_forget\(r\);\n\t\tfor \(i = 0; i < nr; i\+\+\)\n\t\t\tgroups\[i\]\.pend = false;/tg_rem_forget(r);/;;the law switched at run time: the block-mean law'"'"'s state forgotten'
+	'regulator.c;;s/r->mean = \(struct tg_mean\)\{ 0 \};\n\t\ttg_rem_forget\(r\);\n\t\tfor \(i = 0; i < nr; i\+\+\) \{\n\t\t\tgroups\[i\]\.pend = false;/tg_rem_forget(r);\n\t\tfor (i = 0; i < nr; i++) {/;;the law switched at run time: the block-mean law'"'"'s state forgotten'
 	'reg_mean.c;;s/if \(!m->n\[k\]\)\n\t\t\t\tcontinue;\t\/\* none in the whole block: not in it \*\//;/;;mean law: a kind with no reading in the block is not in its verdict (no division by zero)'
 	'regulator.c;;s/\n\t\ttg_rem_forget\(r\);//;;the law switched at run time: the window law'"'"'s runs and held readings forgotten'
 	'tg_parse.h;;s/(#define TG_LAW_DEFAULT\t\t)TG_LAW_MEAN/${1}TG_LAW_WINDOW/;;the default law is the block mean'
@@ -155,8 +155,13 @@ mutants=(
 	'reg_mean.c;;s/if \(!clear && seen \+ TG_DEAD_ACT < r->dead.left\)/if (0)/;;an undo of the steps'"'"' own rise waits only as long as their rise took to show (a stepping group'"'"'s own arrival is cut then)'
 	# -- a burst is no violation (reg_mean.c, twelfth session)
 	'reg_mean.c;;s/hot = tg_mean_read\(r, cfg, det, tg_mean_burst\(groups, nr\), &clear, &reached\);/hot = tg_mean_read(r, cfg, det, false, \&clear, \&reached);/;;a quota group'"'"'s burst past its allowance is no clear violation nor arrival (the module'"'"'s coarse enforcement repaying a debt)'
-	'reg_mean.c;;s/if \(g->park_age <= TG_BURST_PARKED && g->cpu_now_us > q \+ q \/ TG_BURST_DIV\)/if (g->cpu_now_us > q + q \/ TG_BURST_DIV)/;;a burst is a group that was parked by its debt: over its quota and never parked is demand'
-	'reg_mean.c;;s/u64 cap = burst \? 2 \* thr : thr \+ thr \/ TG_CLIP_DIV;/u64 cap = thr + thr \/ TG_CLIP_DIV;/;;a burst'"'"'s reading counts whole in the block mean (clipped, the law over-allows a bursting group)'
+	'reg_mean.c;;s/cycle = g->park_age <= TG_BURST_PARKED;/cycle = true;/;;a burst is a group just out of a park: over its quota and not parked is demand'
+	'reg_mean.c;;s/u64 cap = burst \? TG_BURST_CLIP \* thr : thr \+ thr \/ TG_CLIP_DIV;/u64 cap = thr + thr \/ TG_CLIP_DIV;/;;a burst'"'"'s reading counts whole in the block mean (clipped, the law over-allows a bursting group)'
+	'reg_mean.c;;s/if \(cycle && use > q \+ q \/ TG_BURST_DIV &&/if (cycle \&\& use > q \&\&/;;a burst runs past its quota by half (less is the quota'"'"'s own granularity, and demand)'
+	'tg_core.h;;s/#define TG_BURST_PARKED\t\t4/#define TG_BURST_PARKED\t\t128/;;a burst follows its park within a few periods (a sleep long ago makes no burst)'
+	'reg_mean.c;;s/use - q <= q \* TG_BURST_DEBT\)/1)/;;a burst past the debt the module carries is not repaid: acted on at once'
+	'reg_mean.c;;s/return burst && !other;/return burst;/;;an arrival of a group outside a debt cycle in a burst'"'"'s period is still cut at once (review helper-69, HIGH)'
+	'reg_mean.c;;s/ \|\| m->bst\)\)\n\t\t\t\tnow \|= BIT\(k\);/))\n\t\t\t\tnow |= BIT(k);/;;a block over with bursts in it is cut at a burst'"'"'s reading (the verdict may fall in a park; review helper-69, MEDIUM)'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when
