@@ -712,7 +712,9 @@ static bool tg_mean_judge(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			return false;
 		m->want = now;
 		/* over with bursts in it: cut at the next burst's reading */
-		m->want_left = (cfg->dead_periods ? cfg->dead_periods : 1) * (m->bst ? TG_BURST_WAIT : 1);
+		m->want_left = cfg->dead_periods ? cfg->dead_periods : 1;
+		if (m->bst)
+			m->want_left *= TG_BURST_WAIT;
 		for (k = 0; k < TG_NR_KINDS; k++)
 			m->want_lat[k] = mean[k];
 		return false;
