@@ -162,14 +162,21 @@ static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32
  * step; return: kinds read over the band now.
  */
 static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			const struct tg_detector *det, bool burst, u32 *clear, u32 *reached)
+			const struct tg_detector *det, u32 how, u32 *clear, u32 *reached)
 {
 	struct tg_mean *m = &r->mean;
-	bool count = !m->wait && !r->dead.left;
+	bool count = !m->wait && !r->dead.left, burst = how & TG_READ_BURST, block;
 	u32 hot = 0, arrive = m->pend ? TG_OVER_FILTER : TG_ARRIVE_FILTER;
 	int k;
 
-	if (count)
+	/*
+	 * the block: not while every low-priority group is idle (its level
+	 * acts on nothing), and in a return's dead time from TG_RETURN_COUNT
+	 * periods on (rules 2 and 3 wait it out)
+	 */
+	block = (count || (!m->wait && r->dead.raw && r->dead.age >= TG_RETURN_COUNT)) &&
+		!(how & TG_READ_IDLE);
+	if (block)
 		m->age++;
 	else if (m->wait)
 		m->wait--;
@@ -204,10 +211,9 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (lat > thr + thr / TG_BAND_DIV)
 			hot |= BIT(k);
 		if (r->dead.left || burst) {
+			/* rules 2 and 3 wait: a dead time, a burst */
 			m->clear_run[k] = 0;
 			m->reach_run[k] = 0;
-			if (r->dead.left)
-				continue;
 		} else {
 			if (lat > thr &&
 			    (lat - thr) * TG_MEAN_SUB > TG_CLEAR_MULT * tg_mean_spread(m, k, thr))
@@ -223,7 +229,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			*clear |= BIT(k);
 		if (m->reach_run[k] >= arrive)
 			*reached |= BIT(k);
-		if (count) {
+		if (block) {
 			/* a burst's reading counts (almost) whole: the victim bears it */
 			u64 cap = burst ? TG_BURST_CLIP * thr : thr + thr / TG_CLIP_DIV;
 			u64 v = lat < cap ? lat : cap;
@@ -238,7 +244,7 @@ static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			}
 		}
 	}
-	if (count && burst) {
+	if (block && burst) {
 		m->bst++;
 		if (m->age > TG_BLOCK_MULT * cfg->dead_periods / 2)
 			m->bst2++;
@@ -589,16 +595,21 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
- * A burst is no violation (tg_core.h): whether this period's readings act
- * through the block's mean only - a low-priority group under a CPU quota
- * ran past it, just out of a park, by no more than the debt the module
- * carries (repaying a debt), and no group outside such a cycle rose (an
- * arrival beside a burst is still one). Updates each group's park_age.
+ * What this period's readings are. TG_READ_BURST, a burst is no violation
+ * (tg_core.h): they act through the block's mean only - a low-priority
+ * group under a CPU quota ran past it, just out of a park, by no more than
+ * the debt the module carries (repaying a debt), and no group outside such
+ * a cycle rose (an arrival beside a burst is still one). TG_READ_IDLE: no
+ * low-priority group is there - none moves data, and each throttled one is
+ * idle by tg_rem_idle()'s count (last period's; a group parked by its debt
+ * is not: unthrottled, it would move data) - so they say nothing of the
+ * levels the block judges (a neighbour's off phase).
+ * Updates each group's park_age.
  */
-static bool tg_mean_burst(struct tg_reg_group *groups, u32 nr)
+static u32 tg_mean_burst(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups, u32 nr)
 {
-	bool burst = false, other = false;
-	u32 i;
+	bool other = false, any = false, present = false;
+	u32 how = 0, i;
 
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
@@ -615,12 +626,20 @@ static bool tg_mean_burst(struct tg_reg_group *groups, u32 nr)
 			cycle = g->park_age <= TG_BURST_PARKED;
 			if (cycle && use > q + q / TG_BURST_DIV &&
 			    use - q <= q * TG_BURST_DEBT)
-				burst = true;
+				how |= TG_READ_BURST;
 		}
 		if (tg_rem_candidate(g) && !cycle && tg_rem_rising(g))
 			other = true;
+		if (tg_rem_candidate(g)) {
+			any = true;
+			if (tg_raw_total(g) >= cfg->noise_floor_bps ||
+			    (tg_throttled(&g->rem, cfg) && !g->idle_run))
+				present = true;
+		}
 	}
-	return burst && !other;
+	if (other)
+		return 0;
+	return how | (any && !present ? TG_READ_IDLE : 0);
 }
 
 /*
@@ -781,8 +800,8 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		if (seen->lat_ns[k] > m->thr[k])
 			protect.over |= BIT(k);
 	}
-	/* a burst is no violation: its readings count in the block's mean only */
-	hot = tg_mean_read(r, cfg, det, tg_mean_burst(groups, nr), &clear, &reached);
+	/* a burst is no violation (its readings count in the block's mean only); idle: not there */
+	hot = tg_mean_read(r, cfg, det, tg_mean_burst(cfg, groups, nr), &clear, &reached);
 	m->pend = false;
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];

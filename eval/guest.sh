@@ -92,13 +92,16 @@ matrix() {	# modes
 TLP=$(arg tg.tlpair)
 TLV=$(long "${TLP%.*}") TLN=$(long "${TLP#*.}")
 [ -n "$TLP" ] && [ -n "$TLV" ] && [ -n "$TLN" ] || TLV=nvm_read TLN=nvm_write
+# tg.tlopt=onoff=0.3: an option of the timeline's neighbour (a diagnosis:
+# the on/off scenario's neighbour with the timeline's rows)
+TLOPT=$(arg tg.tlopt)
 timeline() {	# modes [live]
 	for r in $(seq $REPS); do
 		for m in $1; do
 			ts=; [ "$r" = 1 ] && ts="--ts timeline_$m.csv"
 			ev --mode "$m" $(knob $m) --exp timeline --label "$TLV+$TLN" --rep "$r" --seed "$r" \
 				--duration 16 --measure 7:12 --ref 0.5:2 $ts ${2:+--live $2} \
-				"victim:$TLV:1:high:0:0" "noisy:$TLN:$NT:low:2:12"
+				"victim:$TLV:1:high:0:0" "noisy:$TLN:$NT:low:2:12${TLOPT:+:$TLOPT}"
 		done
 	done
 }

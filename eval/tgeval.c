@@ -458,8 +458,14 @@ static void csv_header(const char *file)
 	for (i = 0; i < P.nw; i++)
 		printf(",%s_gbps,%s_mba,%s_quota", P.w[i].name, P.w[i].name, P.w[i].name);
 	printf(",lat_dram_read,lat_dram_write,lat_nvm_read,lat_nvm_write,state");
-	printf(",mod_dram_read,mod_dram_write,mod_nvm_read,mod_nvm_write\n");
+	printf(",mod_dram_read,mod_dram_write,mod_nvm_read,mod_nvm_write");
+	for (i = 0; i < P.nw; i++)
+		printf(",%s_cpu", P.w[i].name);
+	printf("\n");
 }
+
+/* each workload's CPU time in the --ts sample so far, s (its work, as cpu_s) */
+static double cpu_smp[MAXW];
 
 /* the module's latest per-tier latencies (tgroup.interference), in the --ts rows beside the platform's */
 static double mod_lat[NK];
@@ -606,6 +612,7 @@ static int run(void)
 			rt = __atomic_load_n(&sh->work_ns[i], __ATOMIC_RELAXED);
 			cpu_s[i] = (rt - gws[i].last_rt) / 1e9;
 			gws[i].last_rt = rt;
+			cpu_smp[i] += cpu_s[i];
 			if (w->stop > 0 && t >= w->stop)
 				stop_wl(i);
 			if (w->onoff > 0) {
@@ -716,8 +723,14 @@ static int run(void)
 					       w->state == 0 ? 100 : w->mba, w->state == 0 ? "-" : w->quota);
 					w->bytes_sample = 0;
 				}
-				printf(",%.0f,%.0f,%.0f,%.0f,%s,%.0f,%.0f,%.0f,%.0f\n", P.lat[0], P.lat[1], P.lat[2],
+				printf(",%.0f,%.0f,%.0f,%.0f,%s,%.0f,%.0f,%.0f,%.0f", P.lat[0], P.lat[1], P.lat[2],
 				       P.lat[3], state, mod_lat[0], mod_lat[1], mod_lat[2], mod_lat[3]);
+				/* % of one CPU over the sample: the quota's effect, beside the traffic */
+				for (i = 0; i < P.nw; i++) {
+					printf(",%.1f", 100 * cpu_smp[i] / (sample_ms / 1e3));
+					cpu_smp[i] = 0;
+				}
+				printf("\n");
 			}
 			next_sample += sample_ms / 1e3;
 		}

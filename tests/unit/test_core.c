@@ -3190,6 +3190,94 @@ static void test_mean_burst_block_over(void **state)
 	}
 }
 
+/*
+ * What the block's mean is made of beside a neighbour switching on and
+ * off (issue 21 item 3): held at a quota of 500 us, `on` periods an exact
+ * writer (no bursts: 100 MB/s there) with the victim at 480 ns + `slope`
+ * per GB/s of its writes (over the threshold 500, within the clear
+ * margin: only a block acts), `off` periods its tasks wake for 100 us and
+ * move nothing, the victim at 480 (the law releases it as idle and
+ * throttles it at x_mem on its return). Return: cycles that ended with its
+ * level above 500 us (relaxed). With `ages`, the block's age after each
+ * period of the first `on + off` periods of the second cycle, and
+ * `dead_age` the age of the law's dead time then.
+ */
+static int mean_onoff_block(int on, int off, int cycles, uint64_t slope, uint32_t *ages,
+			    uint32_t *dead_age)
+{
+	struct law w;
+	int c, p, relaxed = 0;
+
+	mean_init(&w, 2);
+	mean_held(&w, 1, 50000, 2 * GB, 0xffffffffu, 0);
+	for (c = 0; c < cycles; c++) {
+		uint64_t q = 0;
+
+		for (p = 0; p < on + off; p++) {
+			struct tg_reg_group *g = &w.g[1];
+
+			if (p < on) {
+				mean_writer(&w, 1, 2 * GB);
+			} else {
+				g->cpu_now_us = 100;
+				g->cpu_usage_us = tg_ewma(g->cpu_usage_us, 100);
+				g->bps_now.v[TG_NVM_WRITE] = 0;
+				g->bps.v[TG_NVM_WRITE] = tg_ewma(g->bps.v[TG_NVM_WRITE], 0);
+			}
+			law_step(&w, 480 + slope * (g->bps_now.v[TG_NVM_WRITE] / MB) / 1000);
+			if (ages && c == 1) {
+				ages[p] = w.reg.mean.age;
+				dead_age[p] = w.reg.dead.left ? w.reg.dead.age : 0xffffffffu;
+			}
+			if (g->out.quota_us != TG_QUOTA_UNLIMITED)
+				q = g->out.quota_us;
+		}
+		relaxed += q > 500;
+	}
+	return relaxed;
+}
+
+/*
+ * The block judges the levels where they act (TG_READ_IDLE): beside a
+ * neighbour on and off every 30 periods with every on phase 0.6 % over
+ * (503), and every 12 periods 1 % over, its level must never relax in 20
+ * and 40 cycles (with the off phases in its block, the block's mean was
+ * under: relaxed in 9 of 20). How the block counts: in an off phase its
+ * age stands still (the first off period excepted: the group is idle by
+ * tg_rem_idle()'s count a period later), in a return's dead time it grows
+ * by one a period from TG_RETURN_COUNT periods of it on, not before (the
+ * dead time's age is read after the period: one more than the law saw).
+ */
+static void test_mean_onoff_block(void **state)
+{
+	uint32_t ages[60], dead[60];
+	int relaxed, p;
+
+	(void)state;
+	relaxed = mean_onoff_block(30, 30, 20, 230, NULL, NULL);
+	if (relaxed)
+		fail_msg("on and off every 30 periods, 0.6 %% over when on: relaxed in %d of 20 cycles",
+			 relaxed);
+	relaxed = mean_onoff_block(12, 12, 40, 250, NULL, NULL);
+	if (relaxed)
+		fail_msg("on and off every 12 periods, 1 %% over when on: relaxed in %d of 40 cycles",
+			 relaxed);
+	mean_onoff_block(30, 30, 2, 230, ages, dead);
+	for (p = 1; p < 60; p++) {
+		bool grows = ages[p] == ages[p - 1] + 1;
+
+		if (p > 30 && ages[p] != ages[p - 1])
+			fail_msg("off phase, period %d: the block's age %u -> %u (idle: no reading counts)",
+				 p, ages[p - 1], ages[p]);
+		if (p < 30 && dead[p] != 0xffffffffu && grows != (dead[p] > TG_RETURN_COUNT))
+			fail_msg("a return's dead time, its period %u: the block's age %u -> %u (counts"
+				 " from period %d of it)", dead[p], ages[p - 1], ages[p], TG_RETURN_COUNT);
+	}
+	if (dead[0] == 0xffffffffu || dead[TG_RETURN_COUNT + 1] == 0xffffffffu)
+		fail_msg("no return's dead time at the second cycle's start (%u, %u)", dead[0],
+			 dead[TG_RETURN_COUNT + 1]);
+}
+
 static void test_mean_own_rise_beside_step(void **state)
 {
 	int undo, cut, alone, none;
@@ -4588,6 +4676,7 @@ int main(void)
 		cmocka_unit_test(test_mean_burst_no_violation),
 		cmocka_unit_test(test_mean_burst_needs_park),
 		cmocka_unit_test(test_mean_burst_block_over),
+		cmocka_unit_test(test_mean_onoff_block),
 		cmocka_unit_test(test_mean_sparse_victim),
 		cmocka_unit_test(test_mean_undo_not_kept),
 		cmocka_unit_test(test_mean_arrival_beside_step),
