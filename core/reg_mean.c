@@ -156,26 +156,29 @@ static void tg_mean_restart(struct tg_mean *m, const struct tg_reg_cfg *cfg, u32
  * This period's readings: each kind's spread, its runs of readings over
  * (a period without a reading neither breaks nor extends a run, for up to
  * tg_mean_live() periods), and the block's sums. Readings within a cut's
- * dead time may predate its effect: they count in no run and no block.
+ * dead time may predate its effect: they count in no run and no block,
+ * but for a return's: in the block once TG_RETURN_COUNT periods of it have
+ * passed. A period none of the groups the block judges is there in
+ * (TG_PERIOD_IDLE) counts in no block.
  * *clear: kinds over by the clear margin twice in a row; *reached: over
  * the threshold now (TG_ARRIVE_FILTER), twice in a row beside a pending
  * step; return: kinds read over the band now.
  */
 static u32 tg_mean_read(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
-			const struct tg_detector *det, u32 how, u32 *clear, u32 *reached)
+			const struct tg_detector *det, u32 flags, u32 *clear, u32 *reached)
 {
 	struct tg_mean *m = &r->mean;
-	bool count = !m->wait && !r->dead.left, burst = how & TG_READ_BURST, block;
+	bool count = !m->wait && !r->dead.left, burst = flags & TG_PERIOD_BURST, block;
 	u32 hot = 0, arrive = m->pend ? TG_OVER_FILTER : TG_ARRIVE_FILTER;
 	int k;
 
 	/*
-	 * the block: not while every low-priority group is idle (its level
-	 * acts on nothing), and in a return's dead time from TG_RETURN_COUNT
-	 * periods on (rules 2 and 3 wait it out)
+	 * the block: not while none of the groups it judges is there (their
+	 * levels act on nothing), and in a return's dead time once
+	 * TG_RETURN_COUNT periods of it have passed (rules 2 and 3 wait it out)
 	 */
 	block = (count || (!m->wait && r->dead.raw && r->dead.age >= TG_RETURN_COUNT)) &&
-		!(how & TG_READ_IDLE);
+		!(flags & TG_PERIOD_IDLE);
 	if (block)
 		m->age++;
 	else if (m->wait)
@@ -595,28 +598,41 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 }
 
 /*
- * What this period's readings are. TG_READ_BURST, a burst is no violation
- * (tg_core.h): they act through the block's mean only - a low-priority
- * group under a CPU quota ran past it, just out of a park, by no more than
- * the debt the module carries (repaying a debt), and no group outside such
- * a cycle rose (an arrival beside a burst is still one). TG_READ_IDLE: no
- * low-priority group is there - none moves data, and each throttled one is
- * idle by tg_rem_idle()'s count (last period's; a group parked by its debt
- * is not: unthrottled, it would move data) - so they say nothing of the
- * levels the block judges (a neighbour's off phase).
- * Updates each group's park_age.
+ * What this period's readings are (flags for tg_mean_read()).
+ *
+ * TG_PERIOD_BURST, a burst is no violation (tg_core.h): they act through
+ * the block's mean only - a low-priority group under a CPU quota ran past
+ * it, just out of a park, by no more than the debt the module carries
+ * (repaying a debt), and no group outside such a cycle rose to the noise
+ * floor or over (an arrival beside a burst is still one; a group with no
+ * traffic at all is no arrival).
+ *
+ * TG_PERIOD_IDLE: none of the groups the block judges is there, so the
+ * readings say nothing of their levels (a neighbour's off phase). Judged:
+ * the low-priority groups under a throttle, and those released as idle
+ * and still remembered (x_mem, mem_left); there: moving data at the noise
+ * floor or over, or throttled and not idle by tg_rem_idle()'s count (last
+ * period's; a group parked by its debt is not idle: unthrottled, it would
+ * move data). With none judged, any low-priority group there will do; a
+ * bystander's traffic does not make a judged group's off phase count.
+ *
+ * Updates each group's park_age. Return: TG_PERIOD_* flags.
  */
-static u32 tg_mean_burst(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups, u32 nr)
+static u32 tg_mean_classify(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups, u32 nr)
 {
-	bool other = false, any = false, present = false;
-	u32 how = 0, i;
+	bool other = false, any = false, there = false, judged = false, judged_there = false;
+	u32 flags = 0, i;
 
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 		u64 q = g->out.quota_us, use = g->cpu_now_us;
-		bool cycle = false;
+		bool cycle = false, thr, here;
 
-		if (!tg_rem_candidate(g) || q == TG_QUOTA_UNLIMITED) {
+		if (!tg_rem_candidate(g)) {
+			g->park_age = TG_NEVER;
+			continue;
+		}
+		if (q == TG_QUOTA_UNLIMITED) {
 			g->park_age = TG_NEVER;
 		} else {
 			if (!use)
@@ -626,20 +642,25 @@ static u32 tg_mean_burst(const struct tg_reg_cfg *cfg, struct tg_reg_group *grou
 			cycle = g->park_age <= TG_BURST_PARKED;
 			if (cycle && use > q + q / TG_BURST_DIV &&
 			    use - q <= q * TG_BURST_DEBT)
-				how |= TG_READ_BURST;
+				flags |= TG_PERIOD_BURST;
 		}
-		if (tg_rem_candidate(g) && !cycle && tg_rem_rising(g))
+		here = tg_raw_total(g) >= cfg->noise_floor_bps;
+		if (!cycle && here && tg_rem_rising(g))
 			other = true;
-		if (tg_rem_candidate(g)) {
-			any = true;
-			if (tg_raw_total(g) >= cfg->noise_floor_bps ||
-			    (tg_throttled(&g->rem, cfg) && !g->idle_run))
-				present = true;
+		thr = tg_throttled(&g->out, cfg);
+		here = here || (thr && !g->idle_run);
+		any = true;
+		there |= here;
+		if (thr || g->mem_left) {
+			judged = true;
+			judged_there |= here;
 		}
 	}
 	if (other)
-		return 0;
-	return how | (any && !present ? TG_READ_IDLE : 0);
+		flags &= ~TG_PERIOD_BURST;
+	if (judged ? !judged_there : any && !there)
+		flags |= TG_PERIOD_IDLE;
+	return flags;
 }
 
 /*
@@ -801,7 +822,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 			protect.over |= BIT(k);
 	}
 	/* a burst is no violation (its readings count in the block's mean only); idle: not there */
-	hot = tg_mean_read(r, cfg, det, tg_mean_burst(cfg, groups, nr), &clear, &reached);
+	hot = tg_mean_read(r, cfg, det, tg_mean_classify(cfg, groups, nr), &clear, &reached);
 	m->pend = false;
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];

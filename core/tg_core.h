@@ -226,11 +226,11 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  *    1/TG_SMOOTH_DIV) to show 3/4 of a step ((7/8)^11 < 1/4): a latency
  *    follows traffic with the platform's own delay, and the raw traffic
  *    the return's dead time watches shows none of it;
- *  - TG_RETURN_COUNT: from this period of a return's dead time on, the
- *    block law (reg_mean.c) counts the readings in its block's mean (the
- *    platform's lag is past: 1-5 periods in the plants tested; its rules
- *    acting on one reading wait the whole dead time out): an on phase of
- *    0.3 s otherwise gives a block a third of its readings;
+ *  - TG_RETURN_COUNT: once this many periods of a return's dead time have
+ *    passed, the block law (reg_mean.c) counts the readings in its block's
+ *    mean (the platform's lag is past: 1-5 periods in the plants tested;
+ *    its rules acting on one reading wait the whole dead time out): an on
+ *    phase of 0.3 s otherwise gives a block two thirds of its readings;
  *  - TG_JITTER_DIV, TG_NOISE_MULT, TG_NOISE_DIV: a latency counts as over
  *    for the law only above its threshold + TG_NOISE_MULT x its measured
  *    jitter (an EWMA of weight 1/TG_JITTER_DIV of its change from one
@@ -369,8 +369,8 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
 #define TG_BURST_DEBT		100
 #define TG_BURST_CLIP		2
 #define TG_BURST_WAIT		5
-#define TG_READ_BURST		1	/* tg_mean_burst(): a burst's readings */
-#define TG_READ_IDLE		2	/* ... no low-priority group there: not in the block */
+#define TG_PERIOD_BURST		BIT(0)	/* tg_mean_classify(): a burst's readings */
+#define TG_PERIOD_IDLE		BIT(1)	/* ... no judged group there: not in the block */
 
 /*
  * Remedial hold after a relapse: it ends after TG_HOLD_MULT x dead_periods

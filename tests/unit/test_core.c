@@ -3018,16 +3018,17 @@ static uint64_t mean_burster(struct law *w, int i, uint64_t demand, int64_t *deb
  * removed, each burst is cut as an arrival (or undoes the step pending) and
  * the quota stays near its floor.
  */
-static void test_mean_burst_no_violation(void **state)
+static void mean_burst_no_violation(bool sleeper)
 {
 	struct law w;
 	int64_t debt = 0;
 	int p, bursts = 0, n = 0;
 	uint64_t sum_bps = 0, sum_lat = 0;
 
-	(void)state;
-	mean_init(&w, 2);
+	mean_init(&w, sleeper ? 3 : 2);
 	mean_poke(&w, 1, 20000, 0);
+	if (sleeper)	/* a low-priority group asleep beside it: no traffic is no arrival */
+		law_set(&w, 2, TG_DRAM_READ, 0);
 	for (p = 0; p < 6000; p++) {
 		uint64_t q = w.g[1].out.quota_us;
 		uint64_t use = mean_burster(&w, 1, 2 * GB, &debt, 4000);
@@ -3044,9 +3045,17 @@ static void test_mean_burst_no_violation(void **state)
 	if (bursts < 20)
 		fail_msg("only %d bursts: the plant does not burst", bursts);
 	if (sum_bps / n < 333 * MB * 8 / 10 || sum_lat / n > 505)
-		fail_msg("second half: the neighbour at %llu MB/s (oracle 333, >= 0.8 of it expected),"
-			 " mean latency %llu ns (<= 505 expected); %d bursts",
+		fail_msg("%ssecond half: the neighbour at %llu MB/s (oracle 333, >= 0.8 of it"
+			 " expected), mean latency %llu ns (<= 505 expected); %d bursts",
+			 sleeper ? "beside a group asleep: " : "",
 			 (unsigned long long)(sum_bps / n / MB), (unsigned long long)(sum_lat / n), bursts);
+}
+
+static void test_mean_burst_no_violation(void **state)
+{
+	(void)state;
+	mean_burst_no_violation(false);
+	mean_burst_no_violation(true);	/* review helper-70, HIGH */
 }
 
 /*
@@ -3197,19 +3206,23 @@ static void test_mean_burst_block_over(void **state)
  * per GB/s of its writes (over the threshold 500, within the clear
  * margin: only a block acts), `off` periods its tasks wake for 100 us and
  * move nothing, the victim at 480 (the law releases it as idle and
- * throttles it at x_mem on its return). Return: cycles that ended with its
+ * throttles it at x_mem on its return). With `third`, a second low-priority
+ * group beside it reads `third` - 1 B/s of DRAM reads all along (1: none,
+ * asleep). Return: cycles that ended with its
  * level above 500 us (relaxed). With `ages`, the block's age after each
  * period of the first `on + off` periods of the second cycle, and
  * `dead_age` the age of the law's dead time then.
  */
-static int mean_onoff_block(int on, int off, int cycles, uint64_t slope, uint32_t *ages,
-			    uint32_t *dead_age)
+static int mean_onoff_block(int on, int off, int cycles, uint64_t slope, uint64_t third,
+			    uint32_t *ages, uint32_t *dead_age)
 {
 	struct law w;
 	int c, p, relaxed = 0;
 
-	mean_init(&w, 2);
+	mean_init(&w, third ? 3 : 2);
 	mean_held(&w, 1, 50000, 2 * GB, 0xffffffffu, 0);
+	if (third)	/* another low-priority group, unthrottled: asleep (1) or a bystander */
+		law_set(&w, 2, TG_DRAM_READ, third - 1);
 	for (c = 0; c < cycles; c++) {
 		uint64_t q = 0;
 
@@ -3242,7 +3255,12 @@ static int mean_onoff_block(int on, int off, int cycles, uint64_t slope, uint32_
  * neighbour on and off every 30 periods with every on phase 0.6 % over
  * (503), and every 12 periods 1 % over, its level must never relax in 20
  * and 40 cycles (with the off phases in its block, the block's mean was
- * under: relaxed in 9 of 20). How the block counts: in an off phase its
+ * under: relaxed in 9 of 20); and under the threshold when on (485 ns
+ * every 30 periods, 490 every 48) it must relax in at least 30 of 40 (40
+ * and 40 now). How the block counts - alone, beside a
+ * low-priority group asleep (no traffic: no arrival that would undo the
+ * flag) and beside a bystander's 50 MB/s (not a group the block judges):
+ * in an off phase its
  * age stands still (the first off period excepted: the group is idle by
  * tg_rem_idle()'s count a period later), in a return's dead time it grows
  * by one a period from TG_RETURN_COUNT periods of it on, not before (the
@@ -3250,32 +3268,52 @@ static int mean_onoff_block(int on, int off, int cycles, uint64_t slope, uint32_
  */
 static void test_mean_onoff_block(void **state)
 {
+	static const uint64_t third[] = { 0, 1, 1 + 50 * MB };
 	uint32_t ages[60], dead[60];
-	int relaxed, p;
+	int relaxed, p, t;
 
 	(void)state;
-	relaxed = mean_onoff_block(30, 30, 20, 230, NULL, NULL);
+	relaxed = mean_onoff_block(30, 30, 20, 230, 0, NULL, NULL);
 	if (relaxed)
 		fail_msg("on and off every 30 periods, 0.6 %% over when on: relaxed in %d of 20 cycles",
 			 relaxed);
-	relaxed = mean_onoff_block(12, 12, 40, 250, NULL, NULL);
+	relaxed = mean_onoff_block(12, 12, 40, 250, 0, NULL, NULL);
 	if (relaxed)
 		fail_msg("on and off every 12 periods, 1 %% over when on: relaxed in %d of 40 cycles",
 			 relaxed);
-	mean_onoff_block(30, 30, 2, 230, ages, dead);
-	for (p = 1; p < 60; p++) {
-		bool grows = ages[p] == ages[p - 1] + 1;
+	/*
+	 * and the positive control: on phases under the threshold (485 ns at
+	 * 30 periods, 490 at 48), the level must relax in most cycles (not a
+	 * law that cannot relax between returns; review helper-70)
+	 */
+	relaxed = mean_onoff_block(30, 30, 40, 50, 0, NULL, NULL);
+	if (relaxed < 30)
+		fail_msg("on and off every 30 periods, 3 %% under when on: relaxed in %d of 40 cycles"
+			 " (>= 30 expected)", relaxed);
+	relaxed = mean_onoff_block(48, 48, 40, 100, 0, NULL, NULL);
+	if (relaxed < 30)
+		fail_msg("on and off every 48 periods, 2 %% under when on: relaxed in %d of 40 cycles"
+			 " (>= 30 expected)", relaxed);
+	/* alone, beside a group asleep, beside a bystander's 50 MB/s (review helper-70) */
+	for (t = 0; t < 3; t++) {
+		mean_onoff_block(30, 30, 2, 230, third[t], ages, dead);
+		for (p = 1; p < 60; p++) {
+			bool grows = ages[p] == ages[p - 1] + 1;
 
-		if (p > 30 && ages[p] != ages[p - 1])
-			fail_msg("off phase, period %d: the block's age %u -> %u (idle: no reading counts)",
-				 p, ages[p - 1], ages[p]);
-		if (p < 30 && dead[p] != 0xffffffffu && grows != (dead[p] > TG_RETURN_COUNT))
-			fail_msg("a return's dead time, its period %u: the block's age %u -> %u (counts"
-				 " from period %d of it)", dead[p], ages[p - 1], ages[p], TG_RETURN_COUNT);
+			if (p > 30 && ages[p] != ages[p - 1])
+				fail_msg("%s: off phase, period %d: the block's age %u -> %u (idle: no"
+					 " reading counts)", t == 0 ? "alone" : t == 1 ?
+					 "beside a group asleep" : "beside a bystander", p, ages[p - 1],
+					 ages[p]);
+			if (p < 30 && dead[p] != 0xffffffffu && grows != (dead[p] > TG_RETURN_COUNT))
+				fail_msg("a return's dead time, its period %u: the block's age %u -> %u"
+					 " (counts once %d periods of it have passed)", dead[p],
+					 ages[p - 1], ages[p], TG_RETURN_COUNT);
+		}
+		if (dead[0] == 0xffffffffu || dead[TG_RETURN_COUNT + 1] == 0xffffffffu)
+			fail_msg("no return's dead time at the second cycle's start (%u, %u)", dead[0],
+				 dead[TG_RETURN_COUNT + 1]);
 	}
-	if (dead[0] == 0xffffffffu || dead[TG_RETURN_COUNT + 1] == 0xffffffffu)
-		fail_msg("no return's dead time at the second cycle's start (%u, %u)", dead[0],
-			 dead[TG_RETURN_COUNT + 1]);
 }
 
 static void test_mean_own_rise_beside_step(void **state)
@@ -3675,6 +3713,7 @@ static void test_mean_reads_stop_midblock(void **state)
 
 	(void)state;
 	mean_init(&w, 2);
+	law_set(&w, 1, TG_NVM_WRITE, 100 * MB);	/* there: the block ages (TG_PERIOD_IDLE) */
 	for (p = 0; p < 2000 && (stop < 0 || p < stop + 1000); p++) {
 		for (k = 0; k < TG_NR_KINDS; k++)
 			w.det.lat_ns[k] = k == TG_NVM_WRITE && stop < 0 ? 498 : 0;
