@@ -3432,7 +3432,9 @@ static void test_mean_band_needs_rise(void **state)
  * over whatever its mean. A 2 GB/s writer on and off every other period
  * keeps the latency at 440 and 600 in turn: never two readings over in a
  * row (no clear violation, no arrival), and the block's mean of clipped
- * readings (550 at most) is 495 - under. It is cut within a block and a
+ * readings (550 at most) is 495 - under. Its off periods keep a trickle
+ * over the noise floor (2 MB/s): with none, they are idle and count in no
+ * block (TG_PERIOD_IDLE), whose mean is then over by itself. It is cut within a block and a
  * half (120 periods), whichever periods the verdicts fall on (the cut looks
  * at the neighbour's last period: in an idle one it is tried again).
  */
@@ -3451,7 +3453,8 @@ static void test_mean_alternating(void **state)
 		for (p = 0, at = -1; p < 1000 && at < 0; p++) {
 			bool on = p % 2 == ph;
 
-			law_set(&w, 1, TG_NVM_WRITE, on ? 2 * GB : 0);
+			/* off, a trickle over the noise floor: there, its periods count */
+			law_set(&w, 1, TG_NVM_WRITE, on ? 2 * GB : 2 * MB);
 			law_step(&w, on ? 600 : 440);
 			if (law_cut(&w, 1))
 				at = p;
