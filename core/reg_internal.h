@@ -55,9 +55,49 @@ static inline bool tg_throttled(const struct tg_throttle *t, const struct tg_reg
 }
 
 u32 tg_ppm(u64 num, u64 den);
-u64 tg_total(const struct tg_reg_group *g);
-u64 tg_raw_total(const struct tg_reg_group *g);
-bool tg_rem_rising(const struct tg_reg_group *g);
+
+/* a group's traffic, smoothed (the module's EWMA) */
+static inline u64 tg_total(const struct tg_reg_group *g)
+{
+	u64 sum = 0;
+	int k;
+
+#pragma GCC unroll 4
+	for (k = 0; k < TG_NR_KINDS; k++)
+		sum = tg_sat_add(sum, g->bps.v[k]);
+	return sum;
+}
+
+/* a group's traffic in the period just ended (raw, not smoothed) */
+static inline u64 tg_raw_total(const struct tg_reg_group *g)
+{
+	u64 sum = 0;
+	int k;
+
+#pragma GCC unroll 4
+	for (k = 0; k < TG_NR_KINDS; k++)
+		sum = tg_sat_add(sum, g->bps_now.v[k]);
+	return sum;
+}
+
+/*
+ * Risen: its last period's traffic (raw, tg_raw_total()) at least 3/2 of its
+ * average (what the module's EWMA of weight 1/8 shows in the first period
+ * of an arrival is an eighth of it) - the group that arrived, not one that
+ * ran on steadily beside it (its raw rate bursts by far less under a quota).
+ */
+static inline bool tg_rem_rose(const struct tg_reg_group *g, u64 raw)
+{
+	u64 avg = tg_total(g);
+
+	return raw >= tg_sat_add(avg, avg / 2);
+}
+
+static inline bool tg_rem_rising(const struct tg_reg_group *g)
+{
+	return tg_rem_rose(g, tg_raw_total(g));
+}
+
 u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds);
 void tg_decide(struct tg_regulator *r, struct tg_reg_group *g, int idx,
 	       enum tg_policy pol, enum tg_action act, enum tg_mech mech,

@@ -618,15 +618,38 @@ static bool tg_mean_settle(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
  *
  * Updates each group's park_age. Return: TG_PERIOD_* flags.
  */
+/*
+ * A low-priority group outside a debt cycle (tg_mean_classify()'s park_age)
+ * rose, at the noise floor or over: an arrival beside a burst. Asked only in
+ * a period with a burst (the rise costs a pass over every group's rates).
+ */
+static bool tg_mean_arrived(const struct tg_reg_cfg *cfg, const struct tg_reg_group *groups,
+			    u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		const struct tg_reg_group *g = &groups[i];
+		u64 raw;
+
+		if (!tg_rem_candidate(g) || g->park_age <= TG_BURST_PARKED)
+			continue;
+		raw = tg_raw_total(g);
+		if (raw >= cfg->noise_floor_bps && tg_rem_rose(g, raw))
+			return true;
+	}
+	return false;
+}
+
 static u32 tg_mean_classify(const struct tg_reg_cfg *cfg, struct tg_reg_group *groups, u32 nr)
 {
-	bool other = false, any = false, there = false, judged = false, judged_there = false;
+	bool any = false, there = false, judged = false, judged_there = false;
 	u32 flags = 0, i;
 
 	for (i = 0; i < nr; i++) {
 		struct tg_reg_group *g = &groups[i];
 		u64 q = g->out.quota_us, use = g->cpu_now_us;
-		bool cycle = false, thr, here;
+		bool thr, here;
 
 		if (!tg_rem_candidate(g)) {
 			g->park_age = TG_NEVER;
@@ -639,24 +662,23 @@ static u32 tg_mean_classify(const struct tg_reg_cfg *cfg, struct tg_reg_group *g
 				g->park_age = 0;
 			else if (g->park_age < TG_NEVER)
 				g->park_age++;
-			cycle = g->park_age <= TG_BURST_PARKED;
-			if (cycle && use > q + q / TG_BURST_DIV &&
+			if (g->park_age <= TG_BURST_PARKED && use > q + q / TG_BURST_DIV &&
 			    use - q <= q * TG_BURST_DEBT)
 				flags |= TG_PERIOD_BURST;
 		}
+		any = true;
+		if (judged_there)
+			continue;	/* not idle, whatever the others are */
 		here = tg_raw_total(g) >= cfg->noise_floor_bps;
-		if (!cycle && here && tg_rem_rising(g))
-			other = true;
 		thr = tg_throttled(&g->out, cfg);
 		here = here || (thr && !g->idle_run);
-		any = true;
 		there |= here;
 		if (thr || g->mem_left) {
 			judged = true;
-			judged_there |= here;
+			judged_there = here;
 		}
 	}
-	if (other)
+	if ((flags & TG_PERIOD_BURST) && tg_mean_arrived(cfg, groups, nr))
 		flags &= ~TG_PERIOD_BURST;
 	if (judged ? !judged_there : any && !there)
 		flags |= TG_PERIOD_IDLE;
@@ -837,7 +859,7 @@ void tg_rem_mean(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		 * an idle release is no change of the law: the block goes on;
 		 * nor is the return to where it was (but its dead time)
 		 */
-		if (tg_rem_back(cfg, g))
+		if (g->mem_left && tg_rem_back(cfg, g))
 			back = true;	/* tg_rem_return() below */
 		else if (tg_throttled(&g->rem, cfg) && tg_rem_idle(r, cfg, g))
 			tg_release(r, cfg, g, (int)i, TG_POL_REMEDIAL, TG_WHY_IDLE);

@@ -177,17 +177,6 @@ static u32 tg_x_next(struct tg_reg_group *g)
 
 /* ---- inputs ----------------------------------------------------------------- */
 
-/* a group's traffic in the period just ended (raw, not smoothed) */
-u64 tg_raw_total(const struct tg_reg_group *g)
-{
-	u64 sum = 0;
-	int k;
-
-	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, g->bps_now.v[k]);
-	return sum;
-}
-
 /*
  * A group's traffic with its remedial throttle lifted, if traffic scaled
  * linearly with MBA and CPU time: the CPU time it would get is bounded by
@@ -564,19 +553,6 @@ static int tg_rem_peer(const struct tg_reg_group *g, const u64 top[TG_ORDER_CLAS
 	if (tg_rem_cut_now(g))
 		return -1;
 	return o >= 0 && g->cut_val >= top[o] / TG_CLASS_PEER ? o : -1;
-}
-
-/*
- * Risen: its last period's traffic at least 3/2 of its average (what the
- * module's EWMA of weight 1/8 shows in the first period of an arrival is an
- * eighth of it) - the group that arrived, not one that ran on steadily
- * beside it (its raw rate bursts by far less under a quota).
- */
-bool tg_rem_rising(const struct tg_reg_group *g)
-{
-	u64 avg = tg_total(g);
-
-	return tg_raw_total(g) >= tg_sat_add(avg, avg / 2);
 }
 
 /* cut one group to keep `keep` (ppm) of its allowance; the drop it predicts */

@@ -153,17 +153,6 @@ u32 tg_ppm(u64 num, u64 den)
 	return v > TG_NEVER ? TG_NEVER : (u32)v;
 }
 
-u64 tg_total(const struct tg_reg_group *g)
-{
-	u64 sum = 0;
-	int k;
-
-#pragma GCC unroll 4
-	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, g->bps.v[k]);
-	return sum;
-}
-
 /* a group's traffic of the kinds in a mask (bit per enum tg_kind) */
 u64 tg_kinds_bps(const struct tg_reg_group *g, u32 kinds)
 {

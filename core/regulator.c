@@ -36,6 +36,8 @@ static void tg_rem_moved(const struct tg_regulator *r, const struct tg_reg_cfg *
 
 	if (g->rem_wait)
 		g->rem_wait--;
+	if (g->rem.mba == g->rem_seen.mba && g->rem.quota_us == g->rem_seen.quota_us)
+		return;		/* not moved (most groups, most periods) */
 	if (g->rem.mba < g->rem_seen.mba || g->rem.quota_us < g->rem_seen.quota_us)
 		g->rem_wait = cfg->dead_periods;
 	/*

@@ -155,18 +155,18 @@ mutants=(
 	'reg_mean.c;;s/if \(!clear && seen \+ TG_DEAD_ACT < r->dead.left\)/if (0)/;;an undo of the steps'"'"' own rise waits only as long as their rise took to show (a stepping group'"'"'s own arrival is cut then)'
 	# -- a burst is no violation (reg_mean.c, twelfth session)
 	'reg_mean.c;;s/hot = tg_mean_read\(r, cfg, det, tg_mean_classify\(cfg, groups, nr\), &clear, &reached\);/hot = tg_mean_read(r, cfg, det, tg_mean_classify(cfg, groups, nr) \& ~TG_PERIOD_BURST, \&clear, \&reached);/;;a quota group'"'"'s burst past its allowance is no clear violation nor arrival (the module'"'"'s coarse enforcement repaying a debt)'
-	'reg_mean.c;;s/cycle = g->park_age <= TG_BURST_PARKED;/cycle = true;/;;a burst is a group just out of a park: over its quota and not parked is demand'
+	'reg_mean.c;;s/if \(g->park_age <= TG_BURST_PARKED && use > q \+ q \/ TG_BURST_DIV &&/if (use > q + q \/ TG_BURST_DIV \&\&/;;a burst is a group just out of a park: over its quota and not parked is demand'
 	'reg_mean.c;;s/u64 cap = burst \? TG_BURST_CLIP \* thr : thr \+ thr \/ TG_CLIP_DIV;/u64 cap = thr + thr \/ TG_CLIP_DIV;/;;a burst'"'"'s reading counts whole in the block mean (clipped, the law over-allows a bursting group)'
-	'reg_mean.c;;s/if \(cycle && use > q \+ q \/ TG_BURST_DIV &&/if (cycle \&\& use > q \&\&/;;a burst runs past its quota by half (less is the quota'"'"'s own granularity, and demand)'
+	'reg_mean.c;;s/if \(g->park_age <= TG_BURST_PARKED && use > q \+ q \/ TG_BURST_DIV &&/if (g->park_age <= TG_BURST_PARKED \&\& use > q \&\&/;;a burst runs past its quota by half (less is the quota'"'"'s own granularity, and demand)'
 	'tg_core.h;;s/#define TG_BURST_PARKED\t\t4/#define TG_BURST_PARKED\t\t128/;;a burst follows its park within a few periods (a sleep long ago makes no burst)'
 	'reg_mean.c;;s/use - q <= q \* TG_BURST_DEBT\)/1)/;;a burst past the debt the module carries is not repaid: acted on at once'
 	'reg_mean.c;;s/\t\t!\(flags & TG_PERIOD_IDLE\);/\t\t1;/;;the block counts no period with every low-priority group idle (a neighbour'"'"'s off phases dilute it: the level relaxes)'
 	'reg_mean.c;;s/block = \(count \|\| \(!m->wait && r->dead.raw && r->dead.age >= TG_RETURN_COUNT\)\) &&/block = count \&\&/;;the block counts a return'"'"'s dead time from TG_RETURN_COUNT periods of it on'
 	'reg_mean.c;;s/r->dead.age >= TG_RETURN_COUNT\)\)/r->dead.age > TG_RETURN_COUNT))/;;... from that period exactly'
-	'reg_mean.c;;s/if \(!cycle && here && tg_rem_rising\(g\)\)/if (!cycle \&\& tg_rem_rising(g))/;;a group with no traffic is no arrival beside a burst (review helper-70, HIGH)'
+	'reg_mean.c;;s/if \(raw >= cfg->noise_floor_bps && tg_rem_rose\(g, raw\)\)/if (tg_rem_rose(g, raw))/;;a group with no traffic is no arrival beside a burst (review helper-70, HIGH)'
 	'reg_mean.c;;s/if \(judged \? !judged_there : any && !there\)/if (any \&\& !there)/;;a bystander'"'"'s traffic does not make a judged group'"'"'s off phase count (review helper-70)'
 	'reg_mean.c;;s/here = here \|\| \(thr && !g->idle_run\);/;/;;a throttled group not idle by tg_rem_idle()'"'"'s count is there (throttled to under the noise floor, it still acts)'
-	'reg_mean.c;;s/\tif \(other\)\n\t\tflags &= ~TG_PERIOD_BURST;\n//;;an arrival of a group outside a debt cycle in a burst'"'"'s period is still cut at once (review helper-69, HIGH)'
+	'reg_mean.c;;s/\tif \(\(flags & TG_PERIOD_BURST\) && tg_mean_arrived\(cfg, groups, nr\)\)\n\t\tflags &= ~TG_PERIOD_BURST;\n//;;an arrival of a group outside a debt cycle in a burst'"'"'s period is still cut at once (review helper-69, HIGH)'
 	'reg_mean.c;;s/ \|\| m->bst\)\)\n\t\t\t\tnow \|= BIT\(k\);/))\n\t\t\t\tnow |= BIT(k);/;;a block over with bursts in it is cut at a burst'"'"'s reading (the verdict may fall in a park; review helper-69, MEDIUM)'
 )
 
