@@ -60,9 +60,29 @@ static void tg_rem_moved(const struct tg_regulator *r, const struct tg_reg_cfg *
 }
 
 /*
+ * A high-priority group's traffic of the kinds it lives with, added to
+ * sum[]: each kind it makes at least 1/TG_USE_SHARE of its own traffic of
+ * (an estimate's residue is not its demand; a group with no traffic adds 0)
+ */
+static void tg_victim_kinds(const struct tg_reg_group *g, u64 sum[TG_NR_KINDS])
+{
+	u64 min = tg_total(g) / TG_USE_SHARE;
+	int k;
+
+#pragma GCC unroll 4
+	for (k = 0; k < TG_NR_KINDS; k++)
+		if (g->bps.v[k] >= min)
+			sum[k] = tg_sat_add(sum[k], g->bps.v[k]);
+}
+
+/*
  * The kinds whose latency the remedial policy protects: those the active
- * high-priority groups make traffic of (sum[], smoothed), at least
- * 1/TG_USE_DIV of the noise floor together. A latency over its threshold
+ * high-priority groups make traffic of (sum[], smoothed: tg_victim_kinds(),
+ * each counting only the kinds that are at least 1/TG_USE_SHARE of its own
+ * traffic), at least 1/TG_USE_DIV of the noise floor together. A DRAM
+ * reader's few KB/s of "writes" (the MBM total less its reads counted in
+ * whole lines) protected the DRAM write latency and held its neighbour at
+ * half of what its own threshold allows in the guest. A latency over its threshold
  * that no such group lives with exceeds nobody's tolerance: not
  * interference, the neighbours keep it (a solo NVM writer's own traffic
  * can hold the DRAM read latency over its threshold; the DRAM reader
@@ -101,7 +121,6 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 	u64 victims[TG_NR_KINDS] = { 0 };
 	bool any = false, prev_on = cfg->enabled && cfg->preventive;
 	u32 i;
-	int k;
 
 	tg_quota_bounds(r, cfg);
 	for (i = 0; i < nr; i++) {
@@ -110,9 +129,7 @@ void tg_regulate(struct tg_regulator *r, const struct tg_reg_cfg *cfg,
 		g->last = (struct tg_decision){ .kind = -1 };
 		if (g->active && g->priority == TG_PRIO_HIGH) {
 			any = true;
-#pragma GCC unroll 4
-			for (k = 0; k < TG_NR_KINDS; k++)
-				victims[k] = tg_sat_add(victims[k], g->bps.v[k]);
+			tg_victim_kinds(g, victims);
 		}
 		if (!prev_on || !g->active)
 			tg_release(r, cfg, g, (int)i, TG_POL_PREVENTIVE,

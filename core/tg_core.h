@@ -282,6 +282,15 @@ u64 tg_quota_pick(u64 reg_quota_us, u64 pin_us, bool enabled,
  * the default 1 MB/s): less is an EWMA's residue, not a victim's traffic.
  */
 #define TG_USE_DIV		1000
+/*
+ * TG_USE_SHARE: ... counting from each group only the kinds it makes at
+ * least 1/TG_USE_SHARE of its own traffic of: an estimate's residue is not
+ * demand (the MBM total less the reads counted in whole lines leaves a pure
+ * DRAM reader some KB/s of DRAM writes: about 1/3,000,000 of its traffic).
+ * Small, since bytes are not time: an NVM write ordered by a fence costs
+ * a whole latency per line, overlapped DRAM reads a fraction of one.
+ */
+#define TG_USE_SHARE		4096
 
 /*
  * Remedial over filter: a kind counts as over for the remedial policy only

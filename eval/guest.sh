@@ -95,13 +95,18 @@ TLV=$(long "${TLP%.*}") TLN=$(long "${TLP#*.}")
 # tg.tlopt=onoff=0.3: an option of the timeline's neighbour (a diagnosis:
 # the on/off scenario's neighbour with the timeline's rows)
 TLOPT=$(arg tg.tlopt)
+# tg.tlend=40: the neighbour leaves at 40 s, not 12 (a diagnosis of the
+# steady state; the run lasts 4 s longer, the measure window stays)
+TLEND=$(arg tg.tlend)
+case "$TLEND" in '' | *[!0-9]*) TLEND=12 ;; esac
+[ "$TLEND" -ge 3 ] || TLEND=12
 timeline() {	# modes [live]
 	for r in $(seq $REPS); do
 		for m in $1; do
 			ts=; [ "$r" = 1 ] && ts="--ts timeline_$m.csv"
 			ev --mode "$m" $(knob $m) --exp timeline --label "$TLV+$TLN" --rep "$r" --seed "$r" \
-				--duration 16 --measure 7:12 --ref 0.5:2 $ts ${2:+--live $2} \
-				"victim:$TLV:1:high:0:0" "noisy:$TLN:$NT:low:2:12${TLOPT:+:$TLOPT}"
+				--duration $((TLEND + 4)) --measure 7:12 --ref 0.5:2 $ts ${2:+--live $2} \
+				"victim:$TLV:1:high:0:0" "noisy:$TLN:$NT:low:2:$TLEND${TLOPT:+:$TLOPT}"
 		done
 	done
 }

@@ -89,6 +89,10 @@ struct gw {
 	double period_us;
 	int fd_stat;		/* kept open, read with pread */
 	char reason[16];
+	/* the --ts rows: the sample's decisions (tgroup.stat, each period once) */
+	char why_smp[40];
+	int nr_smp;
+	long period_seen;
 };
 
 static struct plat P;
@@ -314,7 +318,7 @@ static void read_stat(int i)
 {
 	struct wl *w = &P.w[i];
 	struct gw *g = &gws[i];
-	char buf[2048], v[32], why[16];
+	char buf[2048], v[32], why[16], act[16];
 
 	if (g->fd_stat <= 0)
 		g->fd_stat = open(gpath(w, "tgroup.stat"), O_RDONLY);
@@ -325,6 +329,14 @@ static void read_stat(int i)
 	stat_word(buf, "cpu_quota_usec", w->quota, sizeof(w->quota));
 	if (!stat_word(buf, "cpu_period_usec", v, sizeof(v)))
 		g->period_us = atof(v);
+	if (!stat_word(buf, "nr_periods", v, sizeof(v)) && atol(v) != g->period_seen &&
+	    !stat_word(buf, "last_action", act, sizeof(act))) {
+		g->period_seen = atol(v);
+		if (strcmp(act, "none") && !stat_word(buf, "last_reason", why, sizeof(why))) {
+			g->nr_smp++;
+			snprintf(g->why_smp, sizeof(g->why_smp), "%s/%s", act, why);
+		}
+	}
 	if (!stat_word(buf, "last_reason", why, sizeof(why))) {
 		if (!strcmp(why, "relapse") && strcmp(g->reason, "relapse"))
 			w->relapses++;
@@ -461,6 +473,8 @@ static void csv_header(const char *file)
 	printf(",mod_dram_read,mod_dram_write,mod_nvm_read,mod_nvm_write");
 	for (i = 0; i < P.nw; i++)
 		printf(",%s_cpu", P.w[i].name);
+	for (i = 0; i < P.nw; i++)
+		printf(",%s_why", P.w[i].name);
 	printf("\n");
 }
 
@@ -729,6 +743,17 @@ static int run(void)
 				for (i = 0; i < P.nw; i++) {
 					printf(",%.1f", 100 * cpu_smp[i] / (sample_ms / 1e3));
 					cpu_smp[i] = 0;
+				}
+				/*
+				 * the module's decisions for it in the sample (tgroup.stat's
+				 * last_action once per period): how many, the last one
+				 */
+				for (i = 0; i < P.nw; i++) {
+					if (gws[i].nr_smp)
+						printf(",%d:%s", gws[i].nr_smp, gws[i].why_smp);
+					else
+						printf(",-");
+					gws[i].nr_smp = 0;
 				}
 				printf("\n");
 			}

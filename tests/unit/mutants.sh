@@ -168,6 +168,8 @@ mutants=(
 	'reg_mean.c;;s/here = here \|\| \(thr && !g->idle_run\);/;/;;a throttled group not idle by tg_rem_idle()'"'"'s count is there (throttled to under the noise floor, it still acts)'
 	'reg_mean.c;;s/\tif \(\(flags & TG_PERIOD_BURST\) && tg_mean_arrived\(cfg, groups, nr\)\)\n\t\tflags &= ~TG_PERIOD_BURST;\n//;;an arrival of a group outside a debt cycle in a burst'"'"'s period is still cut at once (review helper-69, HIGH)'
 	'reg_mean.c;;s/ \|\| m->bst\)\)\n\t\t\t\tnow \|= BIT\(k\);/))\n\t\t\t\tnow |= BIT(k);/;;a block over with bursts in it is cut at a burst'"'"'s reading (the verdict may fall in a park; review helper-69, MEDIUM)'
+	# -- the protected kinds (regulator.c, fourteenth session)
+	'regulator.c;;s/if \(g->bps.v\[k\] >= min\)/if (1)/;;a kind under 1/TG_USE_SHARE of every victim'"'"'s own traffic (an estimate'"'"'s residue) protects no latency'
 )
 
 # failed BIN OUTPUT STATUS: the tests that failed, or the binary's exit when
