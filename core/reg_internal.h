@@ -56,28 +56,28 @@ static inline bool tg_throttled(const struct tg_throttle *t, const struct tg_reg
 
 u32 tg_ppm(u64 num, u64 den);
 
-/* a group's traffic, smoothed (the module's EWMA) */
-static inline u64 tg_total(const struct tg_reg_group *g)
+/* the sum of a set of rates, saturating */
+static inline u64 tg_bw_total(const struct tg_bw *b)
 {
 	u64 sum = 0;
 	int k;
 
 #pragma GCC unroll 4
 	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, g->bps.v[k]);
+		sum = tg_sat_add(sum, b->v[k]);
 	return sum;
+}
+
+/* a group's traffic, smoothed (the module's EWMA) */
+static inline u64 tg_total(const struct tg_reg_group *g)
+{
+	return tg_bw_total(&g->bps);
 }
 
 /* a group's traffic in the period just ended (raw, not smoothed) */
 static inline u64 tg_raw_total(const struct tg_reg_group *g)
 {
-	u64 sum = 0;
-	int k;
-
-#pragma GCC unroll 4
-	for (k = 0; k < TG_NR_KINDS; k++)
-		sum = tg_sat_add(sum, g->bps_now.v[k]);
-	return sum;
+	return tg_bw_total(&g->bps_now);
 }
 
 /*
